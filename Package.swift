@@ -1,0 +1,125 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Layers, bottom up:
+//   C system libraries      CMicroHTTPD, COpenSSL
+//   thin Swift wrappers     MicroHTTPD, OpenSSLCrypto   (no C type leaves them)
+//   wire format             PinSetCore                  (Foundation only; shared by server and client)
+//   server domain           PinSetServer                (storage, signing, routes)
+//   client                  PinSetClient, PinSetNIO     (no libmicrohttpd, no OpenSSL)
+//   executable              pinset
+let package = Package(
+    name: "pinset",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .executable(name: "pinset", targets: ["pinset"]),
+        .library(name: "PinSetClient", targets: ["PinSetClient"]),
+        .library(name: "PinSetNIO", targets: ["PinSetNIO"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    ],
+    targets: [
+        // MARK: C libraries
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
+        // MARK: Thin wrappers
+        .target(name: "MicroHTTPD", dependencies: ["CMicroHTTPD"]),
+        .target(name: "OpenSSLCrypto", dependencies: ["COpenSSL"]),
+
+        // MARK: Wire format
+        .target(name: "PinSetCore"),
+
+        // MARK: Server domain
+        .target(
+            name: "PinSetServer",
+            dependencies: [
+                "MicroHTTPD", "OpenSSLCrypto", "PinSetCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Client (embedded in apps: no libmicrohttpd, no OpenSSL)
+        .target(
+            name: "PinSetClient",
+            dependencies: [
+                "PinSetCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .target(
+            name: "PinSetNIO",
+            dependencies: [
+                "PinSetClient",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+
+        // MARK: Executable
+        .executableTarget(
+            name: "pinset",
+            dependencies: [
+                "PinSetServer", "PinSetClient", "PinSetNIO",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD"]),
+        .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"]),
+        .testTarget(name: "PinSetCoreTests", dependencies: ["PinSetCore"]),
+        .testTarget(name: "PinSetServerTests", dependencies: ["PinSetServer", "PinSetCore"]),
+        .testTarget(
+            name: "PinSetClientTests",
+            dependencies: [
+                "PinSetClient", "PinSetCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
+        .testTarget(
+            name: "PinSetNIOTests",
+            dependencies: [
+                "PinSetNIO", "PinSetClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+    ]
+)

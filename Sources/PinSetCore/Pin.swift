@@ -1,0 +1,110 @@
+import Foundation
+
+/// What a pin's hash covers (PROTOCOL §1).
+public enum PinType: String, Codable, Sendable, Hashable, CaseIterable {
+    /// SHA-256 of the DER SubjectPublicKeyInfo, algorithm identifier included (HPKP `pin-sha256`). The default.
+    case spki
+    /// SHA-256 of the whole DER certificate.
+    case certificate
+}
+
+/// Why a pin is in a set (PROTOCOL §1). Informational for clients; the server uses it for its safety rules.
+public enum PinRole: String, Codable, Sendable, Hashable, CaseIterable {
+    /// The key the host serves now.
+    case current
+    /// A key held in reserve, not yet deployed.
+    case backup
+    /// The key of a planned rotation.
+    case future
+}
+
+/// One pin: a base64 SHA-256 hash of a public key or certificate, with its policy fields (PROTOCOL §1).
+public struct Pin: Codable, Sendable, Hashable {
+    /// Standard padded base64 of exactly 32 bytes.
+    public var sha256: String
+    /// What the hash covers; defaults to ``PinType/spki``.
+    public var type: PinType
+    /// Why the pin is in the set; defaults to ``PinRole/current``.
+    public var role: PinRole
+    /// After this instant the pin no longer matches.
+    public var expiresAt: Date?
+    /// Free text for administrators, at most ``Pin/maxCommentLength`` characters.
+    public var comment: String?
+
+    /// The longest comment the protocol allows.
+    public static let maxCommentLength = 200
+
+    /// Creates a pin. No validation happens here; see ``Pin/validate()``.
+    public init(sha256: String, type: PinType = .spki, role: PinRole = .current, expiresAt: Date? = nil, comment: String? = nil) {
+        self.sha256 = sha256
+        self.type = type
+        self.role = role
+        self.expiresAt = expiresAt
+        self.comment = comment
+    }
+
+    /// The 32 hash bytes, or `nil` if `sha256` is not standard base64 of exactly 32 bytes.
+    public var hashBytes: [UInt8]? {
+        guard let bytes = Base64.decode(sha256), bytes.count == 32 else { return nil }
+        return bytes
+    }
+
+    /// Checks the field rules of PROTOCOL §1 that do not depend on the time.
+    public func validate() throws(PinSetError) {
+        guard hashBytes != nil else {
+            throw PinSetError(.invalidPin, "pin \"\(sha256.prefix(60))\": sha256 must be standard base64 (with padding) of exactly 32 bytes")
+        }
+        if let comment, comment.count > Self.maxCommentLength {
+            throw PinSetError(.invalidPin, "pin \(sha256): comment is longer than \(Self.maxCommentLength) characters")
+        }
+    }
+
+    /// Whether the pin still matches at `now`.
+    public func isActive(at now: Date) -> Bool {
+        guard let expiresAt else { return true }
+        return now < expiresAt
+    }
+
+    private enum CodingKeys: String, CodingKey { case sha256, type, role, expiresAt, comment }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sha256 = try container.decode(String.self, forKey: .sha256)
+        type = try container.decodeIfPresent(PinType.self, forKey: .type) ?? .spki
+        role = try container.decodeIfPresent(PinRole.self, forKey: .role) ?? .current
+        expiresAt = try container.decodeIfPresent(RFC3339Date.self, forKey: .expiresAt)?.date
+        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sha256, forKey: .sha256)
+        try container.encode(type, forKey: .type)
+        try container.encode(role, forKey: .role)
+        try container.encodeIfPresent(expiresAt.map(RFC3339Date.init), forKey: .expiresAt)
+        try container.encodeIfPresent(comment, forKey: .comment)
+    }
+}
+
+/// A date that codes as an RFC 3339 string whatever the coder's date strategy is.
+public struct RFC3339Date: Codable, Sendable, Hashable {
+    /// The instant.
+    public var date: Date
+
+    /// Wraps `date`.
+    public init(_ date: Date) { self.date = date }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let date = RFC3339.parse(text) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "\"\(text.prefix(40))\" is not an RFC 3339 time"))
+        }
+        self.date = date
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(RFC3339.format(date))
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// A signed document's payload: the pins of one host plus its policy (PROTOCOL §2).
+public struct PinSet: Codable, Sendable, Hashable {
+    /// The host, normalised (``HostName/normalize(_:)``).
+    public var host: String
+    /// Goes up by one with every change of the set for this host; never reused. At least 1.
+    public var version: Int
+    /// When this document was signed (seconds precision).
+    public var issuedAt: Date
+    /// The document's own freshness limit (not a pin's).
+    public var expiresAt: Date
+    /// The set also applies to every name below ``host``.
+    public var includeSubdomains: Bool
+    /// `false` means report-only: failures are reported, connections are not blocked.
+    public var enforce: Bool
+    /// The pins; empty means "this host is no longer pinned".
+    public var pins: [Pin]
+    /// Where clients POST pin failure reports.
+    public var reportUri: String?
+
+    /// The most pins one set may hold (PROTOCOL §4).
+    public static let maxPins = 64
+
+    /// Creates a payload.
+    public init(
+        host: String, version: Int, issuedAt: Date, expiresAt: Date, includeSubdomains: Bool = false,
+        enforce: Bool = true, pins: [Pin], reportUri: String? = nil
+    ) {
+        self.host = host
+        self.version = version
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+        self.includeSubdomains = includeSubdomains
+        self.enforce = enforce
+        self.pins = pins
+        self.reportUri = reportUri
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case host, version, issuedAt, expiresAt, includeSubdomains, enforce, pins, reportUri
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        host = try container.decode(String.self, forKey: .host)
+        version = try container.decode(Int.self, forKey: .version)
+        issuedAt = try container.decode(RFC3339Date.self, forKey: .issuedAt).date
+        expiresAt = try container.decode(RFC3339Date.self, forKey: .expiresAt).date
+        includeSubdomains = try container.decode(Bool.self, forKey: .includeSubdomains)
+        enforce = try container.decode(Bool.self, forKey: .enforce)
+        pins = try container.decode([Pin].self, forKey: .pins)
+        reportUri = try container.decodeIfPresent(String.self, forKey: .reportUri)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(host, forKey: .host)
+        try container.encode(version, forKey: .version)
+        try container.encode(RFC3339Date(issuedAt), forKey: .issuedAt)
+        try container.encode(RFC3339Date(expiresAt), forKey: .expiresAt)
+        try container.encode(includeSubdomains, forKey: .includeSubdomains)
+        try container.encode(enforce, forKey: .enforce)
+        try container.encode(pins, forKey: .pins)
+        try container.encodeIfPresent(reportUri, forKey: .reportUri)
+    }
+
+    /// The payload's canonical JSON bytes: sorted keys, no escaped slashes. Used by the signer.
+    public func encodedJSON() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return [UInt8](try encoder.encode(self))
+    }
+
+    /// Decodes a payload from JSON bytes and checks its structure (host form, version ≥ 1, each pin's fields).
+    public static func decode(json: some Collection<UInt8>) throws -> PinSet {
+        let set = try JSONDecoder().decode(PinSet.self, from: Data(json))
+        guard (try? HostName.normalize(set.host)) == set.host else {
+            throw PinSetError(.invalidHost, "payload host \"\(set.host.prefix(80))\" is not a normalised DNS name")
+        }
+        guard set.version >= 1 else { throw PinSetError(.invalidDocument, "payload version must be at least 1") }
+        guard set.pins.count <= maxPins else {
+            throw PinSetError(.tooManyPins, "a set holds at most \(maxPins) pins")
+        }
+        for pin in set.pins { try pin.validate() }
+        return set
+    }
+
+    /// The write-time safety rules of PROTOCOL §4, checked against `now`.
+    ///
+    /// - an enforcing set has at least two distinct pins, one of them with role `backup`;
+    /// - no duplicates, no pin already expired;
+    /// - at most ``maxPins`` pins, each valid (``Pin/validate()``).
+    public static func checkSafetyRules(pins: [Pin], enforce: Bool, now: Date) throws(PinSetError) {
+        guard pins.count <= maxPins else {
+            throw PinSetError(.tooManyPins, "a set holds at most \(maxPins) pins; this one has \(pins.count)")
+        }
+        var seen = Set<String>()
+        for pin in pins {
+            try pin.validate()
+            guard seen.insert("\(pin.type.rawValue):\(pin.sha256)").inserted else {
+                throw PinSetError(.duplicatePin, "duplicate pin: \(pin.sha256) (\(pin.type.rawValue)) appears more than once")
+            }
+            if let expiresAt = pin.expiresAt, expiresAt <= now {
+                throw PinSetError(.expiredPin, "pin \(pin.sha256) has expiresAt \(RFC3339.format(expiresAt)), which is not in the future")
+            }
+        }
+        if enforce, !pins.isEmpty {
+            guard seen.count >= 2 else {
+                throw PinSetError(.backupRuleViolated,
+                    "backup rule: an enforcing set needs at least two distinct pins, one of them with role \"backup\" (or set enforce to false for report-only)")
+            }
+            guard pins.contains(where: { $0.role == .backup }) else {
+                throw PinSetError(.backupRuleViolated,
+                    "backup rule: an enforcing set needs at least one pin with role \"backup\", so that a lost key does not lock every client out")
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// A rule of the protocol that a pin set breaks. Compare ``code``, not the message.
+public struct PinSetError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Which rule was broken.
+    public enum Code: String, Sendable, Equatable {
+        case invalidPin
+        case invalidHost
+        case invalidDocument
+        case duplicatePin
+        case expiredPin
+        case tooManyPins
+        case backupRuleViolated
+        case invalidReportURI
+    }
+
+    /// The rule broken.
+    public let code: Code
+    /// What the caller should fix. Never contains secrets.
+    public let detail: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public var description: String { detail }
+}
