@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD"]),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"]),
         .testTarget(name: "PinSetCoreTests", dependencies: ["PinSetCore"]),
-        .testTarget(name: "PinSetServerTests", dependencies: ["PinSetServer", "PinSetCore"]),
+        .testTarget(name: "PinSetServerTests", dependencies: ["PinSetServer", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto"]),
         .testTarget(
             name: "PinSetClientTests",
             dependencies: [
@@ -110,6 +110,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
+        .testTarget(name: "CLITests", dependencies: ["PinSetCore"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

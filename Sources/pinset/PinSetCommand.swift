@@ -2,10 +2,10 @@ import ArgumentParser
 
 /// The `pinset` command: the server and the administrator's tools.
 @main
-struct PinSetCommand: ParsableCommand {
+struct PinSetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pinset",
         abstract: "Publish signed TLS pin sets, and manage them.",
-        subcommands: []
+        subcommands: [Serve.self, Keygen.self, Token.self]
     )
 }

@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import MicroHTTPD
+import OpenSSLCrypto
+import PinSetCore
+
+/// A running pin server: the database, the signing key, the in-memory snapshot, the HTTP listener and the
+/// background re-signer, started together and stopped together.
+public final class PinSetServerApp: Sendable {
+    /// The service behind the admin API, for commands that run in-process (tokens, tests).
+    public let service: PinSetService
+    private let store: PinStore
+    private let http: HTTPServer
+    private let snapshot: DocumentSnapshot
+    private let resigner: Task<Void, Never>
+    private let logger: Logger
+
+    /// Opens the database, loads the key and the published documents (without re-signing them), and
+    /// starts listening.
+    ///
+    /// - Throws: a readable error when the key file is missing, unsafe (readable by group or others) or
+    ///   not an Ed25519 key, when the database cannot be opened, or when the address cannot be bound.
+    public init(configuration: PinSetServerConfiguration, logger: Logger = Logger(label: "pinset")) throws {
+        self.logger = logger
+        let key = try Self.loadKey(configuration)
+        let store = try PinStore(path: configuration.databasePath)
+        let snapshot = DocumentSnapshot(maxAge: Int(configuration.service.refreshInterval))
+        let metrics = ServerMetrics()
+        let service = try PinSetService(
+            store: store, signingKey: key, configuration: configuration.service,
+            publish: { snapshot.publish(CollectionOfOne($0)) })
+        let started = Date()
+        snapshot.publish(try service.loadPublishedDocuments())
+        logger.info(
+            "loaded published documents",
+            metadata: [
+                "hosts": "\(snapshot.count)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
+                "kid": "\(key.kid)",
+            ])
+        let router = PinSetRouter(snapshot: snapshot, service: service, store: store, metrics: metrics, logger: logger)
+        self.http = try HTTPServer(configuration: configuration.http, handler: router)
+        self.store = store
+        self.service = service
+        self.snapshot = snapshot
+        let interval = configuration.resignCheckInterval
+        self.resigner = Task.detached(priority: .utility) {
+            while !Task.isCancelled {
+                do {
+                    let count = try service.resignDue()
+                    if count > 0 {
+                        metrics.resigned(count)
+                        logger.info("re-signed documents before expiry", metadata: ["count": "\(count)"])
+                    }
+                } catch {
+                    metrics.signingError()
+                    logger.error("re-signing failed", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: .seconds(interval))
+            }
+        }
+    }
+
+    /// The bound port (useful with port 0).
+    public var port: UInt16 { http.port }
+
+    /// Stops accepting connections, lets in-flight requests finish (up to `gracePeriod` seconds), stops the
+    /// re-signer and closes the database cleanly.
+    public func shutdown(gracePeriod: Double = 10) {
+        resigner.cancel()
+        http.shutdown(gracePeriodSeconds: gracePeriod)
+        do {
+            try store.close()
+        } catch {
+            logger.error("closing the database failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private static func loadKey(_ configuration: PinSetServerConfiguration) throws -> Ed25519SigningKey {
+        if configuration.createKeyIfMissing, !FileManager.default.fileExists(atPath: configuration.keyPath) {
+            let directory = (configuration.keyPath as NSString).deletingLastPathComponent
+            if !directory.isEmpty {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+            try Ed25519SigningKey.generate().write(toNewFile: configuration.keyPath)
+        }
+        return try Ed25519SigningKey.load(pemFile: configuration.keyPath)
+    }
+}

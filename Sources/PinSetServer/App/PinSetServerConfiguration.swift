@@ -1,0 +1,35 @@
+import Foundation
+import MicroHTTPD
+
+/// Everything `pinset serve` can be told. Every field has a default; reading flags and environment
+/// variables into it is the command line's job.
+public struct PinSetServerConfiguration: Sendable {
+    /// The SQLite database file. Default `./data/pinset.sqlite`.
+    public var databasePath: String
+    /// The PKCS#8 PEM Ed25519 signing key. Default `./data/signing-key.pem`.
+    /// - Warning: the server refuses a key file that group or others can read.
+    public var keyPath: String
+    /// Generate the key file (mode 0600) when it does not exist. Default `false`: production keys are
+    /// provisioned, never made up by the server.
+    public var createKeyIfMissing: Bool
+    /// Listening socket, thread pool and connection limits.
+    public var http: HTTPServerConfiguration
+    /// Document lifetime, refresh interval and re-signing.
+    public var service: ServiceConfiguration
+    /// How often the background re-signer looks for documents due. Default 60 seconds.
+    public var resignCheckInterval: TimeInterval
+
+    /// Creates a configuration; every parameter has the default documented on its property.
+    public init(
+        databasePath: String = "./data/pinset.sqlite", keyPath: String = "./data/signing-key.pem",
+        createKeyIfMissing: Bool = false, http: HTTPServerConfiguration = HTTPServerConfiguration(),
+        service: ServiceConfiguration = ServiceConfiguration(), resignCheckInterval: TimeInterval = 60
+    ) {
+        self.databasePath = databasePath
+        self.keyPath = keyPath
+        self.createKeyIfMissing = createKeyIfMissing
+        self.http = http
+        self.service = service
+        self.resignCheckInterval = resignCheckInterval
+    }
+}

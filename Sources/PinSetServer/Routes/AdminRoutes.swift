@@ -1,0 +1,137 @@
+import Foundation
+import Logging
+import MicroHTTPD
+import PinSetCore
+
+/// The `/admin/` API (PROTOCOL §4): bearer authentication, then one service call per route.
+struct AdminRoutes {
+    let router: PinSetRouter
+    let request: HTTPRequest
+
+    func dispatch() -> (ServerMetrics.Route?, HTTPResponse) {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
+        let route = Self.route(of: Array(parts))
+        guard let tokenName = authenticate() else {
+            return (route, Problem.unauthorized("send an admin token as `Authorization: Bearer <token>`; create one with `pinset token create`").response)
+        }
+        do {
+            return (route, try answer(route, parts: Array(parts), tokenName: tokenName))
+        } catch let error as ServiceError {
+            return (route, problem(for: error).response)
+        } catch let error as HostName.Error {
+            return (route, Problem.invalidHost(error.description).response)
+        } catch let problem as Problem {
+            return (route, problem.response)
+        } catch {
+            router.logger.error("admin request failed", metadata: ["path": "\(request.path)", "error": "\(error)"])
+            return (route, Problem.internalError.response)
+        }
+    }
+
+    private static func route(of parts: [Substring]) -> ServerMetrics.Route {
+        switch (parts.first, parts.count) {
+        case ("hosts", 1): .adminHosts
+        case ("hosts", 2): .adminHost
+        case ("hosts", 3) where parts[2] == "pins": .adminPins
+        case ("hosts", 4) where parts[2] == "pins": .adminPin
+        case ("hosts", 3) where parts[2] == "history": .adminHistory
+        case ("reports", 1): .adminReports
+        default: .unknown
+        }
+    }
+
+    /// The token's name, or `nil` when the header is missing, malformed or names no active token.
+    private func authenticate() -> String? {
+        guard let header = request.header("Authorization") else { return nil }
+        let scheme = "bearer "
+        guard header.count > scheme.count, header.prefix(scheme.count).lowercased() == scheme else { return nil }
+        let token = header.dropFirst(scheme.count).trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty, token.utf8.count <= 256 else { return nil }
+        return router.service.authenticate(bearer: token)
+    }
+
+    private func answer(_ route: ServerMetrics.Route, parts: [Substring], tokenName: String) throws -> HTTPResponse {
+        let method = request.method
+        let service = router.service
+        let ifMatch = request.header("If-Match")
+        switch route {
+        case .adminHosts:
+            guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
+            return try json(200, ["hosts": service.hosts()])
+        case .adminHost:
+            let host = String(parts[1])
+            switch method {
+            case .get:
+                let detail = try service.detail(host: host)
+                return try json(200, detail, etag: detail.etag)
+            case .put:
+                let body = try SetRequest.decode(json: request.body)
+                return written(try service.replace(host: host, request: body, ifMatch: ifMatch, tokenName: tokenName), "replace", tokenName)
+            case .delete:
+                return written(try service.retire(host: host, ifMatch: ifMatch, tokenName: tokenName), "retire", tokenName)
+            default:
+                throw Problem.methodNotAllowed(["GET", "PUT", "DELETE"])
+            }
+        case .adminPins:
+            guard method == .post else { throw Problem.methodNotAllowed(["POST"]) }
+            let body = try PinsRequest.decode(json: request.body)
+            return written(try service.addPins(host: String(parts[1]), request: body, ifMatch: ifMatch, tokenName: tokenName), "add", tokenName)
+        case .adminPin:
+            guard method == .delete else { throw Problem.methodNotAllowed(["DELETE"]) }
+            return written(
+                try service.removePin(host: String(parts[1]), sha256URL: String(parts[3]), ifMatch: ifMatch, tokenName: tokenName),
+                "remove", tokenName)
+        case .adminHistory:
+            guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
+            let host = try HostName.normalize(String(parts[1]))
+            return try json(200, HistoryBody(host: host, versions: service.history(host: host)))
+        default:
+            throw Problem.notFound("there is no admin resource at \(request.path.prefix(200)); see openapi.yaml")
+        }
+    }
+
+    private struct HistoryBody: Encodable {
+        let host: String
+        let versions: [HistoryEntry]
+    }
+
+    private func written(_ outcome: WriteOutcome, _ change: String, _ tokenName: String) -> HTTPResponse {
+        router.metrics.adminWrite()
+        router.logger.info(
+            "admin write",
+            metadata: [
+                "host": "\(outcome.detail.host)", "version": "\(outcome.detail.version)", "change": "\(change)",
+                "token": "\(tokenName)",
+            ])
+        return (try? json(outcome.created ? 201 : 200, outcome.detail, etag: outcome.detail.etag))
+            ?? Problem.internalError.response
+    }
+
+    private func json(_ status: Int, _ value: some Encodable, etag: String? = nil) throws -> HTTPResponse {
+        var headers = [("Content-Type", "application/json")]
+        if let etag { headers.append(("ETag", etag)) }
+        return .dynamic(status: status, headers: headers, body: [UInt8](try JSONCoding.encoder.encode(value)))
+    }
+
+    private func problem(for error: ServiceError) -> Problem {
+        switch error.code {
+        case .badRequest: return .badRequest(error.detail)
+        case .invalidHost: return .invalidHost(error.detail)
+        case .notFound: return .notFound(error.detail)
+        case .preconditionFailed:
+            return Problem(slug: "precondition-failed", title: "Precondition failed", status: 412, detail: error.detail)
+        case .unprocessable:
+            return Problem(
+                slug: "unprocessable", title: "Safety rule broken", status: 422, detail: error.detail,
+                rule: error.rule?.rawValue)
+        case .conflict:
+            return Problem(slug: "conflict", title: "Conflict", status: 409, detail: error.detail)
+        case .unavailable:
+            return .unavailable(error.detail)
+        case .storage:
+            router.metrics.storageError()
+            router.logger.error("storage failure", metadata: ["path": "\(request.path)", "error": "\(error)"])
+            return .internalError
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Logging
+import MicroHTTPD
+import PinSetCore
+
+/// Sends each request to the right place: `GET /pins/{host}` to the in-memory snapshot, the other public
+/// routes to small handlers, and `/admin/` to the service after checking the bearer token.
+final class PinSetRouter: HTTPHandler {
+    let snapshot: DocumentSnapshot
+    let service: PinSetService
+    let store: PinStore
+    let metrics: ServerMetrics
+    let logger: Logger
+    private let keys: PreparedResponse
+
+    init(snapshot: DocumentSnapshot, service: PinSetService, store: PinStore, metrics: ServerMetrics, logger: Logger) {
+        self.snapshot = snapshot
+        self.service = service
+        self.store = store
+        self.metrics = metrics
+        self.logger = logger
+        let body = (try? JSONCoding.encoder.encode(service.keySet())).map { [UInt8]($0) } ?? []
+        keys = PreparedResponse(
+            status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "public, max-age=300")],
+            body: body)
+    }
+
+    private static let pinsPrefix: StaticString = "/pins/"
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let method = request.method
+        if method == .get || method == .head,
+            let response = request.withPathBytes({ path in servePinsFast(path, request) })
+        {
+            return response
+        }
+        let (route, response) = route(request)
+        if let route {
+            switch response {
+            case .prepared(let prepared): metrics.count(route, status: prepared.status)
+            case .dynamic(let status, _, _): metrics.count(route, status: status)
+            }
+        }
+        return response
+    }
+
+    // MARK: Public read path
+
+    /// `GET /pins/{host}` for a host already in normal form: one dictionary lookup and a pre-built answer.
+    /// Returns `nil` for every other request, which then takes the general route.
+    @inline(__always)
+    private func servePinsFast(_ path: UnsafeRawBufferPointer, _ request: HTTPRequest) -> HTTPResponse? {
+        let prefix = Self.pinsPrefix
+        guard path.count > prefix.utf8CodeUnitCount,
+            memcmp(path.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
+        else { return nil }
+        let host = String(decoding: UnsafeRawBufferPointer(rebasing: path[prefix.utf8CodeUnitCount...]), as: UTF8.self)
+        guard let entry = snapshot.entry(host) else { return nil }
+        return answer(entry, request)
+    }
+
+    @inline(__always)
+    private func answer(_ entry: DocumentSnapshot.Entry, _ request: HTTPRequest) -> HTTPResponse {
+        let matches = entry.etag.withUnsafeBytes { request.headerEquals("If-None-Match", $0) }
+        if matches || (!matches && ifNoneMatchListMatches(entry, request)) {
+            metrics.count(.pins, status: 304)
+            return .prepared(entry.notModified)
+        }
+        metrics.count(.pins, status: 200)
+        return .prepared(entry.ok)
+    }
+
+    /// The slow half of `If-None-Match` (RFC 9110 §13.1.2): lists, weak validators and `*`.
+    private func ifNoneMatchListMatches(_ entry: DocumentSnapshot.Entry, _ request: HTTPRequest) -> Bool {
+        guard let header = request.header("If-None-Match") else { return false }
+        let etag = String(decoding: entry.etag, as: UTF8.self)
+        for candidate in header.split(separator: ",") {
+            var tag = candidate.trimmingCharacters(in: .whitespaces)
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            if tag == etag { return true }
+        }
+        return false
+    }
+
+    /// `GET /pins/{host}` for a host not in normal form or not served: normalise, then 400 or 404.
+    private func servePins(host raw: String, _ request: HTTPRequest) -> HTTPResponse {
+        let host: String
+        do {
+            host = try HostName.normalize(raw)
+        } catch {
+            return Problem.invalidHost("\"\(raw.prefix(100))\" is not a valid host name: \(error.description)").response
+        }
+        guard let entry = snapshot.entry(host) else {
+            return Problem.notFound("no pin set is published for \(host)").response
+        }
+        return answer(entry, request)
+    }
+
+    // MARK: General routing
+
+    /// Answers a request off the fast path, with the route to count it under (`nil`: already counted).
+    private func route(_ request: HTTPRequest) -> (ServerMetrics.Route?, HTTPResponse) {
+        let path = request.path
+        let method = request.method
+        if path.hasPrefix("/pins/") {
+            guard method == .get || method == .head else {
+                return (.pins, Problem.methodNotAllowed(["GET", "HEAD"]).response)
+            }
+            let response = servePins(host: String(path.dropFirst(6)), request)
+            // servePins counted 200/304 itself through answer(); count the errors here.
+            if case .dynamic = response { return (.pins, response) }
+            return (nil, response)
+        }
+        switch path {
+        case "/keys":
+            guard method == .get || method == .head else { return (.keys, Problem.methodNotAllowed(["GET", "HEAD"]).response) }
+            return (.keys, .prepared(keys))
+        case "/healthz":
+            guard method == .get || method == .head else { return (.healthz, Problem.methodNotAllowed(["GET", "HEAD"]).response) }
+            return (.healthz, health())
+        case "/metrics":
+            guard method == .get else { return (.metrics, Problem.methodNotAllowed(["GET"]).response) }
+            let body = Array(metrics.render(hosts: snapshot.count).utf8)
+            return (.metrics, .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body))
+        default:
+            break
+        }
+        if path == "/admin" || path.hasPrefix("/admin/") {
+            return AdminRoutes(router: self, request: request).dispatch()
+        }
+        return (.unknown, Problem.notFound("there is no resource at \(path.prefix(200)); see openapi.yaml").response)
+    }
+
+    private func health() -> HTTPResponse {
+        guard store.isHealthy() else {
+            return Problem.unavailable("the database does not answer").response
+        }
+        return .dynamic(status: 200, headers: [("Content-Type", "application/json")], body: Array(#"{"status":"ok"}"#.utf8))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

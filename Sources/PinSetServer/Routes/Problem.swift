@@ -1,0 +1,74 @@
+import Foundation
+import MicroHTTPD
+import PinSetCore
+
+/// An RFC 9457 problem detail, the body of every error answer.
+///
+/// `detail` tells the caller what to fix. It never carries secrets or internal error text:
+/// unexpected failures are logged and answered with a generic 500.
+struct Problem: Error, Encodable, Sendable {
+    var slug: String
+    var title: String
+    var status: Int
+    var detail: String
+    var rule: String?
+    /// Extra response headers, such as `WWW-Authenticate` or `Allow`.
+    var headers: [(String, String)] = []
+
+    private enum CodingKeys: String, CodingKey { case type, title, status, detail, rule }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode("urn:pinset:problem:\(slug)", forKey: .type)
+        try container.encode(title, forKey: .title)
+        try container.encode(status, forKey: .status)
+        try container.encode(detail, forKey: .detail)
+        try container.encodeIfPresent(rule, forKey: .rule)
+    }
+
+    var response: HTTPResponse {
+        let body = (try? JSONCoding.encoder.encode(self)).map { [UInt8]($0) } ?? []
+        return .dynamic(
+            status: status, headers: [("Content-Type", "application/problem+json")] + headers, body: body)
+    }
+
+    static func badRequest(_ detail: String) -> Problem {
+        Problem(slug: "bad-request", title: "Bad request", status: 400, detail: detail)
+    }
+    static func invalidHost(_ detail: String) -> Problem {
+        Problem(slug: "invalid-host", title: "Invalid host name", status: 400, detail: detail)
+    }
+    static func notFound(_ detail: String) -> Problem {
+        Problem(slug: "not-found", title: "Not found", status: 404, detail: detail)
+    }
+    static func unauthorized(_ detail: String) -> Problem {
+        Problem(
+            slug: "unauthorized", title: "Unauthorized", status: 401, detail: detail,
+            headers: [("WWW-Authenticate", "Bearer realm=\"pinset\"")])
+    }
+    static func methodNotAllowed(_ allowed: [String]) -> Problem {
+        Problem(
+            slug: "method-not-allowed", title: "Method not allowed", status: 405,
+            detail: "this resource accepts \(allowed.joined(separator: ", "))",
+            headers: [("Allow", allowed.joined(separator: ", "))])
+    }
+    static func unavailable(_ detail: String) -> Problem {
+        Problem(slug: "unavailable", title: "Service unavailable", status: 503, detail: detail)
+    }
+    static let internalError = Problem(
+        slug: "internal", title: "Internal error", status: 500,
+        detail: "the server failed to handle the request; the cause is in the server log")
+}
+
+/// The JSON coders every route uses: sorted keys, no escaped slashes.
+enum JSONCoding {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.format(date))
+        }
+        return encoder
+    }()
+}

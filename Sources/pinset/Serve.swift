@@ -1,0 +1,144 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import MicroHTTPD
+import PinSetServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pinset serve`: runs the pin server until SIGTERM or SIGINT.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the pin server.",
+        discussion: """
+            Every option falls back to the environment variable named in its help, then to its default.
+            Stops gracefully on SIGTERM or SIGINT: no new connections, in-flight requests finish, the \
+            database is closed cleanly.
+            """)
+
+    @Option(help: "SQLite database file. Env PINSET_DB. Default ./data/pinset.sqlite.")
+    var db: String?
+    @Option(help: "PKCS#8 PEM Ed25519 signing key, mode 0600. Env PINSET_KEY. Default ./data/signing-key.pem.")
+    var key: String?
+    @Option(help: "TCP port (0 picks a free one). Env PINSET_PORT. Default 8080.")
+    var port: Int?
+    @Option(help: "Size of the HTTP thread pool. Env PINSET_THREADS. Default 2.")
+    var threads: Int?
+    @Option(help: "Address to listen on (IPv4 or IPv6). Env PINSET_BIND. Default 127.0.0.1.")
+    var bind: String?
+    @Option(help: "Lifetime of a signed document (e.g. 14d). Env PINSET_LIFETIME. Default 14d.")
+    var lifetime: String?
+    @Option(help: "Refresh interval clients are told in Cache-Control max-age (e.g. 1h). Env PINSET_REFRESH. Default 1h.")
+    var refresh: String?
+    @Option(help: "Most simultaneous connections. Env PINSET_CONNECTION_LIMIT. Default 1024.")
+    var connectionLimit: Int?
+    @Option(help: "Most simultaneous connections from one address (0 = no limit). Env PINSET_PER_ADDRESS_LIMIT. Default 0.")
+    var perAddressLimit: Int?
+    @Option(help: "Seconds before an idle connection is closed. Env PINSET_IDLE_TIMEOUT. Default 15.")
+    var idleTimeout: Int?
+    @Option(help: "Default reportUri for sets that give none. Env PINSET_REPORT_URI. Default none.")
+    var reportUri: String?
+    @Option(help: "Log level: trace, debug, info, notice, warning, error. Env PINSET_LOG_LEVEL. Default info.")
+    var logLevel: String?
+    @Flag(help: "Development start (what `make run` uses): create the signing key if it is missing, and print a new admin token if none exists.")
+    var dev = false
+
+    func run() async throws {
+        let level = Environment.string(logLevel, "PINSET_LOG_LEVEL", default: "info")
+        guard let logLevel = Logger.Level(rawValue: level) else { throw CLIError("unknown log level \"\(level)\"") }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = logLevel
+            return handler
+        }
+        let logger = Logger(label: "pinset")
+        let configuration = try makeConfiguration()
+
+        let app: PinSetServerApp
+        do {
+            app = try PinSetServerApp(configuration: configuration, logger: logger)
+        } catch {
+            throw CLIError("cannot start: \(error)")
+        }
+        let host = configuration.http.bindAddress.contains(":") ? "[\(configuration.http.bindAddress)]" : configuration.http.bindAddress
+        print("pinset is serving on http://\(host):\(app.port)")
+        print("  database: \(configuration.databasePath)")
+        print("  signing key: \(configuration.keyPath)")
+        if dev, try app.service.listTokens().allSatisfy({ $0.revokedAt != nil }) {
+            let token = try app.service.createToken(name: "admin")
+            print("  admin token (shown once; export it as PINSET_TOKEN):")
+            print(token)
+        }
+        fflush(stdout)
+        logger.info("started", metadata: ["port": "\(app.port)", "threads": "\(configuration.http.threads)"])
+
+        await Self.waitForTermination()
+        logger.info("stopping: finishing in-flight requests")
+        app.shutdown()
+        logger.info("stopped")
+    }
+
+    private func makeConfiguration() throws -> PinSetServerConfiguration {
+        var http = HTTPServerConfiguration()
+        http.bindAddress = Environment.string(bind, "PINSET_BIND", default: "127.0.0.1")
+        let port = try Environment.int(self.port, "PINSET_PORT", default: 8080)
+        guard (0...65_535).contains(port) else { throw CLIError("port \(port) is not between 0 and 65535") }
+        http.port = UInt16(port)
+        http.threads = try Environment.int(threads, "PINSET_THREADS", default: 2)
+        guard (1...256).contains(http.threads) else { throw CLIError("threads must be between 1 and 256") }
+        http.connectionLimit = try Environment.int(connectionLimit, "PINSET_CONNECTION_LIMIT", default: 1024)
+        http.perAddressConnectionLimit = try Environment.int(perAddressLimit, "PINSET_PER_ADDRESS_LIMIT", default: 0)
+        http.idleTimeoutSeconds = try Environment.int(idleTimeout, "PINSET_IDLE_TIMEOUT", default: 15)
+        var service = ServiceConfiguration()
+        service.documentLifetime = try Environment.duration(
+            Environment.string(lifetime, "PINSET_LIFETIME", default: "14d"), name: "lifetime")
+        service.refreshInterval = try Environment.duration(
+            Environment.string(refresh, "PINSET_REFRESH", default: "1h"), name: "refresh")
+        guard service.refreshInterval < service.documentLifetime / 2 else {
+            throw CLIError("refresh must be well under half the lifetime, so clients always see fresh documents")
+        }
+        service.defaultReportURI = reportUri ?? ProcessInfo.processInfo.environment["PINSET_REPORT_URI"]
+        return PinSetServerConfiguration(
+            databasePath: Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite"),
+            keyPath: Environment.string(key, "PINSET_KEY", default: "./data/signing-key.pem"),
+            createKeyIfMissing: dev, http: http, service: service)
+    }
+
+    /// Suspends until SIGTERM or SIGINT arrives.
+    private static func waitForTermination() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let queue = DispatchQueue(label: "pinset.signals")
+            let resumed = ResumeOnce(continuation)
+            for signalNumber in [SIGTERM, SIGINT] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+                source.setEventHandler { resumed.resume() }
+                source.resume()
+                SignalSources.keep(source)
+            }
+        }
+    }
+}
+
+/// Resumes a continuation at most once, whichever signal comes first.
+private final class ResumeOnce: @unchecked Sendable {
+    private var continuation: CheckedContinuation<Void, Never>?
+    private let lock = NSLock()
+    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+    func resume() {
+        lock.lock()
+        let pending = continuation
+        continuation = nil
+        lock.unlock()
+        pending?.resume()
+    }
+}
+
+/// Keeps signal sources alive for the life of the process.
+private enum SignalSources {
+    nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
+    static func keep(_ source: any DispatchSourceSignal) { sources.append(source) }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import PinSetCore
+import Synchronization
+import Testing
+
+@Suite struct LifecycleTests {
+    @Test func restartKeepsDocumentsAndVersions() throws {
+        let server = try TestServer()
+        _ = try server.put("a.example.com", pinPair(1))
+        _ = try server.put("a.example.com", pinPair(2))
+        _ = try server.put("b.example.com", pinPair(3))
+        let before = try ["a", "b"].map { try server.client.request("GET", "/pins/\($0).example.com").body }
+        server.stop()
+        try server.start()
+        let after = try ["a", "b"].map { try server.client.request("GET", "/pins/\($0).example.com").body }
+        #expect(before == after, "startup serves the stored bytes, it does not re-sign")
+        let next = try server.put("a.example.com", pinPair(4))
+        #expect((try next.json())["version"] as? Int == 3)
+    }
+
+    @Test func documentsAreReSignedBeforeExpiry() async throws {
+        let server = try TestServer(lifetime: 600, resignAfter: 1, resignCheck: 0.2)
+        _ = try server.put("api.example.com", pinPair())
+        let first = try server.client.request("GET", "/pins/api.example.com")
+        let firstPayload = try payload(first.body)
+        var second = first
+        for _ in 0..<40 where second.header("ETag") == first.header("ETag") {
+            try await Task.sleep(for: .milliseconds(250))
+            second = try server.client.request("GET", "/pins/api.example.com")
+        }
+        let secondPayload = try payload(second.body)
+        #expect(second.header("ETag") != first.header("ETag"))
+        #expect(secondPayload.version == firstPayload.version)
+        #expect(secondPayload.issuedAt > firstPayload.issuedAt)
+        #expect(secondPayload.expiresAt > firstPayload.expiresAt)
+        #expect(secondPayload.pins == firstPayload.pins)
+    }
+
+    @Test func readersNeverSeeAHalfWrittenOrOlderDocument() async throws {
+        let server = try TestServer()
+        _ = try server.put("api.example.com", pinPair(0))
+        let publicKey = try server.publicKeyPath()
+        _ = publicKey
+        let client = server.client
+        let stop = Atomic<Bool>(false)
+        let failures = Mutex<[String]>([])
+        let reads = Atomic<Int>(0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    var lastVersion = 0
+                    while !stop.load(ordering: .relaxed) {
+                        let response = try client.request("GET", "/pins/api.example.com")
+                        do {
+                            let set = try payload(response.body)
+                            if set.version < lastVersion { failures.withLock { $0.append("version went back \(lastVersion)→\(set.version)") } }
+                            lastVersion = set.version
+                            reads.add(1, ordering: .relaxed)
+                        } catch {
+                            failures.withLock { $0.append("unreadable document: \(error)") }
+                        }
+                    }
+                }
+            }
+            group.addTask {
+                for round in 1...40 { _ = try server.put("api.example.com", pinPair(UInt8(round))) }
+                stop.store(true, ordering: .relaxed)
+            }
+            try await group.waitForAll()
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        #expect(reads.load(ordering: .relaxed) > 40)
+        #expect(try payload(try server.client.request("GET", "/pins/api.example.com").body).version == 41)
+    }
+}
+
+/// Decodes a served document's payload after checking its signature with the server's own key set.
+func payload(_ body: [UInt8]) throws -> PinSet {
+    let document = try JSONDecoder().decode(SignedDocument.self, from: Data(body))
+    guard let bytes = Base64URL.decode(document.payload) else { throw PinSetError(.invalidDocument, "payload") }
+    return try PinSet.decode(json: bytes)
+}

@@ -1,0 +1,110 @@
+import Foundation
+import MicroHTTPD
+import PinSetCore
+import Testing
+
+@testable import PinSetServer
+
+/// A real pin server for tests: a real SQLite file and a real OpenSSL-made key in a temporary folder, a real
+/// libmicrohttpd listener on an ephemeral loopback port.
+final class TestServer: @unchecked Sendable {
+    let directory: URL
+    let configuration: PinSetServerConfiguration
+    private(set) var app: PinSetServerApp?
+    private(set) var token = ""
+
+    var client: TestHTTPClient { TestHTTPClient(port: app!.port) }
+    var keyPath: String { configuration.keyPath }
+
+    init(lifetime: TimeInterval = 14 * 86_400, resignAfter: TimeInterval? = nil, resignCheck: TimeInterval = 60) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let keyPath = directory.appendingPathComponent("key.pem").path
+        try run("openssl", "genpkey", "-algorithm", "ed25519", "-out", keyPath)
+        try run("chmod", "600", keyPath)
+        var service = ServiceConfiguration()
+        service.documentLifetime = lifetime
+        service.resignAfter = resignAfter
+        var http = HTTPServerConfiguration()
+        http.port = 0
+        configuration = PinSetServerConfiguration(
+            databasePath: directory.appendingPathComponent("pinset.sqlite").path, keyPath: keyPath, http: http,
+            service: service, resignCheckInterval: resignCheck)
+        try start()
+        token = try app!.service.createToken(name: "tester")
+    }
+
+    func start() throws {
+        app = try PinSetServerApp(configuration: configuration)
+    }
+
+    func stop() {
+        app?.shutdown(gracePeriod: 2)
+        app = nil
+    }
+
+    deinit {
+        app?.shutdown(gracePeriod: 1)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var auth: [String: String] { ["Authorization": "Bearer \(token)"] }
+
+    func put(_ host: String, _ json: String, headers: [String: String] = [:]) throws -> TestHTTPClient.Response {
+        try client.request("PUT", "/admin/hosts/\(host)", headers: auth.merging(headers) { $1 }, body: Array(json.utf8))
+    }
+
+    /// Writes the public key PEM next to the private key and returns its path.
+    func publicKeyPath() throws -> String {
+        let path = directory.appendingPathComponent("pub.pem").path
+        try run("openssl", "pkey", "-in", keyPath, "-pubout", "-out", path)
+        return path
+    }
+}
+
+/// Runs a command, returning its standard output; throws when it exits non-zero.
+@discardableResult
+func run(_ arguments: String..., input: [UInt8]? = nil) throws -> String {
+    try runArgs(arguments, input: input)
+}
+
+@discardableResult
+func runArgs(_ arguments: [String], input: [UInt8]? = nil) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    let inPipe = Pipe()
+    process.standardInput = inPipe
+    try process.run()
+    if let input { inPipe.fileHandleForWriting.write(Data(input)) }
+    try inPipe.fileHandleForWriting.close()
+    let output = out.fileHandleForReading.readDataToEndOfFile()
+    let errors = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw CommandFailed(
+            command: arguments.joined(separator: " "), status: process.terminationStatus,
+            output: String(decoding: output + errors, as: UTF8.self))
+    }
+    return String(decoding: output, as: UTF8.self)
+}
+
+struct CommandFailed: Error, CustomStringConvertible {
+    let command: String
+    let status: Int32
+    let output: String
+    var description: String { "\(command) exited \(status): \(output)" }
+}
+
+/// Two valid distinct pins, the second a backup: the smallest enforcing set.
+func pinPair(_ seed: UInt8 = 1) -> String {
+    let a = Base64.encode([UInt8](repeating: seed, count: 32))
+    let b = Base64.encode([UInt8](repeating: seed &+ 100, count: 32))
+    return #"{"pins":[{"sha256":"\#(a)"},{"sha256":"\#(b)","role":"backup"}]}"#
+}
+
+func pin(_ seed: UInt8) -> String { Base64.encode([UInt8](repeating: seed, count: 32)) }
