@@ -5,3 +5,6 @@
 #include <openssl/sha.h>
 #include <openssl/rand.h>
 #include <openssl/crypto.h>
+
+/* XN_FLAG_RFC2253 is a macro built from other macros and casts, which Swift does not import. */
+static inline unsigned long pinset_xn_flag_rfc2253(void) { return XN_FLAG_RFC2253; }

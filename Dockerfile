@@ -1,0 +1,63 @@
+# pinset server image.
+#   docker build -t pinset .
+#   docker run --init -p 8080:8080 -v "$PWD/data:/data" \
+#     -v "$PWD/data/signing-key.pem:/run/secrets/pinset-signing-key:ro" pinset
+# See README.md, "Docker". The steps below are the same as the README's build from source.
+
+# ---- build: the official Swift toolchain image for Debian 12, same Swift as the project (6.3.x) ----
+FROM swift:6.3.1-bookworm AS build
+
+# Unpinned on purpose: Debian's security updates replace these versions within a release, and a pin
+# would break the build on the next update. The base image pins the distribution (bookworm).
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        libmicrohttpd-dev libsqlite3-dev libssl-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /src
+
+# Resolve dependencies in their own layer so that a source change does not fetch them again.
+COPY Package.swift ./
+RUN swift package resolve
+
+COPY . .
+RUN swift build -c release --product pinset --static-swift-stdlib \
+    && install -D -m 0755 "$(swift build -c release --show-bin-path)/pinset" /staging/pinset
+
+# ---- runtime: only the shared libraries pinset links against ----
+FROM debian:bookworm-slim
+
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+
+# Unpinned for the same reason as above; curl is only for HEALTHCHECK.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        libmicrohttpd12 libsqlite3-0 libssl3 ca-certificates curl \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --user-group --home-dir /data --shell /usr/sbin/nologin pinset \
+    && install -d -o pinset -g pinset -m 0750 /data
+
+COPY --from=build /staging/pinset /usr/local/bin/pinset
+
+# Fail the image build, not the first start, if a shared library is missing.
+RUN ! ldd /usr/local/bin/pinset | grep "not found"
+
+ENV PINSET_DB=/data/pinset.sqlite \
+    PINSET_KEY=/run/secrets/pinset-signing-key \
+    PINSET_PORT=8080 \
+    PINSET_BIND=0.0.0.0 \
+    PINSET_THREADS=2
+
+USER 10001:10001
+WORKDIR /data
+VOLUME /data
+EXPOSE 8080
+
+# Follows PINSET_PORT if it is overridden at run time (8080 by default).
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
+    CMD ["/bin/sh", "-c", "curl -fsS -o /dev/null \"http://127.0.0.1:${PINSET_PORT:-8080}/healthz\" || exit 1"]
+
+ENTRYPOINT ["pinset"]
+CMD ["serve"]

@@ -1,0 +1,109 @@
+import CMicroHTTPD
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// An HTTP/1.1 server over libmicrohttpd: epoll with an internal thread pool, keep-alive, body limits.
+///
+/// It listens from `init` until ``shutdown(gracePeriodSeconds:)`` (or `deinit`). The handler runs on
+/// libmicrohttpd's threads, possibly on several at once.
+public final class HTTPServer: @unchecked Sendable {
+    /// The bound port (an ephemeral `port: 0` resolved).
+    public let port: UInt16
+    private let context: ServerContext
+    /// The daemon; `nil` once stopped. Guarded by `lifecycle`.
+    private var daemon: OpaquePointer?
+    private let lifecycle = Locked(())
+
+    /// Starts listening with `configuration` and answers every request with `handler`.
+    ///
+    /// - Throws: ``HTTPServerError`` with `.invalidBindAddress`, `.invalidConfiguration` (a negative or zero
+    ///   limit, no thread) or `.bindFailed(address, port)` when the socket cannot be bound.
+    public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws(HTTPServerError) {
+        let c = configuration
+        func require(_ ok: Bool, _ field: String) throws(HTTPServerError) {
+            if !ok { throw HTTPServerError(.invalidConfiguration(field)) }
+        }
+        try require(c.threads >= 1 && c.threads <= 1024, "threads")
+        try require(c.connectionLimit >= 1 && c.connectionLimit <= Int(Int32.max), "connectionLimit")
+        try require(
+            c.perAddressConnectionLimit >= 0 && c.perAddressConnectionLimit <= Int(Int32.max),
+            "perAddressConnectionLimit")
+        try require(c.idleTimeoutSeconds >= 0 && c.idleTimeoutSeconds <= Int(Int32.max), "idleTimeoutSeconds")
+        try require(c.maxBodyBytes >= 0, "maxBodyBytes")
+        try require(c.connectionMemoryLimit >= 4096, "connectionMemoryLimit")
+        guard var address = SocketAddress(literal: c.bindAddress, port: c.port) else {
+            throw HTTPServerError(.invalidBindAddress(c.bindAddress))
+        }
+
+        let context = ServerContext(handler: handler, maxBodyBytes: c.maxBodyBytes)
+        let cls = Unmanaged.passUnretained(context).toOpaque()
+        let clsArg = OpaquePointer(cls)
+        var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_ITC.rawValue
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        let completed = unsafeBitCast(MHDCallbacks.completed, to: OpaquePointer.self)
+        let connectionEvent = unsafeBitCast(MHDCallbacks.connectionEvent, to: OpaquePointer.self)
+
+        let started: OpaquePointer? = withUnsafePointer(to: &address.storage) { sockaddrPointer in
+            let options: [any CVarArg] = [
+                MHD_OPTION.SOCK_ADDR.rawValue, OpaquePointer(sockaddrPointer),
+                MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(c.threads),
+                MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(c.connectionLimit),
+                MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue, UInt32(c.perAddressConnectionLimit),
+                MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(c.idleTimeoutSeconds),
+                MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Int(c.connectionMemoryLimit),
+                MHD_OPTION.NOTIFY_COMPLETED.rawValue, completed, clsArg,
+                MHD_OPTION.NOTIFY_CONNECTION.rawValue, connectionEvent, clsArg,
+                MHD_OPTION.END.rawValue,
+            ]
+            return withVaList(options) { args in
+                MHD_start_daemon_va(UInt32(flags), c.port, nil, nil, MHDCallbacks.access, cls, args)
+            }
+        }
+        let daemon = try MHDCall.nonNull(started, .bindFailed(c.bindAddress, c.port))
+        guard let info = cmhd_daemon_info(daemon, .DAEMON_INFO_BIND_PORT) else {
+            MHD_stop_daemon(daemon)
+            throw HTTPServerError(.callFailed("MHD_get_daemon_info(BIND_PORT)"))
+        }
+        self.port = info.pointee.port
+        self.context = context
+        self.daemon = daemon
+    }
+
+    /// The number of open client connections (idle keep-alive ones included).
+    public var activeConnections: Int {
+        context.counters.withLock { $0.connections }
+    }
+
+    /// Stops the server gracefully: stops accepting at once, lets requests already in progress finish for up to
+    /// `gracePeriodSeconds` (default 10), then closes every connection and joins the threads.
+    ///
+    /// Idempotent; also called (with the default grace period) by `deinit`.
+    /// - Warning: do not call it from inside a handler: it waits for that very request.
+    public func shutdown(gracePeriodSeconds: Double = 10) {
+        lifecycle.withLock { _ in
+            guard let daemon else { return }
+            let listener = MHD_quiesce_daemon(daemon)
+            if listener >= 0 { close(listener) }
+            let deadline = Self.now() + max(0, gracePeriodSeconds)
+            while context.counters.withLock({ $0.inFlight }) > 0 && Self.now() < deadline {
+                usleep(5_000)
+            }
+            MHD_stop_daemon(daemon)
+            self.daemon = nil
+        }
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    private static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,49 @@
+/// How an ``HTTPServer`` listens and which limits it enforces.
+///
+/// Every field has a default, so `HTTPServerConfiguration()` is a loopback server on port 8080.
+/// Reading values from flags or the environment is the caller's job.
+public struct HTTPServerConfiguration: Sendable {
+    /// The IPv4 or IPv6 literal to bind to (`"127.0.0.1"`, `"0.0.0.0"`, `"::1"`, `"::"`). Default `"127.0.0.1"`.
+    public var bindAddress: String
+    /// The TCP port; `0` picks an ephemeral port, readable afterwards from ``HTTPServer/port``. Default 8080.
+    public var port: UInt16
+    /// Number of threads in libmicrohttpd's internal epoll thread pool (at least 1). Default 2.
+    ///
+    /// - Warning: the handler runs on these threads and blocks one for as long as it runs.
+    public var threads: Int
+    /// Maximum number of simultaneous connections; further ones are closed at once. Default 1024.
+    ///
+    /// With several threads the limit is split evenly between them.
+    public var connectionLimit: Int
+    /// Maximum simultaneous connections from one IP address; `0` means unlimited (the default).
+    public var perAddressConnectionLimit: Int
+    /// Seconds a connection may stay idle (no byte in either direction) before it is closed; `0` never. Default 15.
+    public var idleTimeoutSeconds: Int
+    /// Largest request body accepted; larger ones get a `413` problem+json and the excess is never buffered.
+    /// Default 65 536.
+    public var maxBodyBytes: Int
+    /// Per-connection memory for libmicrohttpd's read/write buffers; this caps the size of request headers.
+    /// Default 32 768.
+    public var connectionMemoryLimit: Int
+
+    /// Creates a configuration; every parameter has the default documented on its property.
+    public init(
+        bindAddress: String = "127.0.0.1",
+        port: UInt16 = 8080,
+        threads: Int = 2,
+        connectionLimit: Int = 1024,
+        perAddressConnectionLimit: Int = 0,
+        idleTimeoutSeconds: Int = 15,
+        maxBodyBytes: Int = 65_536,
+        connectionMemoryLimit: Int = 32_768
+    ) {
+        self.bindAddress = bindAddress
+        self.port = port
+        self.threads = threads
+        self.connectionLimit = connectionLimit
+        self.perAddressConnectionLimit = perAddressConnectionLimit
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.maxBodyBytes = maxBodyBytes
+        self.connectionMemoryLimit = connectionMemoryLimit
+    }
+}

@@ -1,0 +1,136 @@
+import CMicroHTTPD
+
+/// The C callbacks given to libmicrohttpd.
+///
+/// They live in a plain, non-isolated type on purpose: a closure written at the top level of `main.swift` would be
+/// `@MainActor` and crash when called from an MHD thread. They capture nothing; the ``ServerContext`` arrives as
+/// `cls`, the ``ConnectionState`` as the socket context and, during a request, as `*con_cls`.
+enum MHDCallbacks {
+    /// MHD_AccessHandlerCallback. Called once with the headers, then once per body fragment, then once with
+    /// `*upload_data_size == 0`: the answer is queued on that last call, never on the first (answering on the
+    /// first call makes MHD close keep-alive connections), except for a `Content-Length` over the limit.
+    static let access: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, conCls in
+        guard let cls, let connection, let url, let method, let uploadSize, let conCls else { return .NO }
+        let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+
+        guard let current = conCls.pointee else {
+            // First call: only the headers are in.
+            guard let info = cmhd_connection_info(connection, .CONNECTION_INFO_SOCKET_CONTEXT),
+                let socketContext = info.pointee.socket_context
+            else { return .NO }
+            let state = Unmanaged<ConnectionState>.fromOpaque(socketContext).takeUnretainedValue()
+            state.inRequest = true
+            context.counters.withLock { $0.inFlight += 1 }
+            conCls.pointee = socketContext
+            if announcedLength(connection) > context.maxBodyBytes {
+                state.bodyTooLarge = true
+                return queue(context.payloadTooLarge, on: connection, state: state)
+            }
+            return .YES
+        }
+        let state = Unmanaged<ConnectionState>.fromOpaque(current).takeUnretainedValue()
+
+        let count = uploadSize.pointee
+        if count > 0 {
+            // A body fragment: keep it while under the limit, discard everything once past it.
+            uploadSize.pointee = 0
+            if state.bodyTooLarge { return .YES }
+            if state.body.count + count > context.maxBodyBytes {
+                state.bodyTooLarge = true
+                state.body = []
+                return .YES
+            }
+            if let uploadData {
+                UnsafeRawPointer(uploadData).withMemoryRebound(to: UInt8.self, capacity: count) {
+                    state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
+                }
+            }
+            return .YES
+        }
+
+        if state.responseQueued { return .YES }
+        if state.bodyTooLarge { return queue(context.payloadTooLarge, on: connection, state: state) }
+        let request = HTTPRequest(
+            connection: connection, url: url, method: HTTPMethod(cString: method), state: state)
+        switch context.handler.handle(request) {
+        case .prepared(let response):
+            return queue(response, on: connection, state: state)
+        case .dynamic(let status, let headers, let body):
+            guard let handle = try? PreparedResponse.makeHandle(status: status, headers: headers, body: body) else {
+                return queue(context.internalError, on: connection, state: state)
+            }
+            defer { MHD_destroy_response(handle) }
+            return queue(handle: handle, status: status, on: connection, state: state)
+        }
+    }
+
+    /// MHD_RequestCompletedCallback: the request is over (answered, failed or the connection dropped).
+    static let completed: MHD_RequestCompletedCallback = { cls, _, conCls, _ in
+        guard let cls, let conCls, let current = conCls.pointee else { return }
+        let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+        let state = Unmanaged<ConnectionState>.fromOpaque(current).takeUnretainedValue()
+        if state.inRequest { context.counters.withLock { $0.inFlight -= 1 } }
+        state.reset()
+        conCls.pointee = nil
+    }
+
+    /// MHD_NotifyConnectionCallback: creates the connection's state when a socket is accepted, frees it on close.
+    static let connectionEvent: MHD_NotifyConnectionCallback = { cls, _, socketContext, event in
+        guard let cls, let socketContext else { return }
+        let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+        switch event {
+        case .CONNECTION_NOTIFY_STARTED:
+            socketContext.pointee = Unmanaged.passRetained(ConnectionState()).toOpaque()
+            context.counters.withLock { $0.connections += 1 }
+        case .CONNECTION_NOTIFY_CLOSED:
+            if let current = socketContext.pointee {
+                Unmanaged<ConnectionState>.fromOpaque(current).release()
+                socketContext.pointee = nil
+                context.counters.withLock { $0.connections -= 1 }
+            }
+        default:
+            break
+        }
+    }
+
+    @inline(__always)
+    private static func queue(_ response: PreparedResponse, on connection: OpaquePointer, state: ConnectionState)
+        -> MHD_Result
+    {
+        queue(handle: response.handle, status: response.status, on: connection, state: state)
+    }
+
+    /// Queues `handle`; a refusal (MHD_NO) closes the connection, which is all MHD allows then.
+    @inline(__always)
+    private static func queue(handle: OpaquePointer, status: Int, on connection: OpaquePointer, state: ConnectionState)
+        -> MHD_Result
+    {
+        do {
+            try MHDCall.check(
+                MHD_queue_response(connection, UInt32(status), handle), .callFailed("MHD_queue_response"))
+        } catch {
+            return .NO
+        }
+        state.responseQueued = true
+        return .YES
+    }
+
+    /// The request's `Content-Length` as a number; 0 when absent, `Int.max` when not a valid number.
+    private static func announcedLength(_ connection: OpaquePointer) -> Int {
+        var value: UnsafePointer<CChar>? = nil
+        var size = 0
+        let found = MHD_lookup_connection_value_n(
+            connection, .HEADER_KIND, "Content-Length", 14, &value, &size)
+        guard found == .YES, let value, size > 0 else { return 0 }
+        var total = 0
+        for i in 0..<size {
+            let digit = Int(UInt8(bitPattern: value[i])) - 48
+            guard (0...9).contains(digit) else { return 0 }  // MHD itself rejects a malformed length
+            let (times, o1) = total.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times.addingReportingOverflow(digit)
+            if o1 || o2 { return Int.max }
+            total = sum
+        }
+        return total
+    }
+}

@@ -1,0 +1,58 @@
+import CMicroHTTPD
+
+/// A response built once and queued many times, from many threads: the hot path of a server.
+///
+/// libmicrohttpd copies the body when the response is created and reference-counts the response, so
+/// queueing the same instance concurrently is safe and allocates nothing. Keep it alive (e.g. in a cache)
+/// for as long as it is served; it is freed when the last Swift reference goes.
+public final class PreparedResponse: @unchecked Sendable {
+    /// The HTTP status code.
+    public let status: Int
+    /// The libmicrohttpd response; immutable after init (MHD's own refcount is mutex-protected).
+    let handle: OpaquePointer
+
+    /// Builds the response: `status`, `headers` in order, and a copy of `body`.
+    ///
+    /// - Parameters:
+    ///   - status: the HTTP status code (100...599).
+    ///   - headers: name/value pairs. `Content-Length` is computed from `body` and any given one is ignored.
+    ///   - body: the body bytes (copied). For `HEAD` requests libmicrohttpd sends the headers only.
+    /// - Precondition: header names and values contain no CR, LF or NUL; `status` is in 100...599.
+    public init(status: Int, headers: [(String, String)], body: [UInt8]) {
+        do {
+            self.handle = try Self.makeHandle(status: status, headers: headers, body: body)
+        } catch {
+            preconditionFailure("PreparedResponse: \(error)")
+        }
+        self.status = status
+    }
+
+    /// Creates a libmicrohttpd response owning a copy of `body` with `headers`; the caller destroys it.
+    static func makeHandle(status: Int, headers: [(String, String)], body: [UInt8]) throws(HTTPServerError)
+        -> OpaquePointer
+    {
+        guard (100...599).contains(status) else { throw HTTPServerError(.invalidConfiguration("status \(status)")) }
+        let created: OpaquePointer? = body.withUnsafeBytes { raw in
+            MHD_create_response_from_buffer(
+                raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        let response = try MHDCall.nonNull(created, .callFailed("MHD_create_response_from_buffer"))
+        for (name, value) in headers where !isContentLength(name) {
+            do throws(HTTPServerError) {
+                try MHDCall.check(MHD_add_response_header(response, name, value), .headerRejected(name))
+            } catch {
+                MHD_destroy_response(response)
+                throw error
+            }
+        }
+        return response
+    }
+
+    private static func isContentLength(_ name: String) -> Bool {
+        name.utf8.count == 14 && name.lowercased() == "content-length"
+    }
+
+    deinit {
+        MHD_destroy_response(handle)
+    }
+}

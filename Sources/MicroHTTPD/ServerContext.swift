@@ -1,0 +1,30 @@
+/// What libmicrohttpd's callbacks need, passed to them as an unretained pointer; the ``HTTPServer`` owns it
+/// and keeps it alive until `MHD_stop_daemon` has returned.
+final class ServerContext: @unchecked Sendable {
+    /// Counters shared by the MHD threads.
+    struct Counters {
+        /// Requests between their first handler call and their completion notification.
+        var inFlight = 0
+        /// Open connections (accepted and not yet closed).
+        var connections = 0
+    }
+
+    let handler: any HTTPHandler
+    let maxBodyBytes: Int
+    let counters = Locked(Counters())
+    /// The 413 answer, built once.
+    let payloadTooLarge: PreparedResponse
+    /// The 500 answer when a dynamic response cannot be built (bad header from the handler).
+    let internalError: PreparedResponse
+
+    init(handler: any HTTPHandler, maxBodyBytes: Int) {
+        self.handler = handler
+        self.maxBodyBytes = maxBodyBytes
+        payloadTooLarge = Problem.response(
+            slug: "payload-too-large", title: "Payload Too Large", status: 413,
+            detail: "The request body is larger than \(maxBodyBytes) bytes; send a smaller body.")
+        internalError = Problem.response(
+            slug: "internal", title: "Internal Server Error", status: 500,
+            detail: "The server could not build its answer; see the server log.")
+    }
+}

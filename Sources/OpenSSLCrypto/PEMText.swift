@@ -1,0 +1,57 @@
+import Foundation
+
+/// Splits PEM text into labelled DER blocks, and recognises bare base64.
+enum PEMText {
+    struct Block {
+        let label: String
+        let der: [UInt8]
+    }
+
+    static func containsPEM(_ data: [UInt8]) -> Bool {
+        String(decoding: data, as: UTF8.self).contains("-----BEGIN ")
+    }
+
+    /// Every `-----BEGIN X-----` … `-----END X-----` block, in order. Text outside blocks is ignored.
+    static func blocks(_ data: [UInt8]) throws(CryptoError) -> [Block] {
+        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        var result = [Block]()
+        var label: String?
+        var body = ""
+        for line in lines {
+            if let current = label {
+                if line.hasPrefix("-----END ") {
+                    guard line == "-----END \(current)-----" else {
+                        throw CryptoError(.invalidPEM, "PEM block \(current) ends with a mismatched END line")
+                    }
+                    guard let der = base64Decode(Array(body.utf8)) else {
+                        throw CryptoError(.invalidPEM, "PEM block \(current) does not hold valid base64")
+                    }
+                    result.append(Block(label: current, der: der))
+                    label = nil
+                } else if line.contains(":") {
+                    throw CryptoError(.invalidPEM, "PEM block \(current) has headers (encrypted PEM is not supported)")
+                } else {
+                    body += line
+                }
+            } else if line.hasPrefix("-----BEGIN "), line.hasSuffix("-----"), line.count > 16 {
+                label = String(line.dropFirst(11).dropLast(5))
+                body = ""
+            }
+        }
+        guard label == nil else { throw CryptoError(.invalidPEM, "PEM block \(label!) has no END line") }
+        guard !result.isEmpty else { throw CryptoError(.invalidPEM, "no complete PEM block found") }
+        return result
+    }
+
+    /// Decodes standard base64 with any ASCII whitespace removed; `nil` if anything else is wrong.
+    static func base64Decode(_ data: [UInt8]) -> [UInt8]? {
+        let compact = data.filter { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
+        guard !compact.isEmpty, compact.count % 4 == 0,
+            compact.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2F || $0 == 0x3D })
+        else { return nil }
+        guard let decoded = Data(base64Encoded: Data(compact)) else { return nil }
+        return [UInt8](decoded)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+import PinSetCore
+
+extension PinSetService {
+    /// Signs `set` with the active key: returns the document and the payload JSON it carries.
+    func sign(_ set: PinSet) throws(ServiceError) -> (PublishedDocument, [UInt8]) {
+        let payload: [UInt8]
+        do {
+            payload = try set.encodedJSON()
+        } catch {
+            logger.error("cannot encode payload", metadata: ["host": "\(set.host)", "error": "\(error)"])
+            throw ServiceError(.storage, "the pin set could not be encoded; the server log has the details")
+        }
+        let unsigned = SignedDocument(
+            protected: Base64URL.encode(SignedDocument.protectedHeader(kid: signingKey.kid)),
+            payload: Base64URL.encode(payload), signature: "")
+        var signed = unsigned
+        signed.signature = Base64URL.encode(signingKey.sign(unsigned.signingInput))
+        let document = PublishedDocument(
+            host: set.host, version: set.version, body: signed.serialized, kid: signingKey.kid,
+            issuedAt: set.issuedAt, expiresAt: set.expiresAt)
+        return (document, payload)
+    }
+
+    /// Re-signs every document issued at least ``ServiceConfiguration/effectiveResignAfter`` ago or signed by a
+    /// key that is no longer active: same version and pins, new `issuedAt`/`expiresAt`, hence a new ETag.
+    /// Each is committed and published in its own serialized write; history is not touched.
+    ///
+    /// - Returns: how many documents were re-signed.
+    public func resignDue() throws(ServiceError) -> Int {
+        let threshold = configuration.effectiveResignAfter
+        let kid = signingKey.kid
+        let candidates = try store.read { db in
+            try HostTable.dueForResigning(db, issuedBefore: clock().addingTimeInterval(-threshold), activeKid: kid)
+        }
+        var count = 0
+        for host in candidates {
+            if try resign(host: host, threshold: threshold) { count += 1 }
+        }
+        return count
+    }
+
+    /// Re-signs one host's document if it is still due once inside the serialized section.
+    private func resign(host: String, threshold: TimeInterval) throws(ServiceError) -> Bool {
+        try store.serializedWrite { db in
+            var document: PublishedDocument?
+            try db.inTransaction {
+                let now = StoredTime.truncate(clock())
+                guard let current = try HostTable.fetch(db, name: host),
+                    current.document.issuedAt <= now.addingTimeInterval(-threshold) || current.document.kid != signingKey.kid,
+                    let payload = try HostTable.payload(db, hostId: current.id, version: current.version)
+                else { return .rollback }
+                var set = try PinSet.decode(json: payload)
+                set.issuedAt = now
+                set.expiresAt = now.addingTimeInterval(configuration.documentLifetime)
+                let (signed, _) = try sign(set)
+                try HostTable.replaceDocument(db, hostId: current.id, signed)
+                document = signed
+                return .commit
+            }
+            guard let document else { return false }
+            publish(document)
+            return true
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+import OpenSSLCrypto
+import PinSetCore
+
+/// The active tokens' hashes, kept in memory for ``PinSetService/authenticate(bearer:)``.
+struct TokenCache: Sendable {
+    var entries: [(name: String, hash: [UInt8])] = []
+    /// `ProcessInfo.systemUptime` of the last load (monotonic).
+    var loadedAt: TimeInterval = -.infinity
+}
+
+extension PinSetService {
+    /// How long the in-memory token hashes are trusted before they are reloaded, so that tokens created or
+    /// revoked by another process (the CLI) take effect within this many seconds.
+    static let tokenCacheLifetime: TimeInterval = 5
+
+    /// Creates an admin token named `name` and returns it: `pst_` + base64url of 32 random bytes.
+    ///
+    /// - Warning: This is the only time the token exists in clear: only its SHA-256 is stored. Show it once;
+    ///   never log it.
+    /// - Throws: 400 for a name that is empty, over 64 characters or not `[A-Za-z0-9._@-]`; 409 when a non-revoked
+    ///   token already has the name.
+    public func createToken(name: String) throws(ServiceError) -> String {
+        try Self.checkTokenName(name)
+        let token = "pst_" + Base64URL.encode(SecureBytes.random(count: 32))
+        let hash = SHA256Digest.hash(Array(token.utf8))
+        let now = clock()
+        try store.serializedWrite { db in
+            try db.inTransaction {
+                guard try !AdminTokenTable.activeNameExists(db, name: name) else {
+                    throw ServiceError(.conflict, "a token named \"\(name)\" already exists; revoke it first or choose another name")
+                }
+                try AdminTokenTable.insert(db, name: name, hash: hash, now: now)
+                return .commit
+            }
+        }
+        try reloadTokens()
+        return token
+    }
+
+    /// Every token ever created (names and dates only), oldest first.
+    public func listTokens() throws(ServiceError) -> [TokenInfo] {
+        try store.read { db in try AdminTokenTable.all(db) }
+    }
+
+    /// Revokes the active token named `name`; 404 if there is none. Takes effect at once in this process.
+    public func revokeToken(name: String) throws(ServiceError) {
+        let now = clock()
+        let revoked = try store.serializedWrite { db in
+            try db.inTransaction { try AdminTokenTable.revoke(db, name: name, now: now) ? .commit : .rollback }
+            return db.changesCount > 0
+        }
+        try reloadTokens()
+        guard revoked else { throw ServiceError(.notFound, "no active token named \"\(name.prefix(64))\"") }
+    }
+
+    /// The name of the active token `token`, or `nil`. Hashes the token with SHA-256 and compares the hash in
+    /// constant time with every active hash (no early exit). Never logs the token.
+    public func authenticate(bearer token: String) -> String? {
+        guard !token.isEmpty, token.utf8.count <= 512 else { return nil }
+        let stale = tokenCache.withLock { ProcessInfo.processInfo.systemUptime - $0.loadedAt > Self.tokenCacheLifetime }
+        if stale {
+            do { try reloadTokens() } catch { logger.warning("cannot reload admin tokens; using the cached ones") }
+        }
+        let hash = SHA256Digest.hash(Array(token.utf8))
+        let entries = tokenCache.withLock { $0.entries }
+        var match: String?
+        for entry in entries where SecureBytes.constantTimeEquals(entry.hash, hash) {
+            match = entry.name
+        }
+        return match
+    }
+
+    /// Reloads the active token hashes from the database.
+    func reloadTokens() throws(ServiceError) {
+        let entries = try store.read { db in try AdminTokenTable.activeHashes(db) }
+        tokenCache.withLock {
+            $0.entries = entries
+            $0.loadedAt = ProcessInfo.processInfo.systemUptime
+        }
+    }
+
+    static func checkTokenName(_ name: String) throws(ServiceError) {
+        let allowed = name.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == 0x2E || byte == 0x5F || byte == 0x40 || byte == 0x2D
+        }
+        guard !name.isEmpty, name.utf8.count <= 64, allowed else {
+            throw ServiceError(.badRequest, "a token name is 1 to 64 characters of letters, digits, '.', '_', '@' or '-'")
+        }
+    }
+}

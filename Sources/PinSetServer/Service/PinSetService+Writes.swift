@@ -1,0 +1,138 @@
+import Foundation
+import GRDB
+import PinSetCore
+
+extension PinSetService {
+    /// What a write wants the new set to be.
+    struct PlannedSet {
+        var pins: [Pin]
+        var includeSubdomains: Bool
+        var enforce: Bool
+        var reportUri: String?
+        var change: ChangeKind
+        var retired = false
+    }
+
+    /// Replaces the whole set of `host`, creating the host if needed (`created` is then `true`, as it is when
+    /// the host had been retired). A `reportUri` of `nil` takes ``ServiceConfiguration/defaultReportURI``.
+    /// `If-Match` on a host that does not exist gives 412.
+    public func replace(host: String, request: SetRequest, ifMatch: String?, tokenName: String) throws(ServiceError) -> WriteOutcome {
+        let pins = try PinResolver.resolve(request.pins)
+        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: false) { current in
+            PlannedSet(
+                pins: pins, includeSubdomains: request.includeSubdomains, enforce: request.enforce,
+                reportUri: request.reportUri ?? self.configuration.defaultReportURI,
+                change: current == nil || current!.retired ? .create : .replace)
+        }
+    }
+
+    /// Appends pins to the set of an existing host (404 otherwise). Policy fields stay as they are.
+    public func addPins(host: String, request: PinsRequest, ifMatch: String?, tokenName: String) throws(ServiceError) -> WriteOutcome {
+        let pins = try PinResolver.resolve(request.pins)
+        guard !pins.isEmpty else { throw ServiceError(.badRequest, "\"pins\" is empty: give at least one pin to add") }
+        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true) { current in
+            PlannedSet(
+                pins: current!.pins + pins, includeSubdomains: current!.includeSubdomains, enforce: current!.enforce,
+                reportUri: current!.reportUri, change: .add)
+        }
+    }
+
+    /// Removes the pin whose hash is `sha256URL` (base64url, no padding, as in the URL path) from an existing
+    /// host. 400 if it is not 32 bytes of base64url, 404 for an unknown host or pin, 422 if what is left
+    /// breaks a safety rule (remove from an enforcing set only while a backup pin and another pin remain).
+    public func removePin(host: String, sha256URL: String, ifMatch: String?, tokenName: String) throws(ServiceError) -> WriteOutcome {
+        guard let bytes = Base64URL.decode(sha256URL), bytes.count == 32 else {
+            throw ServiceError(.badRequest, "the pin in the path must be base64url (no padding) of 32 bytes, e.g. \(String(repeating: "A", count: 43))")
+        }
+        let sha256 = Base64.encode(bytes)
+        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true) { current throws(ServiceError) in
+            let remaining = current!.pins.filter { $0.sha256 != sha256 }
+            guard remaining.count < current!.pins.count else {
+                throw ServiceError(.notFound, "host \(current!.name) has no pin \(sha256)")
+            }
+            return PlannedSet(
+                pins: remaining, includeSubdomains: current!.includeSubdomains, enforce: current!.enforce,
+                reportUri: current!.reportUri, change: .remove)
+        }
+    }
+
+    /// Retires an existing host: the next version has no pins and `enforce: false`, so clients stop pinning it.
+    /// The host keeps its version counter; a later `PUT` re-creates it at the following version.
+    public func retire(host: String, ifMatch: String?, tokenName: String) throws(ServiceError) -> WriteOutcome {
+        try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true) { current in
+            PlannedSet(
+                pins: [], includeSubdomains: current!.includeSubdomains, enforce: false, reportUri: current!.reportUri,
+                change: .retire, retired: true)
+        }
+    }
+
+    /// The one write path: a serialized section holding one transaction, then `publish` in commit order.
+    private func write(
+        host rawHost: String, ifMatch: String?, tokenName: String, mustExist: Bool,
+        plan: (HostState?) throws(ServiceError) -> PlannedSet
+    ) throws(ServiceError) -> WriteOutcome {
+        let host = try Self.normalize(rawHost)
+        return try store.serializedWrite { db in
+            var outcome: WriteOutcome?
+            try db.inTransaction {
+                let now = StoredTime.truncate(clock())
+                let current = try HostTable.fetch(db, name: host)
+                if mustExist, current == nil { throw Self.unknownHost(host) }
+                if let ifMatch, !Self.matches(ifMatch: ifMatch, etag: current?.document.etag) {
+                    throw ServiceError(.preconditionFailed, current == nil
+                        ? "If-Match was given but host \(host) has no pin set; drop If-Match to create it"
+                        : "If-Match \(ifMatch.prefix(60)) is stale: the current ETag of \(host) is \(current!.document.etag); fetch the set again and reapply your change")
+                }
+                let planned = try plan(current)
+                try Self.checkReportURI(planned.reportUri)
+                do throws(PinSetError) {
+                    try PinSet.checkSafetyRules(pins: planned.pins, enforce: planned.enforce, now: now)
+                } catch {
+                    throw ServiceError(error)
+                }
+                let set = PinSet(
+                    host: host, version: (current?.version ?? 0) + 1, issuedAt: now,
+                    expiresAt: now.addingTimeInterval(configuration.documentLifetime),
+                    includeSubdomains: planned.includeSubdomains, enforce: planned.enforce, pins: planned.pins,
+                    reportUri: planned.reportUri)
+                let (document, payload) = try sign(set)
+                let before = Set(current?.pins.map(\.sha256) ?? [])
+                let after = Set(planned.pins.map(\.sha256))
+                let new = HostTable.NewVersion(
+                    set: set, payload: payload, document: document, retired: planned.retired, tokenName: tokenName,
+                    change: planned.change, added: planned.pins.map(\.sha256).filter { !before.contains($0) },
+                    removed: (current?.pins.map(\.sha256) ?? []).filter { !after.contains($0) })
+                let hostId = try HostTable.save(db, new, existingId: current?.id)
+                let state = HostState(
+                    id: hostId, name: host, version: set.version, includeSubdomains: set.includeSubdomains,
+                    enforce: set.enforce, reportUri: set.reportUri, retired: planned.retired, updatedAt: now,
+                    pins: set.pins, document: document)
+                outcome = WriteOutcome(detail: state.detail, document: document, created: planned.change == .create)
+                return .commit
+            }
+            // Committed (synchronous=FULL: durable). Still inside the serialized section: publish in commit order.
+            publish(outcome!.document)
+            return outcome!
+        }
+    }
+
+    /// Whether an `If-Match` header value (one or more comma-separated entity tags, or `*`) matches `etag`.
+    static func matches(ifMatch: String, etag: String?) -> Bool {
+        guard let etag else { return false }
+        return ifMatch.split(separator: ",").contains { part in
+            let tag = part.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag
+        }
+    }
+
+    /// 422 ``PinSetError/Code/invalidReportURI`` unless `uri` is `nil` or an absolute http(s) URL with a host.
+    static func checkReportURI(_ uri: String?) throws(ServiceError) {
+        guard let uri else { return }
+        guard uri.utf8.count <= 2048, let url = URL(string: uri), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
+        else {
+            throw ServiceError(PinSetError(.invalidReportURI,
+                "reportUri \"\(uri.prefix(80))\" must be an absolute http or https URL, e.g. https://pins.example.com/reports"))
+        }
+    }
+}

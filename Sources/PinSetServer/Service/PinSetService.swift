@@ -1,0 +1,99 @@
+import Foundation
+import Logging
+import OpenSSLCrypto
+import PinSetCore
+
+/// The pin set service: validates writes, versions and signs sets, stores them durably and publishes each
+/// new document, in commit order, through the `publish` callback.
+///
+/// Every write runs alone on the database's writer connection, in one transaction, and calls `publish` after
+/// COMMIT and before the next write starts. A write that changes nothing still makes a new version (simple and
+/// honest: every acknowledged write is in the history). Reads run concurrently on reader connections.
+public final class PinSetService: Sendable {
+    let store: PinStore
+    let signingKey: Ed25519SigningKey
+    let configuration: ServiceConfiguration
+    let clock: @Sendable () -> Date
+    let publish: @Sendable (PublishedDocument) -> Void
+    let logger = Logger(label: "pinset.service")
+    let tokenCache = Locked(TokenCache())
+
+    /// Creates the service and registers `signingKey`'s public key as the active key (earlier keys stay listed
+    /// in ``keySet()``, inactive). Nothing is re-signed here: call ``resignDue()`` for that.
+    ///
+    /// - Parameters:
+    ///   - clock: the time source (injectable for tests). Default `Date.init`.
+    ///   - publish: called with every newly signed document, after it is committed, in commit order, from the
+    ///     writing thread. It must be quick and must not call back into the service's write methods.
+    public init(
+        store: PinStore, signingKey: Ed25519SigningKey, configuration: ServiceConfiguration,
+        clock: @escaping @Sendable () -> Date = Date.init,
+        publish: @escaping @Sendable (PublishedDocument) -> Void
+    ) throws(ServiceError) {
+        self.store = store
+        self.signingKey = signingKey
+        self.configuration = configuration
+        self.clock = clock
+        self.publish = publish
+        let now = clock()
+        try store.serializedWrite { db in
+            try db.inTransaction {
+                try SigningKeyTable.activate(db, kid: signingKey.kid, publicKey: signingKey.publicKey, now: now)
+                return .commit
+            }
+        }
+        try reloadTokens()
+    }
+
+    /// Every host's current document, as stored (startup: no signing happens).
+    public func loadPublishedDocuments() throws(ServiceError) -> [PublishedDocument] {
+        try store.read { db in try HostTable.documents(db) }
+    }
+
+    /// Every host (retired ones included, with 0 pins), by name.
+    public func hosts() throws(ServiceError) -> [HostSummary] {
+        try store.read { db in try HostTable.summaries(db) }
+    }
+
+    /// The current set of `host`. 400 for a malformed host, 404 for an unknown one.
+    public func detail(host: String) throws(ServiceError) -> HostDetail {
+        let name = try Self.normalize(host)
+        guard let state = try store.read({ db in try HostTable.fetch(db, name: name) }) else {
+            throw Self.unknownHost(name)
+        }
+        return state.detail
+    }
+
+    /// Every version of `host`, newest first. 400 for a malformed host, 404 for an unknown one.
+    public func history(host: String) throws(ServiceError) -> [HistoryEntry] {
+        let name = try Self.normalize(host)
+        guard let entries = try store.read({ db in try HostTable.history(db, name: name) }) else {
+            throw Self.unknownHost(name)
+        }
+        return entries
+    }
+
+    /// Every key the server signs or has signed with, read from the database, oldest first.
+    /// If the database fails, logs it and answers the active key alone.
+    public func keySet() -> JWKSet {
+        do {
+            let keys = try store.read { db in try SigningKeyTable.all(db) }
+            return JWKSet(keys: keys.map { Ed25519JWK(publicKey: $0.publicKey, kid: $0.kid) })
+        } catch {
+            return JWKSet(keys: [Ed25519JWK(publicKey: signingKey.publicKey, kid: signingKey.kid)])
+        }
+    }
+
+    /// `text` in the protocol's host form, or a 400 ``ServiceError/Code/invalidHost``.
+    static func normalize(_ text: String) throws(ServiceError) -> String {
+        do {
+            return try HostName.normalize(text)
+        } catch {
+            throw ServiceError(.invalidHost, "invalid host \"\(text.prefix(80))\": \(error.description)")
+        }
+    }
+
+    static func unknownHost(_ name: String) -> ServiceError {
+        ServiceError(.notFound, "no pin set for host \(name); create one with PUT /admin/hosts/\(name)")
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import OpenSSLCrypto
+import PinSetCore
+
+/// One host's current signed document, exactly as `GET /pins/{host}` serves it.
+public struct PublishedDocument: Sendable, Hashable {
+    /// The normalised host.
+    public let host: String
+    /// The pin set version inside the document.
+    public let version: Int
+    /// The serialized JWS (``SignedDocument/serialized``).
+    public let body: [UInt8]
+    /// The strong ETag: `"` + base64url(first 18 bytes of SHA-256(body)) + `"`.
+    public let etag: String
+    /// The kid of the key that signed it.
+    public let kid: String
+    /// When it was signed.
+    public let issuedAt: Date
+    /// Its freshness limit.
+    public let expiresAt: Date
+
+    /// Creates a document record, computing the ETag from `body`.
+    public init(host: String, version: Int, body: [UInt8], kid: String, issuedAt: Date, expiresAt: Date) {
+        self.host = host
+        self.version = version
+        self.body = body
+        self.etag = Self.etag(for: body)
+        self.kid = kid
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
+
+    /// The strong ETag of a body: `"` + base64url(first 18 bytes of SHA-256(body)) + `"`.
+    public static func etag(for body: [UInt8]) -> String {
+        "\"" + Base64URL.encode(SHA256Digest.hash(body).prefix(18)) + "\""
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// How the pin set service signs and publishes documents. Every field has a default.
+public struct ServiceConfiguration: Sendable {
+    /// How long a signed document stays valid (`expiresAt - issuedAt`). Default 14 days.
+    public var documentLifetime: TimeInterval
+    /// How often clients should refetch; the `max-age` of `Cache-Control`. Default 1 hour.
+    public var refreshInterval: TimeInterval
+    /// Re-sign a document once it is this old. `nil` (the default) means half of ``documentLifetime``.
+    public var resignAfter: TimeInterval?
+    /// The `reportUri` put into sets whose write gives none. Default `nil` (no report URI).
+    public var defaultReportURI: String?
+
+    /// Creates a configuration; every parameter has the default documented on its property.
+    public init(
+        documentLifetime: TimeInterval = 14 * 86_400, refreshInterval: TimeInterval = 3_600,
+        resignAfter: TimeInterval? = nil, defaultReportURI: String? = nil
+    ) {
+        self.documentLifetime = documentLifetime
+        self.refreshInterval = refreshInterval
+        self.resignAfter = resignAfter
+        self.defaultReportURI = defaultReportURI
+    }
+
+    /// The age after which a document is re-signed: ``resignAfter`` or half of ``documentLifetime``.
+    public var effectiveResignAfter: TimeInterval { resignAfter ?? documentLifetime / 2 }
+}

@@ -1,0 +1,61 @@
+import PinSetCore
+
+/// Why a service call failed, with the HTTP status and a detail that tells the caller what to fix.
+/// Storage details never appear in ``detail``; they go to the log. Compare ``code``, not the message.
+public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of failure; each maps to one HTTP status.
+    public enum Code: String, Sendable, Equatable {
+        /// 400: malformed request body or parameter.
+        case badRequest
+        /// 400: the host name is not a valid DNS name.
+        case invalidHost
+        /// 404: unknown host or pin.
+        case notFound
+        /// 412: `If-Match` does not match the current ETag.
+        case preconditionFailed
+        /// 422: the resulting set breaks a safety rule (see ``ServiceError/rule``).
+        case unprocessable
+        /// 409: the request conflicts with the current state (e.g. a token name in use).
+        case conflict
+        /// 500: the database failed; details are in the log.
+        case storage
+        /// 503: the database is not available.
+        case unavailable
+
+        /// The HTTP status for this code.
+        public var status: Int {
+            switch self {
+            case .badRequest, .invalidHost: 400
+            case .notFound: 404
+            case .preconditionFailed: 412
+            case .unprocessable: 422
+            case .conflict: 409
+            case .storage: 500
+            case .unavailable: 503
+            }
+        }
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// The HTTP status (400/400/404/412/422/409/500/503).
+    public var status: Int { code.status }
+    /// What the caller should fix. Never contains storage details or secrets.
+    public let detail: String
+    /// For 422: the safety rule broken.
+    public let rule: PinSetError.Code?
+
+    /// Creates an error.
+    public init(_ code: Code, _ detail: String, rule: PinSetError.Code? = nil) {
+        self.code = code
+        self.detail = detail
+        self.rule = rule
+    }
+
+    /// A 422 for a broken safety rule.
+    public init(_ error: PinSetError) {
+        self.init(.unprocessable, error.detail, rule: error.code)
+    }
+
+    public var description: String { "\(status) \(code.rawValue): \(detail)" }
+}

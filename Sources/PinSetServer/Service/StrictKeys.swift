@@ -1,0 +1,54 @@
+import Foundation
+
+/// Decoding helpers for request bodies: refuse unknown members and turn decoding errors into readable 400s.
+enum StrictKeys {
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Throws a `DecodingError` naming the first member of the object that is not in `allowed`.
+    static func check(_ decoder: any Decoder, allowed: [String], in what: String) throws {
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        for key in container.allKeys where !allowed.contains(key.stringValue) {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath + [key],
+                    debugDescription: "unknown member \"\(key.stringValue.prefix(40))\" in \(what); allowed: \(allowed.joined(separator: ", "))"))
+        }
+    }
+
+    /// Decodes `type` from JSON bytes, mapping every failure to a 400 that says where and why.
+    static func decode<T: Decodable>(_ type: T.Type, from json: [UInt8]) throws(ServiceError) -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(json))
+        } catch let error as DecodingError {
+            throw ServiceError(.badRequest, describe(error))
+        } catch {
+            throw ServiceError(.badRequest, "the request body is not valid JSON")
+        }
+    }
+
+    private static func path(_ codingPath: [any CodingKey]) -> String {
+        let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        return text.isEmpty ? "the body" : String(text.drop { $0 == "." })
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, let context):
+            let parent = context.codingPath.isEmpty ? "the body" : path(context.codingPath)
+            return "\(parent) is missing the required member \"\(key.stringValue)\""
+        case .typeMismatch(let type, let context):
+            return "\(path(context.codingPath)) has the wrong type (expected \(type))"
+        case .valueNotFound(let type, let context):
+            return "\(path(context.codingPath)) is null (expected \(type))"
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty { return "the request body is not valid JSON" }
+            return "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return "the request body could not be decoded"
+        }
+    }
+}

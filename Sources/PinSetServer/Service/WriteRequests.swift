@@ -1,0 +1,64 @@
+import Foundation
+import PinSetCore
+
+/// The body of `PUT /admin/hosts/{host}`: the whole new set.
+///
+/// Unknown JSON members are refused (400) so that typos (`includeSubDomains`) are caught.
+public struct SetRequest: Codable, Sendable, Hashable {
+    /// The pins of the new set.
+    public var pins: [PinInput]
+    /// The set also applies to every name below the host. Default `false`.
+    public var includeSubdomains: Bool
+    /// `false` = report-only. Default `true`.
+    public var enforce: Bool
+    /// Where clients report failures; an absolute http(s) URL. `nil` takes the configured default.
+    public var reportUri: String?
+
+    /// Creates a request with the protocol's defaults.
+    public init(pins: [PinInput], includeSubdomains: Bool = false, enforce: Bool = true, reportUri: String? = nil) {
+        self.pins = pins
+        self.includeSubdomains = includeSubdomains
+        self.enforce = enforce
+        self.reportUri = reportUri
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable { case pins, includeSubdomains, enforce, reportUri }
+
+    public init(from decoder: any Decoder) throws {
+        try StrictKeys.check(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "the request body")
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        pins = try container.decode([PinInput].self, forKey: .pins)
+        includeSubdomains = try container.decodeIfPresent(Bool.self, forKey: .includeSubdomains) ?? false
+        enforce = try container.decodeIfPresent(Bool.self, forKey: .enforce) ?? true
+        reportUri = try container.decodeIfPresent(String.self, forKey: .reportUri)
+    }
+
+    /// Decodes a JSON body; a 400 ``ServiceError`` whose detail names the offending member otherwise.
+    public static func decode(json: [UInt8]) throws(ServiceError) -> SetRequest {
+        try StrictKeys.decode(SetRequest.self, from: json)
+    }
+}
+
+/// The body of `POST /admin/hosts/{host}/pins`: pins to add.
+///
+/// Unknown JSON members are refused (400).
+public struct PinsRequest: Codable, Sendable, Hashable {
+    /// The pins to add.
+    public var pins: [PinInput]
+
+    /// Creates a request.
+    public init(pins: [PinInput]) { self.pins = pins }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable { case pins }
+
+    public init(from decoder: any Decoder) throws {
+        try StrictKeys.check(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "the request body")
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        pins = try container.decode([PinInput].self, forKey: .pins)
+    }
+
+    /// Decodes a JSON body; a 400 ``ServiceError`` whose detail names the offending member otherwise.
+    public static func decode(json: [UInt8]) throws(ServiceError) -> PinsRequest {
+        try StrictKeys.decode(PinsRequest.self, from: json)
+    }
+}
