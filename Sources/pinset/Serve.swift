@@ -72,7 +72,7 @@ struct Serve: AsyncParsableCommand {
             print("  admin token (shown once; export it as PINSET_TOKEN):")
             print(token)
         }
-        fflush(stdout)
+        fflush(nil)
         logger.info("started", metadata: ["port": "\(app.port)", "threads": "\(configuration.http.threads)"])
 
         await Self.waitForTermination()

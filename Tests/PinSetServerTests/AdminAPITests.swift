@@ -14,11 +14,11 @@ import Testing
         let added = try c.request(
             "POST", "/admin/hosts/api.example.com/pins", headers: server.auth,
             body: Array(#"{"pins":[{"sha256":"\#(pin(50))","role":"future","comment":"next key"}]}"#.utf8))
-        #expect(added.status == 200 && (try added.json())["version"] as? Int == 2, "\(added.text)")
+        #expect(try added.status == 200 && added.json()["version"] as? Int == 2, "\(added.text)")
 
         let sha = Base64URL.encode(Base64.decode(pin(50))!)
         let removed = try c.request("DELETE", "/admin/hosts/api.example.com/pins/\(sha)", headers: server.auth)
-        #expect(removed.status == 200 && (try removed.json())["version"] as? Int == 3, "\(removed.text)")
+        #expect(try removed.status == 200 && removed.json()["version"] as? Int == 3, "\(removed.text)")
         #expect(try c.request("DELETE", "/admin/hosts/api.example.com/pins/\(sha)", headers: server.auth).status == 404)
 
         let list = try c.request("GET", "/admin/hosts", headers: server.auth).json()
@@ -96,7 +96,7 @@ import Testing
         let etag = try #require(first.header("ETag"))
         #expect(try server.put("api.example.com", pinPair(3), headers: ["If-Match": etag]).status == 200)
         let stale = try server.put("api.example.com", pinPair(4), headers: ["If-Match": etag])
-        #expect(stale.status == 412 && (try stale.json())["type"] as? String == "urn:pinset:problem:precondition-failed")
+        #expect(try stale.status == 412 && stale.json()["type"] as? String == "urn:pinset:problem:precondition-failed")
     }
 
     @Test func oversizedBodyIs413() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import OpenSSLCrypto
 import PinSetCore
 import Synchronization
 import Testing
@@ -39,44 +40,52 @@ import Testing
     @Test func readersNeverSeeAHalfWrittenOrOlderDocument() async throws {
         let server = try TestServer()
         _ = try server.put("api.example.com", pinPair(0))
-        let publicKey = try server.publicKeyPath()
-        _ = publicKey
+        let publicKey = try Ed25519SigningKey.load(pemFile: server.keyPath).publicKey
         let client = server.client
-        let stop = Atomic<Bool>(false)
-        let failures = Mutex<[String]>([])
-        let reads = Atomic<Int>(0)
+        let shared = SharedState()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<3 {
                 group.addTask {
                     var lastVersion = 0
-                    while !stop.load(ordering: .relaxed) {
+                    while !shared.stop.load(ordering: .relaxed) {
                         let response = try client.request("GET", "/pins/api.example.com")
                         do {
-                            let set = try payload(response.body)
-                            if set.version < lastVersion { failures.withLock { $0.append("version went back \(lastVersion)→\(set.version)") } }
+                            let set = try payload(response.body, verifyingWith: publicKey)
+                            if set.version < lastVersion { shared.failures.withLock { $0.append("version went back \(lastVersion)→\(set.version)") } }
                             lastVersion = set.version
-                            reads.add(1, ordering: .relaxed)
+                            shared.reads.add(1, ordering: .relaxed)
                         } catch {
-                            failures.withLock { $0.append("unreadable document: \(error)") }
+                            shared.failures.withLock { $0.append("unreadable document: \(error)") }
                         }
                     }
                 }
             }
             group.addTask {
                 for round in 1...40 { _ = try server.put("api.example.com", pinPair(UInt8(round))) }
-                stop.store(true, ordering: .relaxed)
+                shared.stop.store(true, ordering: .relaxed)
             }
             try await group.waitForAll()
         }
-        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
-        #expect(reads.load(ordering: .relaxed) > 40)
+        #expect(shared.failures.withLock { $0 }.isEmpty, "\(shared.failures.withLock { $0 })")
+        #expect(shared.reads.load(ordering: .relaxed) > 40)
         #expect(try payload(try server.client.request("GET", "/pins/api.example.com").body).version == 41)
     }
 }
 
-/// Decodes a served document's payload after checking its signature with the server's own key set.
-func payload(_ body: [UInt8]) throws -> PinSet {
+final class SharedState: Sendable {
+    let stop = Atomic<Bool>(false)
+    let failures = Mutex<[String]>([])
+    let reads = Atomic<Int>(0)
+}
+
+/// Decodes a served document's payload, after checking its signature when a public key is given.
+func payload(_ body: [UInt8], verifyingWith publicKey: [UInt8]? = nil) throws -> PinSet {
     let document = try JSONDecoder().decode(SignedDocument.self, from: Data(body))
+    if let publicKey, let signature = Base64URL.decode(document.signature),
+        !Ed25519.verify(signature: signature, message: document.signingInput, publicKey: publicKey)
+    {
+        throw PinSetError(.invalidDocument, "signature does not verify")
+    }
     guard let bytes = Base64URL.decode(document.payload) else { throw PinSetError(.invalidDocument, "payload") }
     return try PinSet.decode(json: bytes)
 }

@@ -114,10 +114,10 @@ final class PinSetRouter: HTTPHandler {
         }
         switch path {
         case "/keys":
-            guard method == .get || method == .head else { return (.keys, Problem.methodNotAllowed(["GET", "HEAD"]).response) }
+            guard method == .get else { return (.keys, Problem.methodNotAllowed(["GET"]).response) }
             return (.keys, .prepared(keys))
         case "/healthz":
-            guard method == .get || method == .head else { return (.healthz, Problem.methodNotAllowed(["GET", "HEAD"]).response) }
+            guard method == .get else { return (.healthz, Problem.methodNotAllowed(["GET"]).response) }
             return (.healthz, health())
         case "/metrics":
             guard method == .get else { return (.metrics, Problem.methodNotAllowed(["GET"]).response) }

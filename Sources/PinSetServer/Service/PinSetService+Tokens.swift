@@ -22,37 +22,20 @@ extension PinSetService {
     /// - Throws: 400 for a name that is empty, over 64 characters or not `[A-Za-z0-9._@-]`; 409 when a non-revoked
     ///   token already has the name.
     public func createToken(name: String) throws(ServiceError) -> String {
-        try Self.checkTokenName(name)
-        let token = "pst_" + Base64URL.encode(SecureBytes.random(count: 32))
-        let hash = SHA256Digest.hash(Array(token.utf8))
-        let now = clock()
-        try store.serializedWrite { db in
-            try db.inTransaction {
-                guard try !AdminTokenTable.activeNameExists(db, name: name) else {
-                    throw ServiceError(.conflict, "a token named \"\(name)\" already exists; revoke it first or choose another name")
-                }
-                try AdminTokenTable.insert(db, name: name, hash: hash, now: now)
-                return .commit
-            }
-        }
+        let token = try AdminTokens(store: store).create(name: name, now: clock())
         try reloadTokens()
         return token
     }
 
     /// Every token ever created (names and dates only), oldest first.
     public func listTokens() throws(ServiceError) -> [TokenInfo] {
-        try store.read { db in try AdminTokenTable.all(db) }
+        try AdminTokens(store: store).list()
     }
 
     /// Revokes the active token named `name`; 404 if there is none. Takes effect at once in this process.
     public func revokeToken(name: String) throws(ServiceError) {
-        let now = clock()
-        let revoked = try store.serializedWrite { db in
-            try db.inTransaction { try AdminTokenTable.revoke(db, name: name, now: now) ? .commit : .rollback }
-            return db.changesCount > 0
-        }
-        try reloadTokens()
-        guard revoked else { throw ServiceError(.notFound, "no active token named \"\(name.prefix(64))\"") }
+        defer { try? reloadTokens() }
+        try AdminTokens(store: store).revoke(name: name, now: clock())
     }
 
     /// The name of the active token `token`, or `nil`. Hashes the token with SHA-256 and compares the hash in

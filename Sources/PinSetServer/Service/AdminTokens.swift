@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+import OpenSSLCrypto
+import PinSetCore
+
+/// Admin tokens in the database, for tools that manage them without a signing key (`pinset token ...`).
+///
+/// A running server notices tokens created or revoked here within ``PinSetService/tokenCacheLifetime``.
+public struct AdminTokens: Sendable {
+    let store: PinStore
+
+    /// Wraps an open store.
+    public init(store: PinStore) {
+        self.store = store
+    }
+
+    /// Creates a token named `name` and returns it: `pst_` + base64url of 32 random bytes.
+    ///
+    /// - Warning: This is the only time the token exists in clear: only its SHA-256 is stored. Show it once;
+    ///   never log it.
+    /// - Throws: 400 for a name that is empty, over 64 characters or not `[A-Za-z0-9._@-]`; 409 when a
+    ///   non-revoked token already has the name.
+    public func create(name: String, now: Date = Date()) throws(ServiceError) -> String {
+        try PinSetService.checkTokenName(name)
+        let token = "pst_" + Base64URL.encode(SecureBytes.random(count: 32))
+        let hash = SHA256Digest.hash(Array(token.utf8))
+        try store.serializedWrite { db in
+            try db.inTransaction {
+                guard try !AdminTokenTable.activeNameExists(db, name: name) else {
+                    throw ServiceError(.conflict, "a token named \"\(name)\" already exists; revoke it first or choose another name")
+                }
+                try AdminTokenTable.insert(db, name: name, hash: hash, now: now)
+                return .commit
+            }
+        }
+        return token
+    }
+
+    /// Every token ever created (names and dates only), oldest first.
+    public func list() throws(ServiceError) -> [TokenInfo] {
+        try store.read { db in try AdminTokenTable.all(db) }
+    }
+
+    /// Revokes the active token named `name`; 404 if there is none.
+    public func revoke(name: String, now: Date = Date()) throws(ServiceError) {
+        let revoked = try store.serializedWrite { db in
+            try db.inTransaction { try AdminTokenTable.revoke(db, name: name, now: now) ? .commit : .rollback }
+            return db.changesCount > 0
+        }
+        guard revoked else { throw ServiceError(.notFound, "no active token named \"\(name.prefix(64))\"") }
+    }
+}
