@@ -33,6 +33,9 @@ public final class PinStore: Sendable {
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
+            // GRDB's WAL set-up runs `PRAGMA synchronous = NORMAL` on the writer after `prepareDatabase`;
+            // the pool keeps that one writer connection for its lifetime, so put FULL back on it here.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Self.migrator.migrate(pool)
         } catch {
             logger.error("cannot open database", metadata: ["path": "\(path)", "error": "\(error)"])
