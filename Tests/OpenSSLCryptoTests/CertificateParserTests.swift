@@ -13,15 +13,18 @@ import Testing
 
     /// Creates `<name>.pem` (a self-signed certificate) and `<name>.key` in `dir`.
     static func makeCertificate(_ name: String, keygen: String, in dir: URL) throws {
-        try Shell.run("""
+        try Shell.run(
+            """
             openssl genpkey \(keygen) -out \(name).key 2>/dev/null && \
             openssl req -x509 -new -key \(name).key -subj "/CN=\(name).example.com/O=Pinset Test" -days 30 -out \(name).pem
             """, in: dir)
     }
 
     static func cliSPKIPin(_ name: String, in dir: URL) throws -> String {
-        Shell.text(try Shell.run(
-            "openssl x509 -in \(name).pem -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64", in: dir))
+        Shell.text(
+            try Shell.run(
+                "openssl x509 -in \(name).pem -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64",
+                in: dir))
     }
 
     @Test(arguments: CertificateParserTests.algorithms.map(\.name))
@@ -34,16 +37,21 @@ import Testing
         let parsed = try CertificateParser.parse(pem)
         #expect(parsed.count == 1)
         let certificate = try #require(parsed.first)
-        #expect(Data(SHA256Digest.hash(certificate.spkiDER)).base64EncodedString() == (try Self.cliSPKIPin(algorithm, in: dir)))
-        let cliCertPin = Shell.text(try Shell.run(
-            "openssl x509 -in \(algorithm).pem -outform der | openssl dgst -sha256 -binary | base64", in: dir))
+        #expect(
+            Data(SHA256Digest.hash(certificate.spkiDER)).base64EncodedString()
+                == (try Self.cliSPKIPin(algorithm, in: dir)))
+        let cliCertPin = Shell.text(
+            try Shell.run(
+                "openssl x509 -in \(algorithm).pem -outform der | openssl dgst -sha256 -binary | base64", in: dir))
         #expect(Data(SHA256Digest.hash(certificate.der)).base64EncodedString() == cliCertPin)
         #expect(certificate.subject.contains("CN=\(algorithm).example.com"))
 
         // The same certificate as raw DER and as base64 DER gives the same result.
         let der = try Shell.run("openssl x509 -in \(algorithm).pem -outform der", in: dir)
         #expect(try CertificateParser.parse(der) == parsed)
-        #expect(try CertificateParser.parse(Array(Data(der).base64EncodedString(options: .lineLength64Characters).utf8)) == parsed)
+        #expect(
+            try CertificateParser.parse(Array(Data(der).base64EncodedString(options: .lineLength64Characters).utf8))
+                == parsed)
 
         // The public key alone (PEM and DER) gives the same SPKI.
         let publicPEM = try Shell.run("openssl x509 -in \(algorithm).pem -pubkey -noout", in: dir)
@@ -59,8 +67,9 @@ import Testing
         let bundle = try Shell.run("printf 'leading text\\n'; cat rsa.pem p256.pem; echo; cat ed25519.pem", in: dir)
         let parsed = try CertificateParser.parse(bundle)
         #expect(parsed.count == 3)
-        #expect(parsed.map { Data(SHA256Digest.hash($0.spkiDER)).base64EncodedString() }
-            == (try Self.algorithms.map { try Self.cliSPKIPin($0.name, in: dir) }))
+        #expect(
+            parsed.map { Data(SHA256Digest.hash($0.spkiDER)).base64EncodedString() }
+                == (try Self.algorithms.map { try Self.cliSPKIPin($0.name, in: dir) }))
     }
 
     @Test func privateKeyBlockIsRefused() throws {

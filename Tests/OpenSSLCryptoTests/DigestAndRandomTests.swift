@@ -5,10 +5,12 @@ import Testing
 
 @Suite struct DigestAndRandomTests {
     @Test func sha256MatchesFIPSVectors() {
-        #expect(SHA256Digest.hash(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined()
-            == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(SHA256Digest.hash([UInt8]()).map { String(format: "%02x", $0) }.joined()
-            == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            SHA256Digest.hash(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined()
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256Digest.hash([UInt8]()).map { String(format: "%02x", $0) }.joined()
+                == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256Digest.hash(Array("abc".utf8)[...]) == SHA256Digest.hash(Array("abc".utf8)))
     }
 

@@ -10,7 +10,8 @@ private let rfcThumbprint = "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"
 
 /// A PKCS#8 PEM for a raw Ed25519 seed (RFC 8410 §7 prefix).
 private func pkcs8PEM(seed: [UInt8]) -> [UInt8] {
-    let der: [UInt8] = [0x30, 0x2E, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20] + seed
+    let der: [UInt8] =
+        [0x30, 0x2E, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20] + seed
     return Array("-----BEGIN PRIVATE KEY-----\n\(Data(der).base64EncodedString())\n-----END PRIVATE KEY-----\n".utf8)
 }
 
@@ -25,22 +26,29 @@ private func pkcs8PEM(seed: [UInt8]) -> [UInt8] {
         let key = try Ed25519SigningKey(pkcs8PEM: pkcs8PEM(seed: rfcSeed))
         let input = Array("eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc".utf8)
         let signature = key.sign(input)
-        #expect(base64URLEncode(signature)
-            == "hgyY0il_MGCjP0JzlnLWG1PPOt7-09PGcvMg3AIbQR6dWbhijcNR4ki4iylGjg5BhVsPt9g7sVvpAr_MuM0KAg")
+        #expect(
+            base64URLEncode(signature)
+                == "hgyY0il_MGCjP0JzlnLWG1PPOt7-09PGcvMg3AIbQR6dWbhijcNR4ki4iylGjg5BhVsPt9g7sVvpAr_MuM0KAg")
         #expect(Ed25519.verify(signature: signature, message: input, publicKey: key.publicKey))
     }
 
     @Test func signatureVerifiesWithOpenSSLCLI() throws {
         let dir = try Shell.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        try Shell.run("openssl genpkey -algorithm ed25519 -out key.pem && chmod 600 key.pem && openssl pkey -in key.pem -pubout -out pub.pem", in: dir)
+        try Shell.run(
+            "openssl genpkey -algorithm ed25519 -out key.pem && chmod 600 key.pem && openssl pkey -in key.pem -pubout -out pub.pem",
+            in: dir)
         let key = try Ed25519SigningKey.load(pemFile: dir.appendingPathComponent("key.pem").path)
         let message = Array("header.payload signed by Swift".utf8)
         try Shell.write(message, to: dir.appendingPathComponent("data"))
         try Shell.write(key.sign(message), to: dir.appendingPathComponent("sig"))
-        #expect(try Shell.status("openssl pkeyutl -verify -pubin -inkey pub.pem -rawin -in data -sigfile sig", in: dir) == 0)
+        #expect(
+            try Shell.status("openssl pkeyutl -verify -pubin -inkey pub.pem -rawin -in data -sigfile sig", in: dir) == 0
+        )
         try Shell.write(Array("tampered".utf8), to: dir.appendingPathComponent("data"))
-        #expect(try Shell.status("openssl pkeyutl -verify -pubin -inkey pub.pem -rawin -in data -sigfile sig", in: dir) != 0)
+        #expect(
+            try Shell.status("openssl pkeyutl -verify -pubin -inkey pub.pem -rawin -in data -sigfile sig", in: dir) != 0
+        )
     }
 
     @Test func openSSLCLISignatureVerifiesHere() throws {
@@ -87,15 +95,20 @@ private func pkcs8PEM(seed: [UInt8]) -> [UInt8] {
     }
 
     @Test func missingFileIsUnreadable() {
-        let error = #expect(throws: CryptoError.self) { try Ed25519SigningKey.load(pemFile: "/nonexistent/pinset/key.pem") }
+        let error = #expect(throws: CryptoError.self) {
+            try Ed25519SigningKey.load(pemFile: "/nonexistent/pinset/key.pem")
+        }
         #expect(error?.code == .keyFileUnreadable)
     }
 
     @Test func nonEd25519KeyIsRefused() throws {
         let dir = try Shell.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        try Shell.run("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out key.pem && chmod 600 key.pem", in: dir)
-        let error = #expect(throws: CryptoError.self) { try Ed25519SigningKey.load(pemFile: dir.appendingPathComponent("key.pem").path) }
+        try Shell.run(
+            "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out key.pem && chmod 600 key.pem", in: dir)
+        let error = #expect(throws: CryptoError.self) {
+            try Ed25519SigningKey.load(pemFile: dir.appendingPathComponent("key.pem").path)
+        }
         #expect(error?.code == .notAnEd25519Key)
     }
 

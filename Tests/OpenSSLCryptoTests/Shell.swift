@@ -22,7 +22,9 @@ enum Shell {
         let errors = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw Failure(description: "`\(script)` exited \(process.terminationStatus): \(String(decoding: errors, as: UTF8.self))")
+            throw Failure(
+                description:
+                    "`\(script)` exited \(process.terminationStatus): \(String(decoding: errors, as: UTF8.self))")
         }
         return [UInt8](output)
     }

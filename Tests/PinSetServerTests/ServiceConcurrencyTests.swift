@@ -9,7 +9,9 @@ import Testing
     @Test func concurrentWritersPublishStrictlyIncreasingVersionsPerHost() throws {
         let f = try ServiceFixture()
         let hosts = ["a.example", "b.example", "c.example"]
-        for host in hosts { _ = try f.service.replace(host: host, request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "setup") }
+        for host in hosts {
+            _ = try f.service.replace(host: host, request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "setup")
+        }
         let service = f.service
         let failures = Locked(0)
         let threads = 8
@@ -19,9 +21,12 @@ import Testing
                 let host = hosts[(thread + index) % hosts.count]
                 do {
                     if index % 3 == 2 {
-                        _ = try service.addPins(host: host, request: PinsRequest(pins: [pin(.future)]), ifMatch: nil, tokenName: "w\(thread)")
+                        _ = try service.addPins(
+                            host: host, request: PinsRequest(pins: [pin(.future)]), ifMatch: nil,
+                            tokenName: "w\(thread)")
                     } else {
-                        _ = try service.replace(host: host, request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "w\(thread)")
+                        _ = try service.replace(
+                            host: host, request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "w\(thread)")
                     }
                 } catch {
                     failures.withLock { $0 += 1 }
@@ -41,13 +46,17 @@ import Testing
 
     @Test func concurrentIfMatchWritersOnlyOneWinsPerETag() throws {
         let f = try ServiceFixture()
-        let etag = try f.service.replace(host: "race.example", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t").detail.etag
+        let etag = try f.service.replace(
+            host: "race.example", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t"
+        ).detail.etag
         let service = f.service
         let outcomes = Locked([Int]())
         DispatchQueue.concurrentPerform(iterations: 6) { _ in
             let status: Int
             do {
-                status = try service.replace(host: "race.example", request: ServiceFixture.validSet(), ifMatch: etag, tokenName: "t").detail.version
+                status = try service.replace(
+                    host: "race.example", request: ServiceFixture.validSet(), ifMatch: etag, tokenName: "t"
+                ).detail.version
             } catch {
                 status = (error as? ServiceError)?.status ?? -1
             }

@@ -7,9 +7,13 @@ import Testing
 
 @Suite struct ServiceSafetyRuleTests {
     /// Expects a 422 with `rule` and that nothing was stored or published.
-    func expectRule(_ rule: PinSetError.Code, _ request: SetRequest, configuration: ServiceConfiguration = ServiceConfiguration()) throws {
+    func expectRule(
+        _ rule: PinSetError.Code, _ request: SetRequest, configuration: ServiceConfiguration = ServiceConfiguration()
+    ) throws {
         let f = try ServiceFixture(configuration: configuration)
-        let error = expectServiceError { try f.service.replace(host: "rules.example", request: request, ifMatch: nil, tokenName: "t") }
+        let error = expectServiceError {
+            try f.service.replace(host: "rules.example", request: request, ifMatch: nil, tokenName: "t")
+        }
         #expect(error?.code == .unprocessable)
         #expect(error?.status == 422)
         #expect(error?.rule == rule)
@@ -27,7 +31,8 @@ import Testing
 
     @Test func reportOnlySetMayHaveOnePin() throws {
         let f = try ServiceFixture()
-        let outcome = try f.service.replace(host: "a.example", request: SetRequest(pins: [pin()], enforce: false), ifMatch: nil, tokenName: "t")
+        let outcome = try f.service.replace(
+            host: "a.example", request: SetRequest(pins: [pin()], enforce: false), ifMatch: nil, tokenName: "t")
         #expect(outcome.detail.version == 1 && !outcome.detail.enforce)
     }
 
@@ -49,7 +54,9 @@ import Testing
 
     @Test func malformedHashIsAnInvalidPin() throws {
         try expectRule(.invalidPin, SetRequest(pins: [PinInput(sha256: "abc="), pin(.backup)]))
-        try expectRule(.invalidPin, SetRequest(pins: [PinInput(sha256: Base64URL.encode(SecureBytes.random(count: 32))), pin(.backup)]))
+        try expectRule(
+            .invalidPin,
+            SetRequest(pins: [PinInput(sha256: Base64URL.encode(SecureBytes.random(count: 32))), pin(.backup)]))
     }
 
     @Test func longCommentIsAnInvalidPin() throws {
@@ -57,7 +64,11 @@ import Testing
     }
 
     @Test func unparsableCertificateIsAnInvalidPin() throws {
-        try expectRule(.invalidPin, SetRequest(pins: [PinInput(certificate: "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----"), pin(.backup)]))
+        try expectRule(
+            .invalidPin,
+            SetRequest(pins: [
+                PinInput(certificate: "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----"), pin(.backup),
+            ]))
     }
 
     @Test(arguments: ["ftp://example.com/r", "/relative/path", "https://", "not a url", "javascript:alert(1)"])
@@ -67,10 +78,12 @@ import Testing
 
     @Test func removingDownToOnePinOfAnEnforcingSetIs422() throws {
         let f = try ServiceFixture()
-        let outcome = try f.service.replace(host: "a.example", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
+        let outcome = try f.service.replace(
+            host: "a.example", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
         for victim in outcome.detail.pins {
             let error = expectServiceError {
-                try f.service.removePin(host: "a.example", sha256URL: Base64URL.encode(victim.hashBytes!), ifMatch: nil, tokenName: "t")
+                try f.service.removePin(
+                    host: "a.example", sha256URL: Base64URL.encode(victim.hashBytes!), ifMatch: nil, tokenName: "t")
             }
             #expect(error?.rule == .backupRuleViolated)
         }
@@ -82,23 +95,29 @@ import Testing
         let f = try ServiceFixture()
         let request = ServiceFixture.validSet()
         _ = try f.service.replace(host: "a.example", request: request, ifMatch: nil, tokenName: "t")
-        let error = expectServiceError { try f.service.addPins(host: "a.example", request: PinsRequest(pins: [request.pins[0]]), ifMatch: nil, tokenName: "t") }
+        let error = expectServiceError {
+            try f.service.addPins(
+                host: "a.example", request: PinsRequest(pins: [request.pins[0]]), ifMatch: nil, tokenName: "t")
+        }
         #expect(error?.rule == .duplicatePin)
     }
 }
 
 @Suite struct ServiceRequestDecodingTests {
     @Test func setRequestDefaults() throws {
-        let request = try SetRequest.decode(json: Array(#"{"pins":[{"sha256":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}]}"#.utf8))
+        let request = try SetRequest.decode(
+            json: Array(#"{"pins":[{"sha256":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}]}"#.utf8))
         #expect(request.includeSubdomains == false && request.enforce == true && request.reportUri == nil)
         #expect(request.pins[0].type == nil && request.pins[0].role == nil)
     }
 
     @Test func fullSetRequestDecodes() throws {
-        let json = #"{"pins":[{"sha256":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=","type":"certificate","role":"backup","expiresAt":"2030-01-02T03:04:05Z","comment":"c"}],"includeSubdomains":true,"enforce":false,"reportUri":"https://r.example/"}"#
+        let json =
+            #"{"pins":[{"sha256":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=","type":"certificate","role":"backup","expiresAt":"2030-01-02T03:04:05Z","comment":"c"}],"includeSubdomains":true,"enforce":false,"reportUri":"https://r.example/"}"#
         let request = try SetRequest.decode(json: Array(json.utf8))
         #expect(request.includeSubdomains && !request.enforce && request.reportUri == "https://r.example/")
-        #expect(request.pins[0].type == .certificate && request.pins[0].role == .backup && request.pins[0].comment == "c")
+        #expect(
+            request.pins[0].type == .certificate && request.pins[0].role == .backup && request.pins[0].comment == "c")
         #expect(request.pins[0].expiresAt == RFC3339.parse("2030-01-02T03:04:05Z"))
     }
 
@@ -119,13 +138,16 @@ import Testing
     }
 
     @Test func pinsRequestRefusesPolicyFields() {
-        #expect(expectServiceError { try PinsRequest.decode(json: Array(#"{"pins":[],"enforce":false}"#.utf8)) }?.code == .badRequest)
+        #expect(
+            expectServiceError { try PinsRequest.decode(json: Array(#"{"pins":[],"enforce":false}"#.utf8)) }?.code
+                == .badRequest)
         #expect((try? PinsRequest.decode(json: Array(#"{"pins":[{"certificate":"x"}]}"#.utf8)))?.pins.count == 1)
     }
 
     @Test func hostDetailEncodesRFC3339Dates() throws {
         let date = Date(timeIntervalSince1970: 1_790_000_000)
-        let detail = HostDetail(host: "a.example", version: 1, etag: "\"e\"", issuedAt: date, expiresAt: date, updatedAt: date,
+        let detail = HostDetail(
+            host: "a.example", version: 1, etag: "\"e\"", issuedAt: date, expiresAt: date, updatedAt: date,
             includeSubdomains: false, enforce: true, pins: [], reportUri: nil, kid: "k")
         let text = String(decoding: try JSONEncoder().encode(detail), as: UTF8.self)
         #expect(text.contains(#""issuedAt":"\#(RFC3339.format(date))""#))

@@ -18,7 +18,9 @@ final class TestClock: Sendable {
 final class PublishLog: Sendable {
     private let documents = Locked([PublishedDocument]())
     var all: [PublishedDocument] { documents.withLock { $0 } }
-    var function: @Sendable (PublishedDocument) -> Void { { document in self.documents.withLock { $0.append(document) } } }
+    var function: @Sendable (PublishedDocument) -> Void {
+        { document in self.documents.withLock { $0.append(document) } }
+    }
 }
 
 /// A real SQLite file in a temp directory, a real key made by the openssl CLI, a service over them.
@@ -39,7 +41,9 @@ final class ServiceFixture {
         self.configuration = configuration
         key = try Self.makeKey(named: "key", in: directory)
         store = try PinStore(path: directory.appendingPathComponent("db/pinset.sqlite").path)
-        service = try PinSetService(store: store, signingKey: key, configuration: configuration, clock: clock.function, publish: published.function)
+        service = try PinSetService(
+            store: store, signingKey: key, configuration: configuration, clock: clock.function,
+            publish: published.function)
     }
 
     deinit {
@@ -52,12 +56,16 @@ final class ServiceFixture {
         try store.close()
         if let newKey { key = newKey }
         store = try PinStore(path: databasePath)
-        service = try PinSetService(store: store, signingKey: key, configuration: configuration, clock: clock.function, publish: published.function)
+        service = try PinSetService(
+            store: store, signingKey: key, configuration: configuration, clock: clock.function,
+            publish: published.function)
     }
 
     /// `openssl genpkey -algorithm ed25519` into `<name>.pem` (mode 0600) and `<name>.pub.pem`, loaded.
     static func makeKey(named name: String, in directory: URL) throws -> Ed25519SigningKey {
-        try sh("openssl genpkey -algorithm ed25519 -out \(name).pem && chmod 600 \(name).pem && openssl pkey -in \(name).pem -pubout -out \(name).pub.pem", in: directory)
+        try sh(
+            "openssl genpkey -algorithm ed25519 -out \(name).pem && chmod 600 \(name).pem && openssl pkey -in \(name).pem -pubout -out \(name).pub.pem",
+            in: directory)
         return try Ed25519SigningKey.load(pemFile: directory.appendingPathComponent("\(name).pem").path)
     }
 

@@ -22,7 +22,8 @@ import Testing
 
         f.clock.advance(60)
         let replaced = try f.service.replace(
-            host: "example.com", request: SetRequest(pins: [pin(), pin(.backup), pin(.future)], includeSubdomains: true),
+            host: "example.com",
+            request: SetRequest(pins: [pin(), pin(.backup), pin(.future)], includeSubdomains: true),
             ifMatch: created.detail.etag, tokenName: "bob")
         #expect(!replaced.created)
         #expect(replaced.detail.version == 2)
@@ -38,15 +39,18 @@ import Testing
 
     @Test func addRemoveRetireAndRecreateKeepCountingVersions() throws {
         let f = try ServiceFixture()
-        let first = try f.service.replace(host: "api.example.com", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t1")
+        let first = try f.service.replace(
+            host: "api.example.com", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t1")
         let extra = pin(.future, comment: "next key")
-        let added = try f.service.addPins(host: "api.example.com", request: PinsRequest(pins: [extra]), ifMatch: nil, tokenName: "t2")
+        let added = try f.service.addPins(
+            host: "api.example.com", request: PinsRequest(pins: [extra]), ifMatch: nil, tokenName: "t2")
         #expect(added.detail.version == 2)
         #expect(added.detail.pins.count == 3)
         #expect(added.detail.pins.last?.comment == "next key")
 
         let urlHash = Base64URL.encode(Base64.decode(extra.sha256!)!)
-        let removed = try f.service.removePin(host: "api.example.com", sha256URL: urlHash, ifMatch: added.detail.etag, tokenName: "t3")
+        let removed = try f.service.removePin(
+            host: "api.example.com", sha256URL: urlHash, ifMatch: added.detail.etag, tokenName: "t3")
         #expect(removed.detail.version == 3)
         #expect(removed.detail.pins == first.detail.pins)
 
@@ -56,7 +60,8 @@ import Testing
         let retiredPayload = try verifiedPayload(retired.document, publicKey: f.key.publicKey)
         #expect(retiredPayload.pins.isEmpty && retiredPayload.version == 4)
 
-        let recreated = try f.service.replace(host: "api.example.com", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t5")
+        let recreated = try f.service.replace(
+            host: "api.example.com", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t5")
         #expect(recreated.created)
         #expect(recreated.detail.version == 5)
 
@@ -86,15 +91,29 @@ import Testing
 
     @Test func staleOrMisplacedIfMatchIs412() throws {
         let f = try ServiceFixture()
-        let first = try f.service.replace(host: "example.com", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
-        _ = try f.service.replace(host: "example.com", request: ServiceFixture.validSet(), ifMatch: first.detail.etag, tokenName: "t")
-        let stale = expectServiceError { try f.service.replace(host: "example.com", request: ServiceFixture.validSet(), ifMatch: first.detail.etag, tokenName: "t") }
+        let first = try f.service.replace(
+            host: "example.com", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
+        _ = try f.service.replace(
+            host: "example.com", request: ServiceFixture.validSet(), ifMatch: first.detail.etag, tokenName: "t")
+        let stale = expectServiceError {
+            try f.service.replace(
+                host: "example.com", request: ServiceFixture.validSet(), ifMatch: first.detail.etag, tokenName: "t")
+        }
         #expect(stale?.code == .preconditionFailed && stale?.status == 412)
-        #expect(expectServiceError { try f.service.retire(host: "example.com", ifMatch: "\"nope\"", tokenName: "t") }?.status == 412)
-        #expect(expectServiceError { try f.service.replace(host: "new.example.com", request: ServiceFixture.validSet(), ifMatch: "*", tokenName: "t") }?.status == 412)
+        #expect(
+            expectServiceError { try f.service.retire(host: "example.com", ifMatch: "\"nope\"", tokenName: "t") }?
+                .status == 412)
+        #expect(
+            expectServiceError {
+                try f.service.replace(
+                    host: "new.example.com", request: ServiceFixture.validSet(), ifMatch: "*", tokenName: "t")
+            }?.status == 412)
         // `*` and a list containing the current tag match.
         let current = try f.service.detail(host: "example.com").etag
-        #expect(try f.service.addPins(host: "example.com", request: PinsRequest(pins: [pin()]), ifMatch: "\"x\", \(current)", tokenName: "t").detail.version == 3)
+        #expect(
+            try f.service.addPins(
+                host: "example.com", request: PinsRequest(pins: [pin()]), ifMatch: "\"x\", \(current)", tokenName: "t"
+            ).detail.version == 3)
         #expect(try f.service.retire(host: "example.com", ifMatch: "*", tokenName: "t").detail.version == 4)
         #expect(f.published.all.map(\.version) == [1, 2, 3, 4])
     }
@@ -103,45 +122,76 @@ import Testing
         let f = try ServiceFixture()
         #expect(expectServiceError { try f.service.detail(host: "nothing.example") }?.status == 404)
         #expect(expectServiceError { try f.service.history(host: "nothing.example") }?.status == 404)
-        #expect(expectServiceError { try f.service.addPins(host: "nothing.example", request: PinsRequest(pins: [pin()]), ifMatch: nil, tokenName: "t") }?.status == 404)
-        #expect(expectServiceError { try f.service.retire(host: "nothing.example", ifMatch: nil, tokenName: "t") }?.status == 404)
+        #expect(
+            expectServiceError {
+                try f.service.addPins(
+                    host: "nothing.example", request: PinsRequest(pins: [pin()]), ifMatch: nil, tokenName: "t")
+            }?.status == 404)
+        #expect(
+            expectServiceError { try f.service.retire(host: "nothing.example", ifMatch: nil, tokenName: "t") }?.status
+                == 404)
         let unknownPin = Base64URL.encode(SecureBytes.random(count: 32))
-        #expect(expectServiceError { try f.service.removePin(host: "nothing.example", sha256URL: unknownPin, ifMatch: nil, tokenName: "t") }?.status == 404)
+        #expect(
+            expectServiceError {
+                try f.service.removePin(host: "nothing.example", sha256URL: unknownPin, ifMatch: nil, tokenName: "t")
+            }?.status == 404)
         _ = try f.service.replace(host: "example.com", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
-        #expect(expectServiceError { try f.service.removePin(host: "example.com", sha256URL: unknownPin, ifMatch: nil, tokenName: "t") }?.code == .notFound)
-        #expect(expectServiceError { try f.service.removePin(host: "example.com", sha256URL: "not+base64url", ifMatch: nil, tokenName: "t") }?.code == .badRequest)
+        #expect(
+            expectServiceError {
+                try f.service.removePin(host: "example.com", sha256URL: unknownPin, ifMatch: nil, tokenName: "t")
+            }?.code == .notFound)
+        #expect(
+            expectServiceError {
+                try f.service.removePin(host: "example.com", sha256URL: "not+base64url", ifMatch: nil, tokenName: "t")
+            }?.code == .badRequest)
         #expect(f.published.all.count == 1)
     }
 
     @Test(arguments: ["", "exa mple.com", "example.com:443", "192.168.1.1", "-bad.example", "ex\u{e4}mple.com"])
     func malformedHostsAre400(host: String) throws {
         let f = try ServiceFixture()
-        let error = expectServiceError { try f.service.replace(host: host, request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t") }
+        let error = expectServiceError {
+            try f.service.replace(host: host, request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
+        }
         #expect(error?.code == .invalidHost && error?.status == 400)
         #expect(expectServiceError { try f.service.detail(host: host) }?.code == .invalidHost)
     }
 
     @Test func defaultReportURIFillsSetsWithoutOne() throws {
-        let f = try ServiceFixture(configuration: ServiceConfiguration(defaultReportURI: "https://pins.example.com/reports"))
-        let withDefault = try f.service.replace(host: "a.example", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
+        let f = try ServiceFixture(
+            configuration: ServiceConfiguration(defaultReportURI: "https://pins.example.com/reports"))
+        let withDefault = try f.service.replace(
+            host: "a.example", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
         #expect(withDefault.detail.reportUri == "https://pins.example.com/reports")
-        #expect(try verifiedPayload(withDefault.document, publicKey: f.key.publicKey).reportUri == "https://pins.example.com/reports")
-        let own = try f.service.replace(host: "b.example", request: ServiceFixture.validSet(reportUri: "http://own.example/r"), ifMatch: nil, tokenName: "t")
+        #expect(
+            try verifiedPayload(withDefault.document, publicKey: f.key.publicKey).reportUri
+                == "https://pins.example.com/reports")
+        let own = try f.service.replace(
+            host: "b.example", request: ServiceFixture.validSet(reportUri: "http://own.example/r"), ifMatch: nil,
+            tokenName: "t")
         #expect(own.detail.reportUri == "http://own.example/r")
     }
 
     @Test func certificateInputsDerivePinsLikeTheOpenSSLPipeline() throws {
         let f = try ServiceFixture()
-        try sh("""
+        try sh(
+            """
             openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout leaf.key -subj /CN=leaf.example -days 30 -out leaf.pem 2>/dev/null
             """, in: f.directory)
         let pem = String(decoding: try sh("cat leaf.pem", in: f.directory), as: UTF8.self)
-        let spkiPin = String(decoding: try sh(
-            "openssl x509 -in leaf.pem -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64", in: f.directory),
-            as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let certPin = String(decoding: try sh("openssl x509 -in leaf.pem -outform der | openssl dgst -sha256 -binary | base64", in: f.directory),
-            as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let der64 = String(decoding: try sh("openssl x509 -in leaf.pem -outform der | base64 -w0", in: f.directory), as: UTF8.self)
+        let spkiPin = String(
+            decoding: try sh(
+                "openssl x509 -in leaf.pem -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64",
+                in: f.directory),
+            as: UTF8.self
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        let certPin = String(
+            decoding: try sh(
+                "openssl x509 -in leaf.pem -outform der | openssl dgst -sha256 -binary | base64", in: f.directory),
+            as: UTF8.self
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        let der64 = String(
+            decoding: try sh("openssl x509 -in leaf.pem -outform der | base64 -w0", in: f.directory), as: UTF8.self)
         let request = SetRequest(pins: [
             PinInput(certificate: pem), PinInput(certificate: der64, type: .certificate, role: .backup),
         ])
@@ -153,8 +203,14 @@ import Testing
     @Test func pinInputsGivingBothOrNeitherHashAndCertificateAre400() throws {
         let f = try ServiceFixture()
         let both = SetRequest(pins: [PinInput(sha256: pin().sha256, certificate: "x"), pin(.backup)])
-        #expect(expectServiceError { try f.service.replace(host: "a.example", request: both, ifMatch: nil, tokenName: "t") }?.code == .badRequest)
+        #expect(
+            expectServiceError {
+                try f.service.replace(host: "a.example", request: both, ifMatch: nil, tokenName: "t")
+            }?.code == .badRequest)
         let neither = SetRequest(pins: [PinInput(role: .current), pin(.backup)])
-        #expect(expectServiceError { try f.service.replace(host: "a.example", request: neither, ifMatch: nil, tokenName: "t") }?.code == .badRequest)
+        #expect(
+            expectServiceError {
+                try f.service.replace(host: "a.example", request: neither, ifMatch: nil, tokenName: "t")
+            }?.code == .badRequest)
     }
 }

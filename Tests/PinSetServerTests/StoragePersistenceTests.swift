@@ -26,8 +26,10 @@ import Testing
     @Test func restartKeepsDocumentsVersionsHistoryAndTokens() throws {
         let f = try ServiceFixture()
         _ = try f.service.replace(host: "a.example", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
-        _ = try f.service.addPins(host: "a.example", request: PinsRequest(pins: [pin(.future)]), ifMatch: nil, tokenName: "t")
-        _ = try f.service.replace(host: "b.example", request: SetRequest(pins: [pin()], enforce: false), ifMatch: nil, tokenName: "t")
+        _ = try f.service.addPins(
+            host: "a.example", request: PinsRequest(pins: [pin(.future)]), ifMatch: nil, tokenName: "t")
+        _ = try f.service.replace(
+            host: "b.example", request: SetRequest(pins: [pin()], enforce: false), ifMatch: nil, tokenName: "t")
         let token = try f.service.createToken(name: "ops")
         let before = try f.service.loadPublishedDocuments()
         let detailBefore = try f.service.detail(host: "a.example")

@@ -69,7 +69,8 @@ import Testing
 
     @Test func tokensCreatedByAnotherServiceInstanceAreSeenAfterTheCacheLifetime() throws {
         let f = try ServiceFixture()
-        let second = try PinSetService(store: f.store, signingKey: f.key, configuration: f.configuration, publish: { _ in })
+        let second = try PinSetService(
+            store: f.store, signingKey: f.key, configuration: f.configuration, publish: { _ in })
         let token = try second.createToken(name: "cli")
         #expect(second.authenticate(bearer: token) == "cli")
         // The first instance trusts its cache for a few seconds, then reloads.

@@ -29,7 +29,8 @@ extension PinSetService {
         try store.serializedWrite { db in
             try db.inTransaction {
                 guard try !AdminTokenTable.activeNameExists(db, name: name) else {
-                    throw ServiceError(.conflict, "a token named \"\(name)\" already exists; revoke it first or choose another name")
+                    throw ServiceError(
+                        .conflict, "a token named \"\(name)\" already exists; revoke it first or choose another name")
                 }
                 try AdminTokenTable.insert(db, name: name, hash: hash, now: now)
                 return .commit
@@ -87,7 +88,8 @@ extension PinSetService {
                 || byte == 0x2E || byte == 0x5F || byte == 0x40 || byte == 0x2D
         }
         guard !name.isEmpty, name.utf8.count <= 64, allowed else {
-            throw ServiceError(.badRequest, "a token name is 1 to 64 characters of letters, digits, '.', '_', '@' or '-'")
+            throw ServiceError(
+                .badRequest, "a token name is 1 to 64 characters of letters, digits, '.', '_', '@' or '-'")
         }
     }
 }

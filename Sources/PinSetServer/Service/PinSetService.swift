@@ -80,6 +80,7 @@ public final class PinSetService: Sendable {
             let keys = try store.read { db in try SigningKeyTable.all(db) }
             return JWKSet(keys: keys.map { Ed25519JWK(publicKey: $0.publicKey, kid: $0.kid) })
         } catch {
+            logger.error("cannot read signing keys; answering the active key only", metadata: ["error": "\(error)"])
             return JWKSet(keys: [Ed25519JWK(publicKey: signingKey.publicKey, kid: signingKey.kid)])
         }
     }

@@ -22,7 +22,8 @@ public final class PinStore: Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             logger.error("cannot create database directory", metadata: ["path": "\(directory)", "error": "\(error)"])
-            throw ServiceError(.unavailable, "cannot create the database directory \(directory); check that it is writable")
+            throw ServiceError(
+                .unavailable, "cannot create the database directory \(directory); check that it is writable")
         }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
@@ -39,7 +40,9 @@ public final class PinStore: Sendable {
             try Self.migrator.migrate(pool)
         } catch {
             logger.error("cannot open database", metadata: ["path": "\(path)", "error": "\(error)"])
-            throw ServiceError(.unavailable, "cannot open the database \(path); check the path and its permissions (details in the log)")
+            throw ServiceError(
+                .unavailable,
+                "cannot open the database \(path); check the path and its permissions (details in the log)")
         }
     }
 
