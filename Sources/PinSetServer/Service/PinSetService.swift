@@ -12,7 +12,8 @@ import PinSetCore
 public final class PinSetService: Sendable {
     let store: PinStore
     let signingKey: Ed25519SigningKey
-    let configuration: ServiceConfiguration
+    /// The configuration the service was created with (the HTTP layer reads `refreshInterval` from it).
+    public let configuration: ServiceConfiguration
     let clock: @Sendable () -> Date
     let publish: @Sendable (PublishedDocument) -> Void
     let logger = Logger(label: "pinset.service")
