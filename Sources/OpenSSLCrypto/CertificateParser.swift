@@ -13,11 +13,13 @@ public enum CertificateParser {
             var result = [ParsedCertificate]()
             for (index, block) in blocks.enumerated() {
                 guard ["CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE"].contains(block.label) else {
-                    throw CryptoError(.invalidCertificate, "PEM block \(index + 1) is a \(block.label), not a CERTIFICATE")
+                    throw CryptoError(
+                        .invalidCertificate, "PEM block \(index + 1) is a \(block.label), not a CERTIFICATE")
                 }
                 let certificates = try parseDER(block.der)
                 guard certificates.count == 1 else {
-                    throw CryptoError(.invalidCertificate, "PEM block \(index + 1) does not hold exactly one certificate")
+                    throw CryptoError(
+                        .invalidCertificate, "PEM block \(index + 1) does not hold exactly one certificate")
                 }
                 result.append(contentsOf: certificates)
             }
@@ -65,13 +67,17 @@ public enum CertificateParser {
         var result = [ParsedCertificate]()
         var offset = 0
         while offset < der.count {
-            let (certificate, consumed): (OpaquePointer, Int) = try der.withUnsafeBufferPointer { buffer throws(CryptoError) in
+            let (certificate, consumed): (OpaquePointer, Int) = try der.withUnsafeBufferPointer {
+                buffer throws(CryptoError) in
                 let start = buffer.baseAddress! + offset
                 var cursor: UnsafePointer<UInt8>? = start
                 guard let certificate = d2i_X509(nil, &cursor, buffer.count - offset) else {
                     _ = OpenSSLCall.drainErrors()
-                    throw CryptoError(.invalidCertificate,
-                        result.isEmpty ? "the data is not a PEM, base64 DER or DER X.509 certificate" : "junk after certificate \(result.count)")
+                    throw CryptoError(
+                        .invalidCertificate,
+                        result.isEmpty
+                            ? "the data is not a PEM, base64 DER or DER X.509 certificate"
+                            : "junk after certificate \(result.count)")
                 }
                 return (certificate, cursor! - start)
             }
@@ -85,7 +91,8 @@ public enum CertificateParser {
 
     private static func describe(_ certificate: OpaquePointer) throws(CryptoError) -> ParsedCertificate {
         let der = try OpenSSLCall.der("i2d_X509") { i2d_X509(certificate, $0) }
-        let publicKey = try OpenSSLCall.nonNull(X509_get_X509_PUBKEY(certificate), .invalidCertificate, "X509_get_X509_PUBKEY")
+        let publicKey = try OpenSSLCall.nonNull(
+            X509_get_X509_PUBKEY(certificate), .invalidCertificate, "X509_get_X509_PUBKEY")
         let spki = try OpenSSLCall.der("i2d_X509_PUBKEY") { i2d_X509_PUBKEY(publicKey, $0) }
         let subjectBytes = try OpenSSLCall.collectingBIO { bio throws(CryptoError) in
             guard let name = X509_get_subject_name(certificate) else { return }

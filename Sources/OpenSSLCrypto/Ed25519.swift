@@ -6,7 +6,10 @@ public enum Ed25519 {
     /// Malformed inputs give `false`.
     public static func verify(signature: [UInt8], message: [UInt8], publicKey: [UInt8]) -> Bool {
         guard signature.count == 64, publicKey.count == 32 else { return false }
-        guard let key = publicKey.withUnsafeBufferPointer({ EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, $0.baseAddress, 32) })
+        guard
+            let key = publicKey.withUnsafeBufferPointer({
+                EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, $0.baseAddress, 32)
+            })
         else {
             _ = OpenSSLCall.drainErrors()
             return false
@@ -20,7 +23,8 @@ public enum Ed25519 {
         }
         let result = signature.withUnsafeBufferPointer { sig in
             message.withUnsafeBufferPointer { msg in
-                EVP_DigestVerify(context, sig.baseAddress, sig.count, msg.baseAddress ?? UnsafePointer(sig.baseAddress!), msg.count)
+                EVP_DigestVerify(
+                    context, sig.baseAddress, sig.count, msg.baseAddress ?? UnsafePointer(sig.baseAddress!), msg.count)
             }
         }
         if result != 1 { _ = OpenSSLCall.drainErrors() }

@@ -1,9 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import COpenSSL
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+// Inside the class, `read`/`write` would name its own methods; these reach the C functions.
+private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
+private func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
 
 /// An Ed25519 private key held by OpenSSL, used to sign pinset documents.
 ///
@@ -22,7 +27,9 @@ public final class Ed25519SigningKey: @unchecked Sendable {
     private init(taking key: OpaquePointer) throws(CryptoError) {
         guard EVP_PKEY_get_id(key) == EVP_PKEY_ED25519 else {
             EVP_PKEY_free(key)
-            throw CryptoError(.notAnEd25519Key, "the key is not an Ed25519 key: create one with `openssl genpkey -algorithm ed25519 -out key.pem`")
+            throw CryptoError(
+                .notAnEd25519Key,
+                "the key is not an Ed25519 key: create one with `openssl genpkey -algorithm ed25519 -out key.pem`")
         }
         var raw = [UInt8](repeating: 0, count: 32)
         var length = 32
@@ -42,10 +49,14 @@ public final class Ed25519SigningKey: @unchecked Sendable {
     public convenience init(pkcs8PEM: [UInt8]) throws(CryptoError) {
         let parsed: OpaquePointer = try OpenSSLCall.withMemoryBIO(pkcs8PEM) { bio throws(CryptoError) in
             // A callback that supplies no passphrase: without it OpenSSL would prompt on the terminal.
-            let noPassphrase: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32 = { _, _, _, _ in 0 }
+            let noPassphrase:
+                @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32 = {
+                    _, _, _, _ in 0
+                }
             guard let key = PEM_read_bio_PrivateKey(bio, nil, noPassphrase, nil) else {
                 _ = OpenSSLCall.drainErrors()
-                throw CryptoError(.invalidPEM, "the key is not an unencrypted PEM private key (expected -----BEGIN PRIVATE KEY-----)")
+                throw CryptoError(
+                    .invalidPEM, "the key is not an unencrypted PEM private key (expected -----BEGIN PRIVATE KEY-----)")
             }
             return key
         }
@@ -59,20 +70,24 @@ public final class Ed25519SigningKey: @unchecked Sendable {
     public static func load(pemFile path: String) throws(CryptoError) -> Ed25519SigningKey {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw CryptoError(.keyFileUnreadable, "cannot open the signing key file \(path): \(String(cString: strerror(errno)))")
+            throw CryptoError(
+                .keyFileUnreadable, "cannot open the signing key file \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
-            throw CryptoError(.keyFileUnreadable, "cannot stat the signing key file \(path): \(String(cString: strerror(errno)))")
+            throw CryptoError(
+                .keyFileUnreadable, "cannot stat the signing key file \(path): \(String(cString: strerror(errno)))")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw CryptoError(.keyFileUnreadable, "the signing key path \(path) is not a regular file")
         }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
-            throw CryptoError(.insecureKeyPermissions,
-                "the signing key file \(path) has mode \(String(mode, radix: 8)), readable by group or others; run `chmod 600 \(path)`")
+            throw CryptoError(
+                .insecureKeyPermissions,
+                "the signing key file \(path) has mode \(String(mode, radix: 8)), readable by group or others; run `chmod 600 \(path)`"
+            )
         }
         var contents = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -82,15 +97,17 @@ public final class Ed25519SigningKey: @unchecked Sendable {
             for index in chunk.indices { chunk[index] = 0 }
         }
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { posixRead(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw CryptoError(.keyFileUnreadable, "cannot read the signing key file \(path): \(String(cString: strerror(errno)))")
+                throw CryptoError(
+                    .keyFileUnreadable, "cannot read the signing key file \(path): \(String(cString: strerror(errno)))")
             }
             if count == 0 { break }
             contents.append(contentsOf: chunk[0..<count])
             guard contents.count <= 64 * 1024 else {
-                throw CryptoError(.invalidPEM, "the signing key file \(path) is larger than 64 KiB; it is not a PEM key")
+                throw CryptoError(
+                    .invalidPEM, "the signing key file \(path) is larger than 64 KiB; it is not a PEM key")
             }
         }
         do {
@@ -102,7 +119,8 @@ public final class Ed25519SigningKey: @unchecked Sendable {
 
     /// Generates a fresh Ed25519 key with OpenSSL's CSPRNG.
     public static func generate() throws(CryptoError) -> Ed25519SigningKey {
-        let context = try OpenSSLCall.nonNull(EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nil), .openSSL, "EVP_PKEY_CTX_new_id")
+        let context = try OpenSSLCall.nonNull(
+            EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nil), .openSSL, "EVP_PKEY_CTX_new_id")
         defer { EVP_PKEY_CTX_free(context) }
         try OpenSSLCall.check(EVP_PKEY_keygen_init(context), .openSSL, "EVP_PKEY_keygen_init")
         var key: OpaquePointer?
@@ -115,7 +133,8 @@ public final class Ed25519SigningKey: @unchecked Sendable {
     /// - Warning: These bytes are the secret key. Write them only to a 0600 file (``write(toNewFile:)``).
     public func pkcs8PEM() throws(CryptoError) -> [UInt8] {
         try OpenSSLCall.collectingBIO { bio throws(CryptoError) in
-            try OpenSSLCall.check(PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil), .openSSL, "PEM_write_bio_PrivateKey")
+            try OpenSSLCall.check(
+                PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil), .openSSL, "PEM_write_bio_PrivateKey")
         }
     }
 
@@ -127,7 +146,9 @@ public final class Ed25519SigningKey: @unchecked Sendable {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             if errno == EEXIST {
-                throw CryptoError(.fileExists, "\(path) already exists; refusing to overwrite a key file (move it away or choose another path)")
+                throw CryptoError(
+                    .fileExists,
+                    "\(path) already exists; refusing to overwrite a key file (move it away or choose another path)")
             }
             throw CryptoError(.fileUnwritable, "cannot create \(path): \(String(cString: strerror(errno)))")
         }
@@ -135,7 +156,7 @@ public final class Ed25519SigningKey: @unchecked Sendable {
         _ = fchmod(descriptor, 0o600)
         var offset = 0
         while offset < pem.count {
-            let written = pem.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let written = pem.withUnsafeBytes { posixWrite(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw CryptoError(.fileUnwritable, "cannot write \(path): \(String(cString: strerror(errno)))")
@@ -152,14 +173,18 @@ public final class Ed25519SigningKey: @unchecked Sendable {
     public func sign(_ message: [UInt8]) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(context) }
-        precondition(EVP_DigestSignInit(context, nil, nil, nil, key) == 1, "EVP_DigestSignInit failed: \(OpenSSLCall.drainErrors())")
+        precondition(
+            EVP_DigestSignInit(context, nil, nil, nil, key) == 1,
+            "EVP_DigestSignInit failed: \(OpenSSLCall.drainErrors())")
         var signature = [UInt8](repeating: 0, count: 64)
         var length = 64
         let empty: [UInt8] = [0]
         let ok = signature.withUnsafeMutableBufferPointer { sig in
             message.isEmpty
                 ? empty.withUnsafeBufferPointer { EVP_DigestSign(context, sig.baseAddress, &length, $0.baseAddress, 0) }
-                : message.withUnsafeBufferPointer { EVP_DigestSign(context, sig.baseAddress, &length, $0.baseAddress, $0.count) }
+                : message.withUnsafeBufferPointer {
+                    EVP_DigestSign(context, sig.baseAddress, &length, $0.baseAddress, $0.count)
+                }
         }
         precondition(ok == 1 && length == 64, "EVP_DigestSign failed: \(OpenSSLCall.drainErrors())")
         return signature

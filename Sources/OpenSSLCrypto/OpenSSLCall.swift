@@ -23,13 +23,16 @@ enum OpenSSLCall {
     }
 
     /// Unwraps a pointer OpenSSL returned, or throws `code` with `what` and the OpenSSL reason.
-    static func nonNull<P>(_ pointer: P?, _ code: CryptoError.Code = .openSSL, _ what: String) throws(CryptoError) -> P {
+    static func nonNull<P>(_ pointer: P?, _ code: CryptoError.Code = .openSSL, _ what: String) throws(CryptoError) -> P
+    {
         guard let pointer else { throw CryptoError(code, "\(what) failed: \(drainErrors())") }
         return pointer
     }
 
     /// Runs `body` on a read-only memory BIO over `bytes`, freeing it afterwards.
-    static func withMemoryBIO<R>(_ bytes: [UInt8], _ body: (OpaquePointer) throws(CryptoError) -> R) throws(CryptoError) -> R {
+    static func withMemoryBIO<R>(_ bytes: [UInt8], _ body: (OpaquePointer) throws(CryptoError) -> R) throws(CryptoError)
+        -> R
+    {
         precondition(bytes.count <= Int(Int32.max), "input too large for a memory BIO")
         // BIO_new_mem_buf does not copy: `bytes` must outlive the BIO, which the closure scope guarantees.
         let result: Result<R, CryptoError> = bytes.withUnsafeBytes { raw in
@@ -51,13 +54,17 @@ enum OpenSSLCall {
         var out = [UInt8](repeating: 0, count: pending)
         if pending > 0 {
             let read = out.withUnsafeMutableBytes { BIO_read(bio, $0.baseAddress, Int32(pending)) }
-            guard read == Int32(pending) else { throw CryptoError(.openSSL, "BIO_read returned \(read) of \(pending) bytes") }
+            guard read == Int32(pending) else {
+                throw CryptoError(.openSSL, "BIO_read returned \(read) of \(pending) bytes")
+            }
         }
         return out
     }
 
     /// The DER encoding produced by an OpenSSL `i2d_*` function.
-    static func der(_ what: String, _ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) throws(CryptoError) -> [UInt8] {
+    static func der(_ what: String, _ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32)
+        throws(CryptoError) -> [UInt8]
+    {
         let length = encode(nil)
         guard length > 0 else { throw CryptoError(.openSSL, "\(what) failed: \(drainErrors())") }
         var out = [UInt8](repeating: 0, count: Int(length))

@@ -49,7 +49,10 @@ enum PEMText {
     static func base64Decode(_ data: [UInt8]) -> [UInt8]? {
         let compact = data.filter { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
         guard !compact.isEmpty, compact.count % 4 == 0,
-            compact.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2F || $0 == 0x3D })
+            compact.allSatisfy({
+                ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B
+                    || $0 == 0x2F || $0 == 0x3D
+            })
         else { return nil }
         guard let decoded = Data(base64Encoded: Data(compact)) else { return nil }
         return [UInt8](decoded)

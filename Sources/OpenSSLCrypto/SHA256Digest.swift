@@ -9,7 +9,9 @@ public enum SHA256Digest {
         var length: UInt32 = 0
         let ok = input.withUnsafeBytes { raw in
             out.withUnsafeMutableBytes { outRaw in
-                EVP_Digest(raw.baseAddress, raw.count, outRaw.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, EVP_sha256(), nil)
+                EVP_Digest(
+                    raw.baseAddress, raw.count, outRaw.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
+                    EVP_sha256(), nil)
             }
         }
         precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed: \(OpenSSLCall.drainErrors())")

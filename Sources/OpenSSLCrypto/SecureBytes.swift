@@ -18,6 +18,8 @@ public enum SecureBytes {
     public static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         guard !a.isEmpty else { return true }
-        return a.withUnsafeBytes { ra in b.withUnsafeBytes { rb in CRYPTO_memcmp(ra.baseAddress, rb.baseAddress, a.count) == 0 } }
+        return a.withUnsafeBytes { ra in
+            b.withUnsafeBytes { rb in CRYPTO_memcmp(ra.baseAddress, rb.baseAddress, a.count) == 0 }
+        }
     }
 }

@@ -32,7 +32,9 @@ public struct PinInput: Codable, Sendable, Hashable {
         self.comment = comment
     }
 
-    private enum CodingKeys: String, CodingKey, CaseIterable { case sha256, certificate, type, role, expiresAt, comment }
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case sha256, certificate, type, role, expiresAt, comment
+    }
 
     public init(from decoder: any Decoder) throws {
         try StrictKeys.check(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "a pin")

@@ -29,14 +29,19 @@ enum PinResolver {
                 throw ServiceError(PinSetError(.invalidPin, "pins[\(index)].certificate: \(error.detail)"))
             }
             guard parsed.count == 1 else {
-                throw ServiceError(PinSetError(.invalidPin,
-                    "pins[\(index)].certificate holds \(parsed.count) certificates; give one certificate per pin"))
+                throw ServiceError(
+                    PinSetError(
+                        .invalidPin,
+                        "pins[\(index)].certificate holds \(parsed.count) certificates; give one certificate per pin"))
             }
             sha256 = Base64.encode(SHA256Digest.hash(type == .spki ? parsed[0].spkiDER : parsed[0].der))
         case (.some, .some):
-            throw ServiceError(.badRequest, "pins[\(index)] gives both \"sha256\" and \"certificate\"; give exactly one")
+            throw ServiceError(
+                .badRequest, "pins[\(index)] gives both \"sha256\" and \"certificate\"; give exactly one")
         case (nil, nil):
-            throw ServiceError(.badRequest, "pins[\(index)] needs \"sha256\" (base64 of 32 bytes) or \"certificate\" (PEM or base64 DER)")
+            throw ServiceError(
+                .badRequest,
+                "pins[\(index)] needs \"sha256\" (base64 of 32 bytes) or \"certificate\" (PEM or base64 DER)")
         }
         return Pin(
             sha256: sha256, type: type, role: input.role ?? .current,

@@ -48,7 +48,8 @@ extension PinSetService {
             try db.inTransaction {
                 let now = StoredTime.truncate(clock())
                 guard let current = try HostTable.fetch(db, name: host),
-                    current.document.issuedAt <= now.addingTimeInterval(-threshold) || current.document.kid != signingKey.kid,
+                    current.document.issuedAt <= now.addingTimeInterval(-threshold)
+                        || current.document.kid != signingKey.kid,
                     let payload = try HostTable.payload(db, hostId: current.id, version: current.version)
                 else { return .rollback }
                 var set = try PinSet.decode(json: payload)

@@ -16,7 +16,9 @@ extension PinSetService {
     /// Replaces the whole set of `host`, creating the host if needed (`created` is then `true`, as it is when
     /// the host had been retired). A `reportUri` of `nil` takes ``ServiceConfiguration/defaultReportURI``.
     /// `If-Match` on a host that does not exist gives 412.
-    public func replace(host: String, request: SetRequest, ifMatch: String?, tokenName: String) throws(ServiceError) -> WriteOutcome {
+    public func replace(host: String, request: SetRequest, ifMatch: String?, tokenName: String) throws(ServiceError)
+        -> WriteOutcome
+    {
         let pins = try PinResolver.resolve(request.pins)
         return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: false) { current in
             PlannedSet(
@@ -27,7 +29,9 @@ extension PinSetService {
     }
 
     /// Appends pins to the set of an existing host (404 otherwise). Policy fields stay as they are.
-    public func addPins(host: String, request: PinsRequest, ifMatch: String?, tokenName: String) throws(ServiceError) -> WriteOutcome {
+    public func addPins(host: String, request: PinsRequest, ifMatch: String?, tokenName: String) throws(ServiceError)
+        -> WriteOutcome
+    {
         let pins = try PinResolver.resolve(request.pins)
         guard !pins.isEmpty else { throw ServiceError(.badRequest, "\"pins\" is empty: give at least one pin to add") }
         return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true) { current in
@@ -40,12 +44,18 @@ extension PinSetService {
     /// Removes the pin whose hash is `sha256URL` (base64url, no padding, as in the URL path) from an existing
     /// host. 400 if it is not 32 bytes of base64url, 404 for an unknown host or pin, 422 if what is left
     /// breaks a safety rule (remove from an enforcing set only while a backup pin and another pin remain).
-    public func removePin(host: String, sha256URL: String, ifMatch: String?, tokenName: String) throws(ServiceError) -> WriteOutcome {
+    public func removePin(host: String, sha256URL: String, ifMatch: String?, tokenName: String) throws(ServiceError)
+        -> WriteOutcome
+    {
         guard let bytes = Base64URL.decode(sha256URL), bytes.count == 32 else {
-            throw ServiceError(.badRequest, "the pin in the path must be base64url (no padding) of 32 bytes, e.g. \(String(repeating: "A", count: 43))")
+            throw ServiceError(
+                .badRequest,
+                "the pin in the path must be base64url (no padding) of 32 bytes, e.g. \(String(repeating: "A", count: 43))"
+            )
         }
         let sha256 = Base64.encode(bytes)
-        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true) { current throws(ServiceError) in
+        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true) {
+            current throws(ServiceError) in
             let remaining = current!.pins.filter { $0.sha256 != sha256 }
             guard remaining.count < current!.pins.count else {
                 throw ServiceError(.notFound, "host \(current!.name) has no pin \(sha256)")
@@ -79,9 +89,12 @@ extension PinSetService {
                 let current = try HostTable.fetch(db, name: host)
                 if mustExist, current == nil { throw Self.unknownHost(host) }
                 if let ifMatch, !Self.matches(ifMatch: ifMatch, etag: current?.document.etag) {
-                    throw ServiceError(.preconditionFailed, current == nil
-                        ? "If-Match was given but host \(host) has no pin set; drop If-Match to create it"
-                        : "If-Match \(ifMatch.prefix(60)) is stale: the current ETag of \(host) is \(current!.document.etag); fetch the set again and reapply your change")
+                    throw ServiceError(
+                        .preconditionFailed,
+                        current == nil
+                            ? "If-Match was given but host \(host) has no pin set; drop If-Match to create it"
+                            : "If-Match \(ifMatch.prefix(60)) is stale: the current ETag of \(host) is \(current!.document.etag); fetch the set again and reapply your change"
+                    )
                 }
                 let planned = try plan(current)
                 try Self.checkReportURI(planned.reportUri)
@@ -131,8 +144,11 @@ extension PinSetService {
         guard uri.utf8.count <= 2048, let url = URL(string: uri), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
         else {
-            throw ServiceError(PinSetError(.invalidReportURI,
-                "reportUri \"\(uri.prefix(80))\" must be an absolute http or https URL, e.g. https://pins.example.com/reports"))
+            throw ServiceError(
+                PinSetError(
+                    .invalidReportURI,
+                    "reportUri \"\(uri.prefix(80))\" must be an absolute http or https URL, e.g. https://pins.example.com/reports"
+                ))
         }
     }
 }

@@ -12,7 +12,8 @@ import PinSetCore
 public final class PinSetService: Sendable {
     let store: PinStore
     let signingKey: Ed25519SigningKey
-    let configuration: ServiceConfiguration
+    /// The configuration the service was created with (the HTTP layer reads `refreshInterval` from it).
+    public let configuration: ServiceConfiguration
     let clock: @Sendable () -> Date
     let publish: @Sendable (PublishedDocument) -> Void
     let logger = Logger(label: "pinset.service")
@@ -80,6 +81,7 @@ public final class PinSetService: Sendable {
             let keys = try store.read { db in try SigningKeyTable.all(db) }
             return JWKSet(keys: keys.map { Ed25519JWK(publicKey: $0.publicKey, kid: $0.kid) })
         } catch {
+            logger.error("cannot read signing keys; answering the active key only", metadata: ["error": "\(error)"])
             return JWKSet(keys: [Ed25519JWK(publicKey: signingKey.publicKey, kid: signingKey.kid)])
         }
     }

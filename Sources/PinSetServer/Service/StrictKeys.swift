@@ -14,8 +14,11 @@ enum StrictKeys {
         let container = try decoder.container(keyedBy: AnyKey.self)
         for key in container.allKeys where !allowed.contains(key.stringValue) {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath + [key],
-                    debugDescription: "unknown member \"\(key.stringValue.prefix(40))\" in \(what); allowed: \(allowed.joined(separator: ", "))"))
+                .init(
+                    codingPath: decoder.codingPath + [key],
+                    debugDescription:
+                        "unknown member \"\(key.stringValue.prefix(40))\" in \(what); allowed: \(allowed.joined(separator: ", "))"
+                ))
         }
     }
 

@@ -5,26 +5,32 @@ import GRDB
 enum AdminTokenTable {
     /// Whether a non-revoked token is named `name`.
     static func activeNameExists(_ db: Database, name: String) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM adminToken WHERE name = ? AND revokedAt IS NULL)", arguments: [name]) ?? false
+        try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM adminToken WHERE name = ? AND revokedAt IS NULL)", arguments: [name])
+            ?? false
     }
 
     /// Stores a new token's hash.
     static func insert(_ db: Database, name: String, hash: [UInt8], now: Date) throws {
-        try db.execute(sql: "INSERT INTO adminToken (name, hash, createdAt) VALUES (?, ?, ?)",
+        try db.execute(
+            sql: "INSERT INTO adminToken (name, hash, createdAt) VALUES (?, ?, ?)",
             arguments: [name, Data(hash), StoredTime.seconds(now)])
     }
 
     /// Revokes the active token named `name`; `false` if there is none.
     static func revoke(_ db: Database, name: String, now: Date) throws -> Bool {
-        try db.execute(sql: "UPDATE adminToken SET revokedAt = ? WHERE name = ? AND revokedAt IS NULL",
+        try db.execute(
+            sql: "UPDATE adminToken SET revokedAt = ? WHERE name = ? AND revokedAt IS NULL",
             arguments: [StoredTime.seconds(now), name])
         return db.changesCount > 0
     }
 
     /// Every token ever created, oldest first.
     static func all(_ db: Database) throws -> [TokenInfo] {
-        try Row.fetchAll(db, sql: "SELECT name, createdAt, revokedAt FROM adminToken ORDER BY createdAt, id").map { row in
-            TokenInfo(name: row["name"], createdAt: StoredTime.date(row["createdAt"]),
+        try Row.fetchAll(db, sql: "SELECT name, createdAt, revokedAt FROM adminToken ORDER BY createdAt, id").map {
+            row in
+            TokenInfo(
+                name: row["name"], createdAt: StoredTime.date(row["createdAt"]),
                 revokedAt: (row["revokedAt"] as Int64?).map(StoredTime.date))
         }
     }

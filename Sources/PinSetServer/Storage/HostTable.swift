@@ -26,51 +26,70 @@ enum HostTable {
 
     /// The current state of `name`, or `nil` if the host was never written.
     static func fetch(_ db: Database, name: String) throws -> HostState? {
-        guard let row = try Row.fetchOne(db, sql: """
-            SELECT h.*, \(documentColumns) FROM host h JOIN document d ON d.hostId = h.id WHERE h.name = ?
-            """, arguments: [name])
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT h.*, \(documentColumns) FROM host h JOIN document d ON d.hostId = h.id WHERE h.name = ?
+                    """, arguments: [name])
         else { return nil }
         let id: Int64 = row["id"]
-        let pins = try Row.fetchAll(db, sql: "SELECT * FROM pin WHERE hostId = ? ORDER BY position", arguments: [id]).map { pin in
-            Pin(sha256: pin["sha256"], type: PinType(rawValue: pin["type"]) ?? .spki, role: PinRole(rawValue: pin["role"]) ?? .current,
-                expiresAt: (pin["expiresAt"] as Int64?).map(StoredTime.date), comment: pin["comment"])
-        }
+        let pins = try Row.fetchAll(db, sql: "SELECT * FROM pin WHERE hostId = ? ORDER BY position", arguments: [id])
+            .map { pin in
+                Pin(
+                    sha256: pin["sha256"], type: PinType(rawValue: pin["type"]) ?? .spki,
+                    role: PinRole(rawValue: pin["role"]) ?? .current,
+                    expiresAt: (pin["expiresAt"] as Int64?).map(StoredTime.date), comment: pin["comment"])
+            }
         return HostState(
-            id: id, name: name, version: row["version"], includeSubdomains: row["includeSubdomains"], enforce: row["enforce"],
-            reportUri: row["reportUri"], retired: row["retired"], updatedAt: StoredTime.date(row["updatedAt"]), pins: pins,
+            id: id, name: name, version: row["version"], includeSubdomains: row["includeSubdomains"],
+            enforce: row["enforce"],
+            reportUri: row["reportUri"], retired: row["retired"], updatedAt: StoredTime.date(row["updatedAt"]),
+            pins: pins,
             document: document(row, host: name))
     }
 
     /// Every host's summary, by name.
     static func summaries(_ db: Database) throws -> [HostSummary] {
-        try Row.fetchAll(db, sql: """
-            SELECT h.name, h.version, h.updatedAt, d.expiresAt, d.etag,
-                   (SELECT COUNT(*) FROM pin p WHERE p.hostId = h.id) AS pinCount
-            FROM host h JOIN document d ON d.hostId = h.id ORDER BY h.name
-            """
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT h.name, h.version, h.updatedAt, d.expiresAt, d.etag,
+                       (SELECT COUNT(*) FROM pin p WHERE p.hostId = h.id) AS pinCount
+                FROM host h JOIN document d ON d.hostId = h.id ORDER BY h.name
+                """
         ).map { row in
-            HostSummary(host: row["name"], version: row["version"], pinCount: row["pinCount"],
-                updatedAt: StoredTime.date(row["updatedAt"]), expiresAt: StoredTime.date(row["expiresAt"]), etag: row["etag"])
+            HostSummary(
+                host: row["name"], version: row["version"], pinCount: row["pinCount"],
+                updatedAt: StoredTime.date(row["updatedAt"]), expiresAt: StoredTime.date(row["expiresAt"]),
+                etag: row["etag"])
         }
     }
 
     /// Every host's current document, by name.
     static func documents(_ db: Database) throws -> [PublishedDocument] {
-        try Row.fetchAll(db, sql: "SELECT h.name, \(documentColumns) FROM host h JOIN document d ON d.hostId = h.id ORDER BY h.name")
-            .map { document($0, host: $0["name"]) }
+        try Row.fetchAll(
+            db, sql: "SELECT h.name, \(documentColumns) FROM host h JOIN document d ON d.hostId = h.id ORDER BY h.name"
+        )
+        .map { document($0, host: $0["name"]) }
     }
 
     /// The hosts whose document was issued at or before `issuedBefore` or signed by a key other than `activeKid`.
     static func dueForResigning(_ db: Database, issuedBefore: Date, activeKid: String) throws -> [String] {
-        try String.fetchAll(db, sql: """
-            SELECT h.name FROM host h JOIN document d ON d.hostId = h.id
-            WHERE d.issuedAt <= ? OR d.kid <> ? ORDER BY h.name
-            """, arguments: [StoredTime.seconds(issuedBefore), activeKid])
+        try String.fetchAll(
+            db,
+            sql: """
+                SELECT h.name FROM host h JOIN document d ON d.hostId = h.id
+                WHERE d.issuedAt <= ? OR d.kid <> ? ORDER BY h.name
+                """, arguments: [StoredTime.seconds(issuedBefore), activeKid])
     }
 
     /// The payload JSON stored for `version` of host `id`.
     static func payload(_ db: Database, hostId: Int64, version: Int) throws -> [UInt8]? {
-        try (Data.fetchOne(db, sql: "SELECT payload FROM hostVersion WHERE hostId = ? AND version = ?", arguments: [hostId, version]))
+        try
+            (Data.fetchOne(
+                db, sql: "SELECT payload FROM hostVersion WHERE hostId = ? AND version = ?",
+                arguments: [hostId, version]))
             .map { [UInt8]($0) }
     }
 
@@ -82,52 +101,75 @@ enum HostTable {
         let hostId: Int64
         if let existingId {
             hostId = existingId
-            try db.execute(sql: """
-                UPDATE host SET version = ?, includeSubdomains = ?, enforce = ?, reportUri = ?, retired = ?, updatedAt = ?
-                WHERE id = ?
-                """, arguments: [set.version, set.includeSubdomains, set.enforce, set.reportUri, new.retired, at, hostId])
+            try db.execute(
+                sql: """
+                    UPDATE host SET version = ?, includeSubdomains = ?, enforce = ?, reportUri = ?, retired = ?, updatedAt = ?
+                    WHERE id = ?
+                    """,
+                arguments: [set.version, set.includeSubdomains, set.enforce, set.reportUri, new.retired, at, hostId])
             try db.execute(sql: "DELETE FROM pin WHERE hostId = ?", arguments: [hostId])
         } else {
-            try db.execute(sql: """
-                INSERT INTO host (name, version, includeSubdomains, enforce, reportUri, retired, createdAt, updatedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [set.host, set.version, set.includeSubdomains, set.enforce, set.reportUri, new.retired, at, at])
+            try db.execute(
+                sql: """
+                    INSERT INTO host (name, version, includeSubdomains, enforce, reportUri, retired, createdAt, updatedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    set.host, set.version, set.includeSubdomains, set.enforce, set.reportUri, new.retired, at, at,
+                ])
             hostId = db.lastInsertedRowID
         }
         for (position, pin) in set.pins.enumerated() {
-            try db.execute(sql: """
-                INSERT INTO pin (hostId, position, sha256, type, role, expiresAt, comment) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [hostId, position, pin.sha256, pin.type.rawValue, pin.role.rawValue,
-                    pin.expiresAt.map(StoredTime.seconds), pin.comment])
+            try db.execute(
+                sql: """
+                    INSERT INTO pin (hostId, position, sha256, type, role, expiresAt, comment) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    hostId, position, pin.sha256, pin.type.rawValue, pin.role.rawValue,
+                    pin.expiresAt.map(StoredTime.seconds), pin.comment,
+                ])
         }
-        try db.execute(sql: """
-            INSERT INTO hostVersion (hostId, version, at, tokenName, change, added, removed, payload)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [hostId, set.version, at, new.tokenName, new.change.rawValue, jsonArray(new.added),
-                jsonArray(new.removed), Data(new.payload)])
+        try db.execute(
+            sql: """
+                INSERT INTO hostVersion (hostId, version, at, tokenName, change, added, removed, payload)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                hostId, set.version, at, new.tokenName, new.change.rawValue, jsonArray(new.added),
+                jsonArray(new.removed), Data(new.payload),
+            ])
         try replaceDocument(db, hostId: hostId, new.document)
         return hostId
     }
 
     /// Makes `document` the current document of host `hostId`.
     static func replaceDocument(_ db: Database, hostId: Int64, _ document: PublishedDocument) throws {
-        try db.execute(sql: """
-            INSERT INTO document (hostId, version, body, etag, kid, issuedAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(hostId) DO UPDATE SET version = excluded.version, body = excluded.body, etag = excluded.etag,
-                kid = excluded.kid, issuedAt = excluded.issuedAt, expiresAt = excluded.expiresAt
-            """, arguments: [hostId, document.version, Data(document.body), document.etag, document.kid,
-                StoredTime.seconds(document.issuedAt), StoredTime.seconds(document.expiresAt)])
+        try db.execute(
+            sql: """
+                INSERT INTO document (hostId, version, body, etag, kid, issuedAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(hostId) DO UPDATE SET version = excluded.version, body = excluded.body, etag = excluded.etag,
+                    kid = excluded.kid, issuedAt = excluded.issuedAt, expiresAt = excluded.expiresAt
+                """,
+            arguments: [
+                hostId, document.version, Data(document.body), document.etag, document.kid,
+                StoredTime.seconds(document.issuedAt), StoredTime.seconds(document.expiresAt),
+            ])
     }
 
     /// The history of `name`, newest first, or `nil` if the host was never written.
     static func history(_ db: Database, name: String) throws -> [HistoryEntry]? {
-        guard let hostId = try Int64.fetchOne(db, sql: "SELECT id FROM host WHERE name = ?", arguments: [name]) else { return nil }
-        return try Row.fetchAll(db, sql: "SELECT * FROM hostVersion WHERE hostId = ? ORDER BY version DESC", arguments: [hostId])
-            .map { row in
-                HistoryEntry(version: row["version"], at: StoredTime.date(row["at"]), tokenName: row["tokenName"],
-                    change: ChangeKind(rawValue: row["change"]) ?? .replace, added: parseArray(row["added"]),
-                    removed: parseArray(row["removed"]))
-            }
+        guard let hostId = try Int64.fetchOne(db, sql: "SELECT id FROM host WHERE name = ?", arguments: [name]) else {
+            return nil
+        }
+        return try Row.fetchAll(
+            db, sql: "SELECT * FROM hostVersion WHERE hostId = ? ORDER BY version DESC", arguments: [hostId]
+        )
+        .map { row in
+            HistoryEntry(
+                version: row["version"], at: StoredTime.date(row["at"]), tokenName: row["tokenName"],
+                change: ChangeKind(rawValue: row["change"]) ?? .replace, added: parseArray(row["added"]),
+                removed: parseArray(row["removed"]))
+        }
     }
 
     private static func jsonArray(_ values: [String]) -> String {

@@ -7,64 +7,65 @@ extension PinStore {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-initial") { db in
-            try db.execute(sql: """
-                CREATE TABLE host (
-                    id INTEGER PRIMARY KEY,
-                    name TEXT NOT NULL UNIQUE,
-                    version INTEGER NOT NULL CHECK (version >= 1),
-                    includeSubdomains INTEGER NOT NULL,
-                    enforce INTEGER NOT NULL,
-                    reportUri TEXT,
-                    retired INTEGER NOT NULL DEFAULT 0,
-                    createdAt INTEGER NOT NULL,
-                    updatedAt INTEGER NOT NULL
-                );
-                CREATE TABLE pin (
-                    hostId INTEGER NOT NULL REFERENCES host(id) ON DELETE CASCADE,
-                    position INTEGER NOT NULL,
-                    sha256 TEXT NOT NULL,
-                    type TEXT NOT NULL CHECK (type IN ('spki', 'certificate')),
-                    role TEXT NOT NULL CHECK (role IN ('current', 'backup', 'future')),
-                    expiresAt INTEGER,
-                    comment TEXT,
-                    PRIMARY KEY (hostId, position),
-                    UNIQUE (hostId, type, sha256)
-                );
-                CREATE TABLE hostVersion (
-                    hostId INTEGER NOT NULL REFERENCES host(id) ON DELETE CASCADE,
-                    version INTEGER NOT NULL,
-                    at INTEGER NOT NULL,
-                    tokenName TEXT NOT NULL,
-                    change TEXT NOT NULL,
-                    added TEXT NOT NULL,
-                    removed TEXT NOT NULL,
-                    payload BLOB NOT NULL,
-                    PRIMARY KEY (hostId, version)
-                );
-                CREATE TABLE document (
-                    hostId INTEGER PRIMARY KEY REFERENCES host(id) ON DELETE CASCADE,
-                    version INTEGER NOT NULL,
-                    body BLOB NOT NULL,
-                    etag TEXT NOT NULL,
-                    kid TEXT NOT NULL,
-                    issuedAt INTEGER NOT NULL,
-                    expiresAt INTEGER NOT NULL
-                );
-                CREATE TABLE signingKey (
-                    kid TEXT PRIMARY KEY,
-                    publicKey BLOB NOT NULL CHECK (length(publicKey) = 32),
-                    firstUsedAt INTEGER NOT NULL,
-                    active INTEGER NOT NULL DEFAULT 0
-                );
-                CREATE TABLE adminToken (
-                    id INTEGER PRIMARY KEY,
-                    name TEXT NOT NULL,
-                    hash BLOB NOT NULL UNIQUE CHECK (length(hash) = 32),
-                    createdAt INTEGER NOT NULL,
-                    revokedAt INTEGER
-                );
-                CREATE UNIQUE INDEX adminTokenActiveName ON adminToken(name) WHERE revokedAt IS NULL;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE host (
+                        id INTEGER PRIMARY KEY,
+                        name TEXT NOT NULL UNIQUE,
+                        version INTEGER NOT NULL CHECK (version >= 1),
+                        includeSubdomains INTEGER NOT NULL,
+                        enforce INTEGER NOT NULL,
+                        reportUri TEXT,
+                        retired INTEGER NOT NULL DEFAULT 0,
+                        createdAt INTEGER NOT NULL,
+                        updatedAt INTEGER NOT NULL
+                    );
+                    CREATE TABLE pin (
+                        hostId INTEGER NOT NULL REFERENCES host(id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL,
+                        sha256 TEXT NOT NULL,
+                        type TEXT NOT NULL CHECK (type IN ('spki', 'certificate')),
+                        role TEXT NOT NULL CHECK (role IN ('current', 'backup', 'future')),
+                        expiresAt INTEGER,
+                        comment TEXT,
+                        PRIMARY KEY (hostId, position),
+                        UNIQUE (hostId, type, sha256)
+                    );
+                    CREATE TABLE hostVersion (
+                        hostId INTEGER NOT NULL REFERENCES host(id) ON DELETE CASCADE,
+                        version INTEGER NOT NULL,
+                        at INTEGER NOT NULL,
+                        tokenName TEXT NOT NULL,
+                        change TEXT NOT NULL,
+                        added TEXT NOT NULL,
+                        removed TEXT NOT NULL,
+                        payload BLOB NOT NULL,
+                        PRIMARY KEY (hostId, version)
+                    );
+                    CREATE TABLE document (
+                        hostId INTEGER PRIMARY KEY REFERENCES host(id) ON DELETE CASCADE,
+                        version INTEGER NOT NULL,
+                        body BLOB NOT NULL,
+                        etag TEXT NOT NULL,
+                        kid TEXT NOT NULL,
+                        issuedAt INTEGER NOT NULL,
+                        expiresAt INTEGER NOT NULL
+                    );
+                    CREATE TABLE signingKey (
+                        kid TEXT PRIMARY KEY,
+                        publicKey BLOB NOT NULL CHECK (length(publicKey) = 32),
+                        firstUsedAt INTEGER NOT NULL,
+                        active INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE adminToken (
+                        id INTEGER PRIMARY KEY,
+                        name TEXT NOT NULL,
+                        hash BLOB NOT NULL UNIQUE CHECK (length(hash) = 32),
+                        createdAt INTEGER NOT NULL,
+                        revokedAt INTEGER
+                    );
+                    CREATE UNIQUE INDEX adminTokenActiveName ON adminToken(name) WHERE revokedAt IS NULL;
+                    """)
         }
         return migrator
     }

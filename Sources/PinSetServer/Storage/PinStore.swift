@@ -22,7 +22,8 @@ public final class PinStore: Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             logger.error("cannot create database directory", metadata: ["path": "\(directory)", "error": "\(error)"])
-            throw ServiceError(.unavailable, "cannot create the database directory \(directory); check that it is writable")
+            throw ServiceError(
+                .unavailable, "cannot create the database directory \(directory); check that it is writable")
         }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
@@ -33,10 +34,15 @@ public final class PinStore: Sendable {
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
+            // GRDB's WAL set-up runs `PRAGMA synchronous = NORMAL` on the writer after `prepareDatabase`;
+            // the pool keeps that one writer connection for its lifetime, so put FULL back on it here.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Self.migrator.migrate(pool)
         } catch {
             logger.error("cannot open database", metadata: ["path": "\(path)", "error": "\(error)"])
-            throw ServiceError(.unavailable, "cannot open the database \(path); check the path and its permissions (details in the log)")
+            throw ServiceError(
+                .unavailable,
+                "cannot open the database \(path); check the path and its permissions (details in the log)")
         }
     }
 

@@ -6,16 +6,18 @@ enum SigningKeyTable {
     /// Records `kid` as the active key (inserting it with `firstUsedAt = now` if new); every other key
     /// becomes inactive but stays listed.
     static func activate(_ db: Database, kid: String, publicKey: [UInt8], now: Date) throws {
-        try db.execute(sql: """
-            INSERT INTO signingKey (kid, publicKey, firstUsedAt, active) VALUES (?, ?, ?, 1)
-            ON CONFLICT(kid) DO UPDATE SET active = 1
-            """, arguments: [kid, Data(publicKey), StoredTime.seconds(now)])
+        try db.execute(
+            sql: """
+                INSERT INTO signingKey (kid, publicKey, firstUsedAt, active) VALUES (?, ?, ?, 1)
+                ON CONFLICT(kid) DO UPDATE SET active = 1
+                """, arguments: [kid, Data(publicKey), StoredTime.seconds(now)])
         try db.execute(sql: "UPDATE signingKey SET active = 0 WHERE kid <> ?", arguments: [kid])
     }
 
     /// Every key ever used, oldest first, as (kid, raw public key, active).
     static func all(_ db: Database) throws -> [(kid: String, publicKey: [UInt8], active: Bool)] {
-        try Row.fetchAll(db, sql: "SELECT kid, publicKey, active FROM signingKey ORDER BY firstUsedAt, kid").map { row in
+        try Row.fetchAll(db, sql: "SELECT kid, publicKey, active FROM signingKey ORDER BY firstUsedAt, kid").map {
+            row in
             (row["kid"], [UInt8](row["publicKey"] as Data), row["active"])
         }
     }

@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+@testable import OpenSSLCrypto
+
+@Suite struct DigestAndRandomTests {
+    @Test func sha256MatchesFIPSVectors() {
+        #expect(
+            SHA256Digest.hash(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined()
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256Digest.hash([UInt8]()).map { String(format: "%02x", $0) }.joined()
+                == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256Digest.hash(Array("abc".utf8)[...]) == SHA256Digest.hash(Array("abc".utf8)))
+    }
+
+    @Test func randomBytesHaveTheLengthAndDiffer() {
+        #expect(SecureBytes.random(count: 0).isEmpty)
+        let a = SecureBytes.random(count: 32)
+        let b = SecureBytes.random(count: 32)
+        #expect(a.count == 32)
+        #expect(a != b)
+    }
+
+    @Test func constantTimeEquals() {
+        #expect(SecureBytes.constantTimeEquals([1, 2, 3], [1, 2, 3]))
+        #expect(!SecureBytes.constantTimeEquals([1, 2, 3], [1, 2, 4]))
+        #expect(!SecureBytes.constantTimeEquals([1, 2, 3], [1, 2]))
+        #expect(SecureBytes.constantTimeEquals([], []))
+    }
+
+    @Test func thumbprintBase64URLMatchesReference() {
+        for length in 0..<40 {
+            let bytes = SecureBytes.random(count: length)
+            #expect(Thumbprint.base64URL(bytes) == base64URLEncode(bytes))
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// Runs the openssl CLI (and shell pipelines around it) for interop tests, and makes temp directories.
+enum Shell {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Runs `/bin/sh -c script` in `directory`, returning stdout; throws with stderr on a non-zero exit.
+    @discardableResult
+    static func run(_ script: String, in directory: URL) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        process.currentDirectoryURL = directory
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(
+                description:
+                    "`\(script)` exited \(process.terminationStatus): \(String(decoding: errors, as: UTF8.self))")
+        }
+        return [UInt8](output)
+    }
+
+    /// Like ``run(_:in:)`` but returns only the exit status.
+    static func status(_ script: String, in directory: URL) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script + " >/dev/null 2>&1"]
+        process.currentDirectoryURL = directory
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// A fresh empty directory under the system temp directory.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-crypto-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func write(_ bytes: [UInt8], to url: URL) throws { try Data(bytes).write(to: url) }
+    static func read(_ url: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
+    static func text(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// base64url without padding, for test vectors.
+func base64URLDecode(_ text: String) -> [UInt8] {
+    var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    while standard.count % 4 != 0 { standard += "=" }
+    return [UInt8](Data(base64Encoded: standard)!)
+}
+
+func base64URLEncode(_ bytes: [UInt8]) -> String {
+    Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        .replacingOccurrences(of: "=", with: "")
+}

@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+import OpenSSLCrypto
+import PinSetCore
+import Testing
+
+@testable import PinSetServer
+
+@Suite struct StoragePersistenceTests {
+    @Test func everyConnectionIsDurableWALWithForeignKeys() throws {
+        let f = try ServiceFixture()
+        #expect(f.store.isHealthy())
+        let reader = try f.store.pool.read { db in
+            [try Int.fetchOne(db, sql: "PRAGMA synchronous"), try Int.fetchOne(db, sql: "PRAGMA foreign_keys")]
+        }
+        #expect(reader == [2, 1])
+        let writer = try f.store.pool.write { db in
+            [try Int.fetchOne(db, sql: "PRAGMA synchronous"), try Int.fetchOne(db, sql: "PRAGMA foreign_keys")]
+        }
+        #expect(writer == [2, 1])
+        #expect(try f.store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+        let applied = try f.store.pool.read { db in try PinStore.migrator.appliedIdentifiers(db) }
+        #expect(applied.contains("v1-initial"))
+    }
+
+    @Test func restartKeepsDocumentsVersionsHistoryAndTokens() throws {
+        let f = try ServiceFixture()
+        _ = try f.service.replace(host: "a.example", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
+        _ = try f.service.addPins(
+            host: "a.example", request: PinsRequest(pins: [pin(.future)]), ifMatch: nil, tokenName: "t")
+        _ = try f.service.replace(
+            host: "b.example", request: SetRequest(pins: [pin()], enforce: false), ifMatch: nil, tokenName: "t")
+        let token = try f.service.createToken(name: "ops")
+        let before = try f.service.loadPublishedDocuments()
+        let detailBefore = try f.service.detail(host: "a.example")
+        let historyBefore = try f.service.history(host: "a.example")
+
+        try f.reopen()
+        let after = try f.service.loadPublishedDocuments()
+        #expect(after == before)
+        #expect(after.map(\.version) == [2, 1])
+        #expect(after.map(\.body) == before.map(\.body))
+        #expect(try f.service.detail(host: "a.example") == detailBefore)
+        #expect(try f.service.history(host: "a.example") == historyBefore)
+        #expect(f.service.authenticate(bearer: token) == "ops")
+        // Versions continue after a restart.
+        #expect(try f.service.retire(host: "a.example", ifMatch: detailBefore.etag, tokenName: "t").detail.version == 3)
+    }
+
+    @Test func unopenableDatabaseIsAnUnavailableError() throws {
+        let error = expectServiceError { try PinStore(path: "/proc/pinset-cannot-exist/db.sqlite") }
+        #expect(error?.code == .unavailable)
+        #expect(error?.detail.contains("SQLITE") == false)
+    }
+
+    @Test func closedStoreIsNotHealthy() throws {
+        let f = try ServiceFixture()
+        try f.store.close()
+        #expect(!f.store.isHealthy())
+        let error = expectServiceError { try f.service.hosts() }
+        #expect(error?.code == .storage && error?.status == 500)
+        f.store = try PinStore(path: f.databasePath)
+    }
+}
