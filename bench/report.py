@@ -77,6 +77,9 @@ if rss and stored:
     rows.append(f"| B7b | RSS with all hosts vs 2 × stored document bytes + 30 MB | **{rss / 1024:.1f} MB** | | | "
                 f"≤ {limit / 1048576:.1f} MB | {'pass' if ok else 'FAIL'} | stored ≈ {stored / 1048576:.1f} MB |")
 
+warnings = [f"- {bench} {variant}: {int(sum(v.values()))} answers were not 2xx/3xx, so its figure is suspect."
+            for (bench, variant, metric), v in sorted(values.items()) if metric == "bad" and sum(v.values()) > 0]
+
 load = os.getloadavg()
 with open(out, "w") as f:
     f.write(f"""# Benchmarks
@@ -93,7 +96,10 @@ Benchmarks run: {only}.
 | --- | --- | --- | --- | --- | --- | --- | --- |
 """)
     f.write("\n".join(rows) + "\n")
+    if warnings:
+        f.write("\nWarnings:\n" + "\n".join(warnings) + "\n")
     f.write("""
 B0 and B0w are not goals: B0 shows how the bare C server compares with nginx on this machine, B0w what the
-Swift wrapper alone costs against the same C server (the floor under B1), so B1 and B2 can be read together. A noisy machine (other builds running) widens the min–max spread; trust the median.
+Swift wrapper alone costs against the same C server (the floor under B1), so B1 and B2 can be read together.
+A noisy machine (other builds running) widens the min–max spread; trust the median.
 """)
