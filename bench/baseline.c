@@ -9,6 +9,7 @@
  * usage: baseline PORT BODY_FILE ETAG       (ETag given with its quotes, e.g. '"abc"')
  * build: cc -O2 -o baseline baseline.c $(pkg-config --cflags --libs libmicrohttpd)
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,9 +48,6 @@ static void completed(void *cls, struct MHD_Connection *connection, void **con_c
   *con_cls = NULL;
 }
 
-static volatile sig_atomic_t stop;
-static void on_signal(int sig) { (void)sig; stop = 1; }
-
 static void add_headers(struct MHD_Response *r, int with_type) {
   if (with_type) MHD_add_response_header(r, "Content-Type", "application/json");
   MHD_add_response_header(r, "ETag", etag);
@@ -75,6 +73,13 @@ int main(int argc, char **argv) {
   add_headers(ok_response, 1);
   add_headers(not_modified_response, 0);
 
+  /* Block SIGINT/SIGTERM before MHD starts its threads (they inherit the mask), so sigwait below gets them. */
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+
   struct MHD_Daemon *d = MHD_start_daemon(
       MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC, (uint16_t)port, NULL, NULL, handler, NULL,
       MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)1,
@@ -84,10 +89,9 @@ int main(int argc, char **argv) {
       MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
       MHD_OPTION_END);
   if (d == NULL) { fprintf(stderr, "cannot listen on port %d\n", port); return 1; }
-  signal(SIGINT, on_signal);
-  signal(SIGTERM, on_signal);
   fprintf(stderr, "baseline listening on %d, %zu-byte body\n", port, size);
-  while (!stop) pause();
+  int sig;
+  sigwait(&stop_signals, &sig);
   MHD_stop_daemon(d);
   MHD_destroy_response(ok_response);
   MHD_destroy_response(not_modified_response);

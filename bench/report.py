@@ -52,6 +52,12 @@ row("B0", "bare C libmicrohttpd vs nginx (calibration)", ratio("R", "c", "nginx"
     note=f"C {rps('R', 'c')}, nginx {rps('R', 'nginx')}")
 row("B0w", "minimal handler over the Swift wrapper vs bare C (calibration)", ratio("R", "wrapper", "c", "rps"),
     None, note=f"wrapper {rps('R', 'wrapper')}")
+row("I1", "instructions per request, Swift wrapper vs bare C (callgrind)",
+    ratio("I1", "wrapper", "c", "ir_per_req"), None, higher_is_better=False,
+    note=f"wrapper {median_of('I1', 'wrapper', 'ir_per_req') or 0:,.0f}, C {median_of('I1', 'c', 'ir_per_req') or 0:,.0f}")
+row("I1p", "instructions per request, pinset GET /pins/{host} vs bare C (callgrind; B1 without the noise)",
+    ratio("I1", "pinset", "c", "ir_per_req"), "≤ 1.05x", higher_is_better=False,
+    note=f"pinset {median_of('I1', 'pinset', 'ir_per_req') or 0:,.0f}")
 row("B1", "GET /pins/{host} 200 vs bare C", ratio("R", "pinset", "c", "rps"), "≥ 0.95x",
     note=f"pinset {rps('R', 'pinset')}")
 row("B2", "GET /pins/{host} 200 vs nginx", ratio("R", "pinset", "nginx", "rps"), "≥ 1.2x")

@@ -11,6 +11,7 @@
 #   B4 100k hosts stored, random hosts vs one host             goal >= 0.9x
 #   B5 p99 latency at 50 connections vs the C server's p99     goal <= 1.3x
 #   B6 sequential admin PUTs/s vs sqlite3 CLI single-row transactions, WAL + synchronous=FULL  goal >= 0.5x
+#   I1 instructions per request under callgrind, wrapper and pinset vs C (load-independent; needs valgrind)
 #   B7 start-up time and RSS with 100k hosts vs sqlite3 dumping the documents table
 #      goal RSS <= 2 x stored document bytes + 30 MB
 #
@@ -22,7 +23,7 @@
 #   HOSTS=100000                  hosts seeded for B4/B7 (seeding goes through the admin API, see below)
 #   PUTS=200                      PUTs per B6 round
 #   SERVER_CPU=0 LOAD_CPU=1       taskset cores for the servers and for wrk
-#   ONLY="B0 B1 B2 B3 B4 B5 B6 B7"  subset to run
+#   ONLY="B0 B1 B2 B3 B4 B5 B6 B7 I1"  subset to run
 #   DOCS_TABLE=documents          table sqlite3 dumps for B7
 #   OUT=BENCHMARKS.md
 set -euo pipefail
@@ -37,7 +38,7 @@ HOSTS="${HOSTS:-100000}"
 PUTS="${PUTS:-200}"
 SERVER_CPU="${SERVER_CPU:-0}"
 LOAD_CPU="${LOAD_CPU:-1}"
-ONLY="${ONLY:-B0 B1 B2 B3 B4 B5 B6 B7}"
+ONLY="${ONLY:-B0 B1 B2 B3 B4 B5 B6 B7 I1}"
 DOCS_TABLE="${DOCS_TABLE:-documents}"
 OUT="${OUT:-$ROOT/BENCHMARKS.md}"
 HOST="api.example.com"
@@ -130,8 +131,8 @@ PY
 HAVE_PINSET=0
 [ -x "$PINSET" ] && HAVE_PINSET=1
 if [ "$HAVE_PINSET" = 0 ]; then
-    log "no pinset binary at $PINSET: only B0 (C baseline vs nginx) runs"
-    ONLY="B0"
+    log "no pinset binary at $PINSET: only B0, B0w and I1 (C baseline, wrapper, nginx) run"
+    ONLY="B0 I1"
 fi
 
 B64_A="$(head -c 32 /dev/urandom | base64)"
@@ -175,6 +176,7 @@ log "document: $DOC_BYTES bytes, ETag $ETAG"
 cc -O2 -o "$TMP/baseline" "$HERE/baseline.c" $(pkg-config --cflags --libs libmicrohttpd)
 C_PORT="$(free_port)"
 start_server "$TMP/baseline.log" "$TMP/baseline" "$C_PORT" "$DOC" "$ETAG"
+C_PID=$LAST_PID
 wait_http "$C_PORT" /
 
 # The wrapper's own floor (row B0w): optional, needs swiftc; WRAPPER_REF=0 skips it.
@@ -186,6 +188,7 @@ if [ "${WRAPPER_REF:-1}" = 1 ] && command -v swiftc >/dev/null; then
         -I "$ROOT/Sources/CMicroHTTPD" -lmicrohttpd -o "$TMP/wrapper_reference" >"$TMP/swiftc.log" 2>&1; then
         W_PORT="$(free_port)"
         start_server "$TMP/wrapper.log" "$TMP/wrapper_reference" "$W_PORT" "$DOC" "$ETAG"
+        W_PID=$LAST_PID
         wait_http "$W_PORT" /
         HAVE_WREF=1
     else
@@ -219,6 +222,53 @@ if want B0 || want B1 || want B2 || want B3 || want B5; then
             fi
         fi
     done
+fi
+
+# ---------------------------------------------------------------- I1: instructions per request (callgrind)
+# Throughput on a shared 2-core VM is noisy; instruction counts are not. Each server runs under callgrind twice:
+# once only started (start-up cost), once with a wrk load; (Ir_loaded - Ir_idle) / requests is its cost.
+icount() {
+    local variant="$1" port="$2"; shift 2
+    local ir=()
+    for mode in idle loaded; do
+        local cg="$TMP/cg-$variant-$mode"
+        taskset -c "$SERVER_CPU" valgrind --tool=callgrind --callgrind-out-file="$cg.out" "$@" >"$cg.log" 2>&1 &
+        local pid=$!
+        PIDS+=("$pid")
+        wait_http "$port" "/pins/$HOST"
+        local requests=0
+        if [ "$mode" = loaded ]; then
+            taskset -c "$LOAD_CPU" wrk -t1 -c10 -d"${DURATION}s" "http://127.0.0.1:$port/pins/$HOST" >"$cg.wrk" 2>&1
+            requests=$(awk '/requests in/ {print $1}' "$cg.wrk")
+        fi
+        kill -TERM "$pid"
+        for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null || true   # counts are lost then, and the row says so
+        wait "$pid" 2>/dev/null || true
+        ir+=("$(awk '/^(summary|totals):/ {print $2}' "$cg.out" 2>/dev/null | tail -1)")
+    done
+    if [ -z "${ir[0]}" ] || [ -z "${ir[1]}" ] || [ "${requests:-0}" = 0 ]; then
+        log "I1 $variant: no callgrind counts (server did not exit on SIGTERM?)"; return 0
+    fi
+    python3 -c "print('I1	1	$variant	ir_per_req	' + str(($((ir[1])) - $((ir[0]))) / $requests))" >>"$RESULTS"
+    log "I1 $variant: $(tail -1 "$RESULTS" | cut -f5) instructions/request ($requests requests)"
+}
+if want I1 && command -v valgrind >/dev/null; then
+    stop_server "$C_PID"
+    icount c "$C_PORT" "$TMP/baseline" "$C_PORT" "$DOC" "$ETAG"
+    if [ "$HAVE_WREF" = 1 ]; then
+        stop_server "$W_PID"
+        icount wrapper "$W_PORT" "$TMP/wrapper_reference" "$W_PORT" "$DOC" "$ETAG"
+    fi
+    if [ "$HAVE_PINSET" = 1 ]; then
+        stop_server "$PINSET_PID"
+        icount pinset "$PINSET_PORT" "$PINSET" serve --db "$DB" --key "$TMP/key.pem" --port "$PINSET_PORT" \
+            --threads 1 --bind 127.0.0.1
+        start_server "$TMP/pinset.log" "$PINSET" serve --db "$DB" --key "$TMP/key.pem" --port "$PINSET_PORT" \
+            --threads 1 --bind 127.0.0.1
+        PINSET_PID=$LAST_PID
+        wait_http "$PINSET_PORT" /healthz
+    fi
 fi
 
 # ---------------------------------------------------------------- B6: sequential admin PUTs vs sqlite3

@@ -33,6 +33,14 @@ let handler = StaticHandler(
     ok: PreparedResponse(status: 200, headers: headers, body: Array(buffer[0..<size])),
     notModified: PreparedResponse(status: 304, headers: Array(headers.dropFirst()), body: []),
     etag: Array(etag.utf8))
+// Block SIGINT/SIGTERM before MHD starts its threads (they inherit the mask), so sigwait below gets them.
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGINT)
+sigaddset(&stopSignals, SIGTERM)
+pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 let server = try HTTPServer(configuration: HTTPServerConfiguration(port: port, threads: 1), handler: handler)
 fputs("wrapper_reference listening on \(server.port)\n", stderr)
-while true { pause() }
+var received: Int32 = 0
+sigwait(&stopSignals, &received)
+server.shutdown(gracePeriodSeconds: 0)  // then a clean exit, so valgrind writes its counts
