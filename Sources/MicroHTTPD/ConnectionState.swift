@@ -7,6 +7,8 @@ final class ConnectionState {
     var body: [UInt8] = []
     /// True once the body (announced or received) went past `maxBodyBytes`; the rest is discarded.
     var bodyTooLarge = false
+    /// Body bytes read and dropped after the body went past the limit.
+    var discarded = 0
     /// True once a response is queued for the current request.
     var responseQueued = false
     /// True between the first handler call of a request and its completion notification.
@@ -17,6 +19,7 @@ final class ConnectionState {
     func reset() {
         if !body.isEmpty { body.removeAll(keepingCapacity: body.capacity <= 16_384) }
         bodyTooLarge = false
+        discarded = 0
         responseQueued = false
         inRequest = false
     }

@@ -52,8 +52,8 @@ public struct HTTPRequest {
         return memcmp(found, value.baseAddress!, foundSize) == 0
     }
 
-    /// The value of query parameter `name` (decoded, case-sensitive), or `nil` when absent.
-    /// A parameter without `=` gives `""`.
+    /// The value of query parameter `name` (percent-decoded), or `nil` when absent. A parameter without `=`
+    /// gives `""`. libmicrohttpd matches names case-insensitively; repeated parameters: the first.
     public func query(_ name: String) -> String? {
         var found: UnsafePointer<CChar>? = nil
         var foundSize = 0

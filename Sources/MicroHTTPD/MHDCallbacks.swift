@@ -6,6 +6,9 @@ import CMicroHTTPD
 /// `@MainActor` and crash when called from an MHD thread. They capture nothing; the ``ServerContext`` arrives as
 /// `cls`, the ``ConnectionState`` as the socket context and, during a request, as `*con_cls`.
 enum MHDCallbacks {
+    /// How many bytes past `maxBodyBytes` are read and dropped before an endless body gets its connection closed.
+    static let discardLimit = 1 << 20
+
     /// MHD_AccessHandlerCallback. Called once with the headers, then once per body fragment, then once with
     /// `*upload_data_size == 0`: the answer is queued on that last call, never on the first (answering on the
     /// first call makes MHD close keep-alive connections), except for a `Content-Length` over the limit.
@@ -34,7 +37,12 @@ enum MHDCallbacks {
         if count > 0 {
             // A body fragment: keep it while under the limit, discard everything once past it.
             uploadSize.pointee = 0
-            if state.bodyTooLarge { return .YES }
+            if state.bodyTooLarge {
+                // MHD 0.9.75 sends no answer before the body ends, so the excess is read and dropped; a body
+                // that goes on and on (past 1 MiB of excess) gets its connection closed instead.
+                state.discarded += count
+                return state.discarded > discardLimit ? .NO : .YES
+            }
             if state.body.count + count > context.maxBodyBytes {
                 state.bodyTooLarge = true
                 state.body = []

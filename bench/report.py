@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""bench/report.py: turns run.sh's results.tsv into BENCHMARKS.md (ratios per round, median/min/max)."""
+import collections
+import datetime
+import math
+import os
+import platform
+import statistics
+import sys
+
+results, out, rounds, duration, conns, doc_bytes, hosts, only = sys.argv[1:9]
+values = collections.defaultdict(dict)  # (bench, variant, metric) -> {round: value}
+for line in open(results):
+    bench, rnd, variant, metric, value = line.rstrip("\n").split("\t")
+    values[(bench, variant, metric)][rnd] = float(value)
+
+
+def ratio(bench, num, den, metric, bench_den=None):
+    """Per-round ratios num/den, for the rounds where both exist."""
+    a = values.get((bench, num, metric), {})
+    b = values.get((bench_den or bench, den, metric), {})
+    return [a[r] / b[r] for r in sorted(a) if r in b and b[r] > 0 and not math.isnan(a[r])]
+
+
+def median_of(bench, variant, metric):
+    v = [x for x in values.get((bench, variant, metric), {}).values() if not math.isnan(x)]
+    return statistics.median(v) if v else None
+
+
+rows = []
+
+
+def row(name, what, ratios, goal, higher_is_better=True, note=""):
+    if not ratios:
+        return
+    med = statistics.median(ratios)
+    if goal is None:
+        goal, verdict = "—", "info"
+    else:
+        target = float(goal[2:].rstrip("x"))
+        verdict = "pass" if (med >= target if higher_is_better else med <= target) else "FAIL"
+    rows.append(f"| {name} | {what} | **{med:.2f}×** | {min(ratios):.2f}× | {max(ratios):.2f}× | "
+                f"{goal} | {verdict} | {note} |")
+
+
+def rps(bench, variant):
+    m = median_of(bench, variant, "rps")
+    return f"{m:,.0f} req/s" if m else "?"
+
+
+row("B0", "bare C libmicrohttpd vs nginx (calibration)", ratio("R", "c", "nginx", "rps"), None,
+    note=f"C {rps('R', 'c')}, nginx {rps('R', 'nginx')}")
+row("B0w", "minimal handler over the Swift wrapper vs bare C (calibration)", ratio("R", "wrapper", "c", "rps"),
+    None, note=f"wrapper {rps('R', 'wrapper')}")
+row("I1", "instructions per request, Swift wrapper vs bare C (callgrind)",
+    ratio("I1", "wrapper", "c", "ir_per_req"), None, higher_is_better=False,
+    note=f"wrapper {median_of('I1', 'wrapper', 'ir_per_req') or 0:,.0f}, C {median_of('I1', 'c', 'ir_per_req') or 0:,.0f}")
+row("I1p", "instructions per request, pinset GET /pins/{host} vs bare C (callgrind; B1 without the noise)",
+    ratio("I1", "pinset", "c", "ir_per_req"), "≤ 1.05x", higher_is_better=False,
+    note=f"pinset {median_of('I1', 'pinset', 'ir_per_req') or 0:,.0f}")
+row("B1", "GET /pins/{host} 200 vs bare C", ratio("R", "pinset", "c", "rps"), "≥ 0.95x",
+    note=f"pinset {rps('R', 'pinset')}")
+row("B2", "GET /pins/{host} 200 vs nginx", ratio("R", "pinset", "nginx", "rps"), "≥ 1.2x")
+row("B3", "If-None-Match → 304 vs own 200", ratio("R", "pinset304", "pinset", "rps"), "≥ 1.0x",
+    note=f"304 {rps('R', 'pinset304')}")
+row("B4", f"{int(hosts):,} hosts, random vs one host", ratio("B4", "random", "one", "rps"), "≥ 0.9x",
+    note=f"random {rps('B4', 'random')}")
+p99 = median_of("R", "pinset", "p99_ms"), median_of("R", "c", "p99_ms")
+row("B5", f"p99 latency at {conns} connections vs bare C", ratio("R", "pinset", "c", "p99_ms"), "≤ 1.3x",
+    higher_is_better=False,
+    note=f"pinset {p99[0]:.2f} ms, C {p99[1]:.2f} ms" if None not in p99 else "")
+row("B6", "sequential admin PUTs/s vs sqlite3 CLI (WAL, synchronous=FULL)",
+    ratio("B6", "pinset", "sqlite3", "ops"), "≥ 0.5x",
+    note=f"pinset {median_of('B6', 'pinset', 'ops') or 0:,.0f}/s, sqlite3 {median_of('B6', 'sqlite3', 'ops') or 0:,.0f}/s")
+row("B7a", "start-up with all hosts vs sqlite3 dumping the documents", ratio("B7", "pinset", "sqlite3", "start_s"),
+    None, higher_is_better=False,
+    note=f"pinset {median_of('B7', 'pinset', 'start_s') or 0:.3f} s, sqlite3 {median_of('B7', 'sqlite3', 'start_s') or 0:.3f} s")
+rss = median_of("B7", "pinset", "rss_kb")
+stored = median_of("B7", "sqlite3", "doc_bytes")
+if rss and stored:
+    limit = 2 * stored + 30 * 1024 * 1024
+    ok = rss * 1024 <= limit
+    rows.append(f"| B7b | RSS with all hosts vs 2 × stored document bytes + 30 MB | **{rss / 1024:.1f} MB** | | | "
+                f"≤ {limit / 1048576:.1f} MB | {'pass' if ok else 'FAIL'} | stored ≈ {stored / 1048576:.1f} MB |")
+
+warnings = [f"- {bench} {variant}: {int(sum(v.values()))} answers were not 2xx/3xx, so its figure is suspect."
+            for (bench, variant, metric), v in sorted(values.items()) if metric == "bad" and sum(v.values()) > 0]
+
+load = os.getloadavg()
+with open(out, "w") as f:
+    f.write(f"""# Benchmarks
+
+Written by `make bench` (bench/run.sh) on {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC,
+{platform.node()}, {os.cpu_count()} cores, load average at the end {load[0]:.1f}/{load[1]:.1f}/{load[2]:.1f}.
+
+Every figure is a ratio against a baseline measured in the same run, in interleaved rounds
+({rounds} rounds, `wrk -t1 -c{conns} -d{duration}s` per measurement, wrk and each server pinned to one core
+with taskset). Median, min and max are over the per-round ratios. The document served is {doc_bytes} bytes.
+Benchmarks run: {only}.
+
+| | what | median | min | max | goal | | absolute (medians) |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+""")
+    f.write("\n".join(rows) + "\n")
+    if warnings:
+        f.write("\nWarnings:\n" + "\n".join(warnings) + "\n")
+    f.write("""
+B0 and B0w are not goals: B0 shows how the bare C server compares with nginx on this machine, B0w what the
+Swift wrapper alone costs against the same C server (the floor under B1), so B1 and B2 can be read together.
+A noisy machine (other builds running) widens the min–max spread; trust the median.
+""")

@@ -1,0 +1,360 @@
+#!/usr/bin/env bash
+# bench/run.sh: issue 5 benchmarks (`make bench`). Runs wrk on loopback against pinset and its baselines,
+# load generator and server each pinned to one core, interleaved rounds, and writes BENCHMARKS.md with
+# ratio figures (median, min, max over the rounds).
+#
+#   B0 calibration: bare C libmicrohttpd server vs nginx (no pinset needed)
+#   B0w calibration: minimal handler over the MicroHTTPD Swift wrapper vs the bare C server
+#   B1 GET /pins/{host} 200 req/s vs the bare C server          goal >= 0.95x
+#   B2 same vs nginx (one worker, document from disk)          goal >= 1.2x
+#   B3 If-None-Match -> 304 req/s vs own 200                   goal >= 1.0x
+#   B4 100k hosts stored, random hosts vs one host             goal >= 0.9x
+#   B5 p99 latency at 50 connections vs the C server's p99     goal <= 1.3x
+#   B6 sequential admin PUTs/s vs sqlite3 CLI single-row transactions, WAL + synchronous=FULL  goal >= 0.5x
+#   I1 instructions per request under callgrind, wrapper and pinset vs C (load-independent; needs valgrind)
+#   B7 start-up time and RSS with 100k hosts vs sqlite3 dumping the documents table
+#      goal RSS <= 2 x stored document bytes + 30 MB
+#
+# Environment (all optional):
+#   PINSET=.build/release/pinset  the server binary; when missing only B0 (and B0w) run
+#   WRAPPER_REF=1                 also measure bench/wrapper_reference.swift (row B0w); 0 skips it
+#   ROUNDS=5 DURATION=5           rounds and seconds per wrk run (every run is bounded)
+#   CONNECTIONS=50                wrk -c
+#   HOSTS=100000                  hosts seeded for B4/B7 (seeding goes through the admin API, see below)
+#   PUTS=200                      PUTs per B6 round
+#   SERVER_CPU=0 LOAD_CPU=1       taskset cores for the servers and for wrk
+#   ONLY="B0 B1 B2 B3 B4 B5 B6 B7 I1"  subset to run
+#   DOCS_TABLE=documents          table sqlite3 dumps for B7
+#   OUT=BENCHMARKS.md
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+PINSET="${PINSET:-$ROOT/.build/release/pinset}"
+ROUNDS="${ROUNDS:-5}"
+DURATION="${DURATION:-5}"
+CONNECTIONS="${CONNECTIONS:-50}"
+HOSTS="${HOSTS:-100000}"
+PUTS="${PUTS:-200}"
+SERVER_CPU="${SERVER_CPU:-0}"
+LOAD_CPU="${LOAD_CPU:-1}"
+ONLY="${ONLY:-B0 B1 B2 B3 B4 B5 B6 B7 I1}"
+DOCS_TABLE="${DOCS_TABLE:-documents}"
+OUT="${OUT:-$ROOT/BENCHMARKS.md}"
+HOST="api.example.com"
+
+log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+want() { [[ " $ONLY " == *" $1 "* ]]; }
+
+# ---------------------------------------------------------------- tools
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+missing=""
+for tool in wrk:wrk nginx:nginx-light sqlite3:sqlite3 curl:curl python3:python3 cc:gcc taskset:util-linux \
+    openssl:openssl pkg-config:pkg-config; do
+    command -v "${tool%%:*}" >/dev/null 2>&1 || missing="$missing ${tool#*:}"
+done
+dpkg -s libmicrohttpd-dev >/dev/null 2>&1 || missing="$missing libmicrohttpd-dev"
+if [ -n "$missing" ]; then
+    log "installing:$missing"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+
+# ---------------------------------------------------------------- scratch space and clean-up
+TMP="$(mktemp -d /tmp/pinset-bench.XXXXXX)"
+chmod 755 "$TMP"   # nginx workers run as nobody when started by root
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]:-}"; do
+        [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+    done
+    sleep 0.2
+    for pid in "${PIDS[@]:-}"; do
+        [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true
+    done
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+RESULTS="$TMP/results.tsv"   # bench <tab> round <tab> variant <tab> metric <tab> value
+: >"$RESULTS"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# Waits until http://127.0.0.1:$1$2 answers (any status), at most 30 s.
+wait_http() {
+    for _ in $(seq 1 3000); do
+        curl -s -o /dev/null "http://127.0.0.1:$1$2" && return 0
+        sleep 0.01
+    done
+    log "server on port $1 did not come up"; return 1
+}
+
+# Starts "$@" pinned to the server core; the pid lands in LAST_PID and in PIDS for clean-up.
+start_server() {
+    local logfile="$1"; shift
+    taskset -c "$SERVER_CPU" "$@" >"$logfile" 2>&1 &
+    LAST_PID=$!
+    PIDS+=("$LAST_PID")
+}
+
+stop_server() {
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
+
+# run_wrk BENCH ROUND VARIANT URL [wrk args...]: records rps and p99 (ms).
+run_wrk() {
+    local bench="$1" round="$2" variant="$3" url="$4"; shift 4
+    local out="$TMP/wrk-$bench-$round-$variant.txt"
+    taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@" "$url" >"$out" 2>&1 || {
+        log "wrk failed for $variant: $(tail -3 "$out")"; return 1; }
+    python3 - "$out" "$bench" "$round" "$variant" >>"$RESULTS" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+bench, rnd, variant = sys.argv[2:5]
+rps = float(re.search(r"Requests/sec:\s*([\d.]+)", text).group(1))
+m = re.search(r"^\s*99%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
+scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+p99 = float(m.group(1)) * scale[m.group(2)] if m else float("nan")
+non2xx = re.search(r"Non-2xx or 3xx responses:\s*(\d+)", text)
+errors = re.search(r"Socket errors:.*", text)
+print(f"{bench}\t{rnd}\t{variant}\trps\t{rps}")
+print(f"{bench}\t{rnd}\t{variant}\tp99_ms\t{p99}")
+print(f"{bench}\t{rnd}\t{variant}\tbad\t{int(non2xx.group(1)) if non2xx else 0}")
+PY
+    log "$bench round $round $variant: $(grep 'Requests/sec' "$out" | awk '{print $2}') req/s"
+}
+
+# ---------------------------------------------------------------- the document served by everyone
+HAVE_PINSET=0
+[ -x "$PINSET" ] && HAVE_PINSET=1
+if [ "$HAVE_PINSET" = 0 ]; then
+    log "no pinset binary at $PINSET: only B0, B0w and I1 (C baseline, wrapper, nginx) run"
+    ONLY="B0 I1"
+fi
+
+B64_A="$(head -c 32 /dev/urandom | base64)"
+B64_B="$(head -c 32 /dev/urandom | base64)"
+PIN_BODY="{\"pins\":[{\"sha256\":\"$B64_A\"},{\"sha256\":\"$B64_B\",\"role\":\"backup\"}]}"
+
+DOC="$TMP/doc.json"
+if [ "$HAVE_PINSET" = 1 ]; then
+    openssl genpkey -algorithm ed25519 -out "$TMP/key.pem" 2>/dev/null
+    chmod 600 "$TMP/key.pem"
+    DB="$TMP/pinset.sqlite"
+    TOKEN="$("$PINSET" token create --db "$DB" --name bench | tail -n 1)"
+    PINSET_PORT="$(free_port)"
+    start_server "$TMP/pinset.log" "$PINSET" serve --db "$DB" --key "$TMP/key.pem" --port "$PINSET_PORT" \
+        --threads 1 --bind 127.0.0.1
+    PINSET_PID=$LAST_PID
+    wait_http "$PINSET_PORT" /healthz
+    curl -sf -X PUT -H "Authorization: Bearer $TOKEN" -d "$PIN_BODY" \
+        "http://127.0.0.1:$PINSET_PORT/admin/hosts/$HOST" >/dev/null
+    curl -sf -D "$TMP/doc.headers" -o "$DOC" "http://127.0.0.1:$PINSET_PORT/pins/$HOST"
+    ETAG="$(grep -i '^etag:' "$TMP/doc.headers" | sed 's/^[^:]*: *//' | tr -d '\r')"
+else
+    # A stand-in of the real size (about 700 bytes) and shape.
+    python3 - "$DOC" <<'PY'
+import base64, json, os, sys
+b = lambda n: base64.urlsafe_b64encode(os.urandom(n)).decode().rstrip("=")
+payload = {"host": "api.example.com", "version": 1, "issuedAt": "2026-11-21T14:00:00Z",
+           "expiresAt": "2026-11-28T14:00:00Z", "includeSubdomains": False, "enforce": True,
+           "pins": [{"sha256": base64.b64encode(os.urandom(32)).decode(), "type": "spki", "role": r}
+                    for r in ("current", "backup")]}
+p = base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode().rstrip("=")
+h = base64.urlsafe_b64encode(b'{"alg":"EdDSA","kid":"' + b(32).encode() + b'","typ":"pinset+jws"}').decode().rstrip("=")
+open(sys.argv[1], "w").write(json.dumps({"protected": h, "payload": p, "signature": b(64)}, separators=(",", ":")))
+PY
+    ETAG="\"$(head -c 18 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')\""
+fi
+DOC_BYTES="$(wc -c <"$DOC")"
+log "document: $DOC_BYTES bytes, ETag $ETAG"
+
+# ---------------------------------------------------------------- the bare C server and nginx
+cc -O2 -o "$TMP/baseline" "$HERE/baseline.c" $(pkg-config --cflags --libs libmicrohttpd)
+C_PORT="$(free_port)"
+start_server "$TMP/baseline.log" "$TMP/baseline" "$C_PORT" "$DOC" "$ETAG"
+C_PID=$LAST_PID
+wait_http "$C_PORT" /
+
+# The wrapper's own floor (row B0w): optional, needs swiftc; WRAPPER_REF=0 skips it.
+HAVE_WREF=0
+if [ "${WRAPPER_REF:-1}" = 1 ] && command -v swiftc >/dev/null; then
+    log "compiling bench/wrapper_reference.swift (about a minute)"
+    cp "$HERE/wrapper_reference.swift" "$TMP/main.swift"   # top-level code must sit in main.swift
+    if swiftc -O -module-name WrapperReference "$ROOT"/Sources/MicroHTTPD/*.swift "$TMP/main.swift" \
+        -I "$ROOT/Sources/CMicroHTTPD" -lmicrohttpd -o "$TMP/wrapper_reference" >"$TMP/swiftc.log" 2>&1; then
+        W_PORT="$(free_port)"
+        start_server "$TMP/wrapper.log" "$TMP/wrapper_reference" "$W_PORT" "$DOC" "$ETAG"
+        W_PID=$LAST_PID
+        wait_http "$W_PORT" /
+        HAVE_WREF=1
+    else
+        log "wrapper_reference did not compile (see below); row B0w skipped"; tail -5 "$TMP/swiftc.log" >&2
+    fi
+fi
+
+mkdir -p "$TMP/www/pins"
+cp "$DOC" "$TMP/www/pins/$HOST"
+NGINX_PORT="$(free_port)"
+sed -e "s|@PORT@|$NGINX_PORT|g" -e "s|@ROOT@|$TMP/www|g" -e "s|@TMP@|$TMP|g" -e "s|@ETAG@|$ETAG|g" \
+    "$HERE/nginx.conf" >"$TMP/nginx.conf"
+start_server "$TMP/nginx.log" "$NGINX" -p "$TMP" -c "$TMP/nginx.conf"
+wait_http "$NGINX_PORT" "/pins/$HOST"
+for port in "$C_PORT" "$NGINX_PORT" ${W_PORT:-}; do
+    cmp -s "$DOC" <(curl -s "http://127.0.0.1:$port/pins/$HOST") || { log "port $port serves other bytes"; exit 1; }
+done
+
+# ---------------------------------------------------------------- B0, B1, B2, B3, B5: interleaved rounds
+if want B0 || want B1 || want B2 || want B3 || want B5; then
+    for round in $(seq 1 "$ROUNDS"); do
+        run_wrk R "$round" c "http://127.0.0.1:$C_PORT/pins/$HOST"
+        run_wrk R "$round" nginx "http://127.0.0.1:$NGINX_PORT/pins/$HOST"
+        if [ "$HAVE_WREF" = 1 ]; then
+            run_wrk R "$round" wrapper "http://127.0.0.1:$W_PORT/pins/$HOST"
+        fi
+        if [ "$HAVE_PINSET" = 1 ]; then
+            run_wrk R "$round" pinset "http://127.0.0.1:$PINSET_PORT/pins/$HOST"
+            if want B3; then
+                run_wrk R "$round" pinset304 "http://127.0.0.1:$PINSET_PORT/pins/$HOST" -H "If-None-Match: $ETAG"
+            fi
+        fi
+    done
+fi
+
+# ---------------------------------------------------------------- I1: instructions per request (callgrind)
+# Throughput on a shared 2-core VM is noisy; instruction counts are not. Each server runs under callgrind twice:
+# once only started (start-up cost), once with a wrk load; (Ir_loaded - Ir_idle) / requests is its cost.
+icount() {
+    local variant="$1" port="$2"; shift 2
+    local ir=()
+    for mode in idle loaded; do
+        local cg="$TMP/cg-$variant-$mode"
+        taskset -c "$SERVER_CPU" valgrind --tool=callgrind --callgrind-out-file="$cg.out" "$@" >"$cg.log" 2>&1 &
+        local pid=$!
+        PIDS+=("$pid")
+        wait_http "$port" "/pins/$HOST"
+        local requests=0
+        if [ "$mode" = loaded ]; then
+            taskset -c "$LOAD_CPU" wrk -t1 -c10 -d"${DURATION}s" "http://127.0.0.1:$port/pins/$HOST" >"$cg.wrk" 2>&1
+            requests=$(awk '/requests in/ {print $1}' "$cg.wrk")
+        fi
+        kill -TERM "$pid"
+        for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null || true   # counts are lost then, and the row says so
+        wait "$pid" 2>/dev/null || true
+        ir+=("$(awk '/^(summary|totals):/ {print $2}' "$cg.out" 2>/dev/null | tail -1)")
+    done
+    if [ -z "${ir[0]}" ] || [ -z "${ir[1]}" ] || [ "${requests:-0}" = 0 ]; then
+        log "I1 $variant: no callgrind counts (server did not exit on SIGTERM?)"; return 0
+    fi
+    python3 -c "print('I1	1	$variant	ir_per_req	' + str(($((ir[1])) - $((ir[0]))) / $requests))" >>"$RESULTS"
+    log "I1 $variant: $(tail -1 "$RESULTS" | cut -f5) instructions/request ($requests requests)"
+}
+if want I1 && command -v valgrind >/dev/null; then
+    stop_server "$C_PID"
+    icount c "$C_PORT" "$TMP/baseline" "$C_PORT" "$DOC" "$ETAG"
+    if [ "$HAVE_WREF" = 1 ]; then
+        stop_server "$W_PID"
+        icount wrapper "$W_PORT" "$TMP/wrapper_reference" "$W_PORT" "$DOC" "$ETAG"
+    fi
+    if [ "$HAVE_PINSET" = 1 ]; then
+        stop_server "$PINSET_PID"
+        icount pinset "$PINSET_PORT" "$PINSET" serve --db "$DB" --key "$TMP/key.pem" --port "$PINSET_PORT" \
+            --threads 1 --bind 127.0.0.1
+        start_server "$TMP/pinset.log" "$PINSET" serve --db "$DB" --key "$TMP/key.pem" --port "$PINSET_PORT" \
+            --threads 1 --bind 127.0.0.1
+        PINSET_PID=$LAST_PID
+        wait_http "$PINSET_PORT" /healthz
+    fi
+fi
+
+# ---------------------------------------------------------------- B6: sequential admin PUTs vs sqlite3
+if want B6; then
+    for round in $(seq 1 "$ROUNDS"); do
+        python3 - "$PINSET_PORT" "$TOKEN" "$PUTS" "$round" >>"$RESULTS" <<'PY'
+import base64, http.client, json, os, sys, time
+port, token, n, rnd = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+conn = http.client.HTTPConnection("127.0.0.1", port)
+headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
+pin = lambda: base64.b64encode(os.urandom(32)).decode()
+bodies = [json.dumps({"pins": [{"sha256": pin()}, {"sha256": pin(), "role": "backup"}]}) for _ in range(n)]
+start = time.perf_counter()
+for i, body in enumerate(bodies):
+    conn.request("PUT", f"/admin/hosts/b6-{rnd}.bench.example", body, headers)
+    r = conn.getresponse(); r.read()
+    if r.status not in (200, 201): sys.exit(f"PUT answered {r.status}")
+print(f"B6\t{rnd}\tpinset\tops\t{n / (time.perf_counter() - start)}")
+PY
+        SQ="$TMP/b6-$round.sqlite"
+        python3 - "$PUTS" "$DOC" >"$TMP/b6.sql" <<'PY'
+import sys
+n, doc = int(sys.argv[1]), open(sys.argv[2]).read().replace("'", "''")
+print("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
+print("CREATE TABLE IF NOT EXISTS documents(host TEXT PRIMARY KEY, version INTEGER, body TEXT);")
+for i in range(n):
+    print(f"BEGIN; INSERT OR REPLACE INTO documents VALUES('b6.bench.example',{i},'{doc}'); COMMIT;")
+PY
+        start=$(date +%s.%N)
+        sqlite3 "$SQ" <"$TMP/b6.sql" >/dev/null
+        end=$(date +%s.%N)
+        python3 -c "print('B6\t$round\tsqlite3\tops\t' + str($PUTS / ($end - $start)))" >>"$RESULTS"
+        log "B6 round $round done"
+    done
+fi
+
+# ---------------------------------------------------------------- B4, B7: 100k hosts
+if want B4 || want B7; then
+    # Seeding goes through the admin API (pinset has no bulk import), one keep-alive connection, one durable
+    # (fsync'd) PUT each: it takes about HOSTS / (B6 PUT rate) seconds. On the 2-core dev VM sqlite3 itself
+    # manages ~130-500 synchronous=FULL commits/s, so 100,000 hosts take roughly 4-13 minutes; the ETA is
+    # logged after 200 and 1,000 hosts. HOSTS=10000 gives a quick, less demanding run.
+    log "seeding $HOSTS hosts through the admin API (one fsync'd PUT each; this takes a while)"
+    python3 - "$PINSET_PORT" "$TOKEN" "$HOSTS" <<'PY'
+import base64, http.client, json, os, sys, time
+port, token, n = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+conn = http.client.HTTPConnection("127.0.0.1", port)
+headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
+pin = lambda: base64.b64encode(os.urandom(32)).decode()
+start = time.perf_counter()
+for i in range(n):
+    body = json.dumps({"pins": [{"sha256": pin()}, {"sha256": pin(), "role": "backup"}]})
+    conn.request("PUT", f"/admin/hosts/h{i}.bench.example", body, headers)
+    r = conn.getresponse(); r.read()
+    if r.status not in (200, 201): sys.exit(f"PUT h{i} answered {r.status}")
+    if i in (200, 1000) or (i and i % 10000 == 0):
+        rate = i / (time.perf_counter() - start)
+        print(f"[seed] {i} hosts, {rate:.0f}/s, about {(n - i) / rate:.0f} s left", file=sys.stderr)
+PY
+    if want B4; then
+        for round in $(seq 1 "$ROUNDS"); do
+            run_wrk B4 "$round" one "http://127.0.0.1:$PINSET_PORT/pins/h0.bench.example"
+            BENCH_HOSTS="$HOSTS" run_wrk B4 "$round" random "http://127.0.0.1:$PINSET_PORT/" -s "$HERE/random_hosts.lua"
+        done
+    fi
+    if want B7; then
+        stop_server "$PINSET_PID"
+        for round in $(seq 1 "$ROUNDS"); do
+            start=$(date +%s.%N)
+            start_server "$TMP/pinset-b7.log" "$PINSET" serve --db "$DB" --key "$TMP/key.pem" --port "$PINSET_PORT" \
+                --threads 1 --bind 127.0.0.1
+            pid=$LAST_PID
+            wait_http "$PINSET_PORT" /healthz
+            end=$(date +%s.%N)
+            curl -s -o /dev/null "http://127.0.0.1:$PINSET_PORT/pins/h1.bench.example"
+            rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+            stop_server "$pid"
+            s2=$(date +%s.%N)
+            sqlite3 "$DB" "SELECT * FROM $DOCS_TABLE" >"$TMP/dump.txt" || log "B7: no table $DOCS_TABLE (set DOCS_TABLE)"
+            e2=$(date +%s.%N)
+            python3 -c "print('B7\t$round\tpinset\tstart_s\t' + str($end - $start)); print('B7\t$round\tpinset\trss_kb\t$rss_kb'); print('B7\t$round\tsqlite3\tstart_s\t' + str($e2 - $s2))" >>"$RESULTS"
+        done
+        echo "B7	0	sqlite3	doc_bytes	$(wc -c <"$TMP/dump.txt")" >>"$RESULTS"
+    fi
+fi
+
+# ---------------------------------------------------------------- BENCHMARKS.md
+python3 "$HERE/report.py" "$RESULTS" "$OUT" "$ROUNDS" "$DURATION" "$CONNECTIONS" "$DOC_BYTES" "$HOSTS" "$ONLY"
+log "wrote $OUT"
