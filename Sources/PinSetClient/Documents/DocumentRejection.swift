@@ -1,0 +1,42 @@
+/// Why a document was refused (PROTOCOL §5). A refused document changes nothing.
+///
+/// Compare ``code``; ``description`` is `"<code>: <detail>"`, stable enough for a CLI to print.
+public struct DocumentRejection: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The rule of PROTOCOL §5 the document broke. Raw values are stable.
+    public enum Code: String, Sendable, Equatable, CaseIterable {
+        /// Step 1: the body is over 64 KiB.
+        case tooLarge
+        /// Step 1 (or a signed payload that is not a pin set): not JSON, or not the three JWS members.
+        case malformedJSON
+        /// Step 2: the header's `alg` is not exactly `EdDSA`.
+        case unsupportedAlgorithm
+        /// Step 2: the header's `typ` is not `pinset+jws`.
+        case wrongType
+        /// Step 2: the header's `kid` names no trusted key.
+        case unknownKey
+        /// Step 3: the Ed25519 signature does not verify.
+        case badSignature
+        /// Step 4: the payload is for another host.
+        case hostMismatch
+        /// Step 5: `now ≥ expiresAt + skew`.
+        case expired
+        /// Step 5: `now < issuedAt − skew`.
+        case notYetValid
+        /// Step 6: older than the version already accepted.
+        case rollback
+    }
+
+    /// The rule broken.
+    public let code: Code
+    /// What exactly is wrong, for logs and the CLI. Never contains key material.
+    public let detail: String
+
+    /// Creates a rejection.
+    public init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    /// `"<code>: <detail>"`.
+    public var description: String { "\(code.rawValue): \(detail)" }
+}

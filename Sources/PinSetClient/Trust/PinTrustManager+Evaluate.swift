@@ -1,0 +1,103 @@
+import Crypto
+import Foundation
+import PinSetCore
+
+extension PinTrustManager {
+    private enum Pass {
+        case decided(TrustDecision)
+        case mismatch(CompiledPolicy, notedHost: String)
+        case needHashes(CompiledPolicy, notedHost: String)
+    }
+
+    /// Evaluates a presented (and already standard-validated) chain for `host` at `now` (PROTOCOL §5).
+    ///
+    /// The policy is the set for `host`, else the nearest parent's set with `includeSubdomains`. The chain passes
+    /// if any of its certificates (leaf, intermediate or root) matches an unexpired pin: SPKI pins against the
+    /// certificate's SubjectPublicKeyInfo, certificate pins against its whole DER. Digests are cached per
+    /// certificate, so a repeated handshake hashes nothing.
+    ///
+    /// - Important: This checks pins only. Run standard chain and hostname validation first (the adapters do),
+    ///   and pass the *validated* chain: pins matched against an unvalidated chain prove nothing.
+    /// - Parameters:
+    ///   - chain: DER certificates, leaf first.
+    ///   - host: the name the app connected to.
+    ///   - now: the clock, for pin and document expiry.
+    public func evaluate(chain: [[UInt8]], host: String, now: Date) -> TrustDecision {
+        let host = Self.normalized(host)
+        let time = now.timeIntervalSinceReferenceDate
+        let first = state.withLock { state in Self.firstPass(&state, chain: chain, host: host, now: time, options: options) }
+        switch first {
+        case .decided(let decision):
+            return decision
+        case .mismatch(let policy, let noted):
+            return failed(policy, notedHost: noted, host: host, chain: chain, now: now)
+        case .needHashes(let policy, let noted):
+            let entries = chain.map(Self.hashEntry)
+            state.withLock { state in
+                for entry in entries { state.cache.insert(entry) }
+            }
+            for entry in entries {
+                if let index = policy.match(entry, now: time) {
+                    return .trusted(pin: policy.set.pins[index], notedHost: noted)
+                }
+            }
+            return failed(policy, notedHost: noted, host: host, chain: chain, now: now)
+        }
+    }
+
+    private static func firstPass(
+        _ state: inout State, chain: [[UInt8]], host: String, now: Double, options: PinningOptions
+    ) -> Pass {
+        guard let (noted, policy) = lookup(state.policies, host: host) else {
+            return .decided(.hostNotPinned(host: host, allowed: options.unpinnedHosts == .allow))
+        }
+        if policy.pins.isEmpty {
+            return .decided(.hostNotPinned(host: host, allowed: options.unpinnedHosts == .allow))
+        }
+        if now >= policy.staleAfter, options.staleSetPolicy == .stopPinning {
+            return .decided(.hostNotPinned(host: host, allowed: true))
+        }
+        for der in chain {
+            guard let entry = state.cache.lookup(der) else { return .needHashes(policy, notedHost: noted) }
+            if let index = policy.match(entry, now: now) {
+                return .decided(.trusted(pin: policy.set.pins[index], notedHost: noted))
+            }
+        }
+        return .mismatch(policy, notedHost: noted)
+    }
+
+    /// The set for `host`, else the nearest parent's with `includeSubdomains`.
+    @inline(__always)
+    private static func lookup(_ policies: [String: CompiledPolicy], host: String) -> (String, CompiledPolicy)? {
+        if let policy = policies[host] { return (host, policy) }
+        var rest = host[...]
+        while let dot = rest.utf8.firstIndex(of: 0x2E) {
+            rest = rest[rest.utf8.index(after: dot)...]
+            let parent = String(rest)
+            if let policy = policies[parent] {
+                // The nearest parent decides; if it does not cover subdomains, keep looking further up.
+                if policy.set.includeSubdomains { return (parent, policy) }
+            }
+        }
+        return nil
+    }
+
+    private static func hashEntry(_ der: [UInt8]) -> CertificateHashCache.Entry {
+        CertificateHashCache.Entry(
+            der: der, spki: try? SPKIPin.spkiDigest(ofCertificateDER: der),
+            certificate: Digest32(SHA256.hash(data: der)))
+    }
+
+    private func failed(
+        _ policy: CompiledPolicy, notedHost: String, host: String, chain: [[UInt8]], now: Date
+    ) -> TrustDecision {
+        let failure = PinFailure(
+            host: host, notedHost: notedHost, includeSubdomains: policy.set.includeSubdomains,
+            enforce: policy.set.enforce, chainDER: chain,
+            chainPins: chain.map { try? SPKIPin.sha256(ofCertificateDER: $0) },
+            expectedPins: policy.activePins(now: now.timeIntervalSinceReferenceDate), version: policy.set.version,
+            reportUri: policy.set.reportUri, date: now)
+        onPinFailure?(failure)
+        return policy.set.enforce ? .pinMismatch(failure) : .reportOnlyMismatch(failure)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import PinSetCore
+import Synchronization
+
+/// Holds the pin set in force for each host and evaluates TLS chains against them (PROTOCOL §5).
+///
+/// Thread-safe. Sets are swapped atomically: an evaluation sees the old set or the new one, never a mix.
+/// Evaluation is pure logic over DER bytes and a clock; the TLS adapters (`PinSetNIO`, the Apple helpers)
+/// call ``evaluate(chain:host:now:)`` after standard chain and hostname validation.
+public final class PinTrustManager: Sendable {
+    struct State {
+        var policies: [String: CompiledPolicy] = [:]
+        var cache: CertificateHashCache
+    }
+
+    /// The verifier documents pass through.
+    public let verifier: DocumentVerifier
+    /// How unpinned hosts and stale sets are treated.
+    public let options: PinningOptions
+    let state: Mutex<State>
+    let onPinFailure: (@Sendable (PinFailure) -> Void)?
+
+    /// Creates a manager with no sets.
+    /// - Parameters:
+    ///   - verifier: checks every document before it is installed.
+    ///   - options: see ``PinningOptions`` (defaults: allow unpinned hosts, keep enforcing stale sets).
+    ///   - onPinFailure: called (outside any lock, on the evaluating thread) for every chain that matched no pin,
+    ///     enforcing or report-only. Keep it quick: it runs during the handshake.
+    public init(
+        verifier: DocumentVerifier, options: PinningOptions = PinningOptions(),
+        onPinFailure: (@Sendable (PinFailure) -> Void)? = nil
+    ) {
+        self.verifier = verifier
+        self.options = options
+        self.onPinFailure = onPinFailure
+        state = Mutex(State(cache: CertificateHashCache(capacity: options.cacheCapacity)))
+    }
+
+    /// Verifies a freshly fetched document for `host` (PROTOCOL §5 steps 1–6, rollback checked against the set
+    /// in force) and, if it passes, swaps its set in atomically. A refused document changes nothing.
+    public func accept(_ bytes: some Collection<UInt8>, for host: String, now: Date) -> Result<VerifiedDocument, DocumentRejection> {
+        let host = Self.normalized(host)
+        let last = acceptedVersion(for: host)
+        return install(verifier.verify(bytes, host: host, now: now, lastAccepted: last), host: host)
+    }
+
+    /// Installs a document the app already trusted once (persisted) or ships (bundled): every check of
+    /// ``accept(_:for:now:)`` except freshness. An expired one becomes a stale set (``PinningOptions/staleSetPolicy``).
+    /// A document older than the set in force is refused as ``DocumentRejection/Code/rollback``.
+    public func seed(document bytes: some Collection<UInt8>, for host: String) -> Result<VerifiedDocument, DocumentRejection> {
+        let host = Self.normalized(host)
+        let last = acceptedVersion(for: host)
+        return install(verifier.verifyIgnoringTime(bytes, host: host, lastAccepted: last), host: host)
+    }
+
+    /// Installs a set compiled into the app (no signature: the app binary vouches for it) unless a set of the
+    /// same or a newer version is already in force. Returns whether it was installed.
+    @discardableResult
+    public func seed(pinSet: PinSet) -> Bool {
+        let policy = CompiledPolicy(set: pinSet, document: nil, skew: options.skew)
+        return state.withLock { state in
+            if let current = state.policies[pinSet.host], current.acceptedVersion >= policy.acceptedVersion { return false }
+            state.policies[pinSet.host] = policy
+            return true
+        }
+    }
+
+    /// The set in force for exactly `host` (no parent lookup), if any.
+    public func pinSet(for host: String) -> PinSet? {
+        let host = Self.normalized(host)
+        return state.withLock { $0.policies[host]?.set }
+    }
+
+    /// The document the set in force for `host` came from (`nil` for none, or for a set seeded from code).
+    public func document(for host: String) -> VerifiedDocument? {
+        let host = Self.normalized(host)
+        return state.withLock { $0.policies[host]?.document }
+    }
+
+    /// The version marker of the set in force for `host`, which newer documents must not roll back.
+    public func acceptedVersion(for host: String) -> AcceptedVersion? {
+        let host = Self.normalized(host)
+        return state.withLock { $0.policies[host]?.acceptedVersion }
+    }
+
+    /// Every host that has a set, sorted.
+    public var pinnedHosts: [String] { state.withLock { $0.policies.keys.sorted() } }
+
+    private func install(
+        _ result: Result<VerifiedDocument, DocumentRejection>, host: String
+    ) -> Result<VerifiedDocument, DocumentRejection> {
+        guard case .success(let document) = result else { return result }
+        let policy = CompiledPolicy(set: document.pinSet, document: document, skew: options.skew)
+        // Re-check rollback under the lock: another accept may have installed a newer set meanwhile.
+        return state.withLock { state in
+            if let current = state.policies[host], policy.acceptedVersion < current.acceptedVersion {
+                return .failure(DocumentRejection(.rollback, "version \(policy.set.version) is older than version \(current.set.version) installed meanwhile"))
+            }
+            state.policies[host] = policy
+            return .success(document)
+        }
+    }
+
+    /// `host` in the protocol's form; a name that is not a DNS name (an IP literal) is only lowercased.
+    @inline(__always)
+    static func normalized(_ host: String) -> String {
+        var plain = true
+        for byte in host.utf8 {
+            switch byte {
+            case 0x61...0x7A, 0x30...0x39, 0x2D, 0x2E: continue
+            default: plain = false
+            }
+            if !plain { break }
+        }
+        if plain, host.utf8.last != 0x2E { return host }
+        return (try? HostName.normalize(host)) ?? host.lowercased()
+    }
+}

@@ -1,0 +1,39 @@
+/// How a ``PinTrustManager`` treats hosts without pins and stale sets (PROTOCOL §5).
+public struct PinningOptions: Sendable, Hashable {
+    /// What to do with a host that no set covers.
+    public enum UnpinnedHostPolicy: Sendable, Hashable {
+        /// Standard validation only (the default).
+        case allow
+        /// Refuse every host without pins (AFNetworking's behaviour). **Warning:** every host the app talks to,
+        /// including third-party APIs, then needs a pin set.
+        case deny
+    }
+
+    /// What to do with a set whose document passed `expiresAt` because no fresh one could be fetched.
+    public enum StaleSetPolicy: Sendable, Hashable {
+        /// Keep enforcing the last accepted pins (the default).
+        case keepEnforcing
+        /// Stop pinning the host (standard validation only) until a fresh document arrives.
+        case stopPinning
+    }
+
+    /// Default ``UnpinnedHostPolicy/allow``.
+    public var unpinnedHosts: UnpinnedHostPolicy
+    /// Default ``StaleSetPolicy/keepEnforcing``.
+    public var staleSetPolicy: StaleSetPolicy
+    /// Clock tolerance in seconds when deciding whether a set is stale. Default 300.
+    public var skew: Double
+    /// How many certificates' pins the manager caches. Default 256.
+    public var cacheCapacity: Int
+
+    /// Creates options; every field has the default described on it.
+    public init(
+        unpinnedHosts: UnpinnedHostPolicy = .allow, staleSetPolicy: StaleSetPolicy = .keepEnforcing,
+        skew: Double = 300, cacheCapacity: Int = 256
+    ) {
+        self.unpinnedHosts = unpinnedHosts
+        self.staleSetPolicy = staleSetPolicy
+        self.skew = skew
+        self.cacheCapacity = cacheCapacity
+    }
+}

@@ -1,0 +1,217 @@
+import Crypto
+import Foundation
+import PinSetCore
+
+/// Keeps the sets of a ``PinTrustManager`` fresh: polls `GET {server}/pins/{host}` for each configured host with
+/// `If-None-Match`, honours `Cache-Control: max-age` (plus jitter), backs off exponentially on errors, persists
+/// every accepted document and reloads them on ``start()``.
+///
+/// Rollback protection holds across restarts: persisted documents are installed first, so an older document
+/// served later is refused. Cancel-safe: ``stop()`` cancels the polling tasks and waits for them.
+public actor PinSetUpdater {
+    /// Polling configuration. Every field but `server` and `hosts` has a default.
+    public struct Configuration: Sendable {
+        /// The pin server's base URL, e.g. `https://pins.example.com`.
+        public var server: URL
+        /// The hosts to keep sets for.
+        public var hosts: [String]
+        /// Refresh interval when the server sends no `max-age`. Default 3600 s.
+        public var defaultRefreshInterval: TimeInterval
+        /// Floor for `max-age` (a server cannot make clients hammer it). Default 60 s.
+        public var minimumRefreshInterval: TimeInterval
+        /// Ceiling for `max-age`. Default 86 400 s.
+        public var maximumRefreshInterval: TimeInterval
+        /// Random extra delay, as a fraction of the delay (0.1 = up to +10 %). Default 0.1.
+        public var jitter: Double
+        /// First retry delay after an error; doubles with each consecutive error. Default 5 s.
+        public var initialBackoff: TimeInterval
+        /// Cap of the retry delay. Default 3600 s.
+        public var maximumBackoff: TimeInterval
+
+        /// Creates a configuration.
+        public init(
+            server: URL, hosts: [String], defaultRefreshInterval: TimeInterval = 3600,
+            minimumRefreshInterval: TimeInterval = 60, maximumRefreshInterval: TimeInterval = 86_400,
+            jitter: Double = 0.1, initialBackoff: TimeInterval = 5, maximumBackoff: TimeInterval = 3600
+        ) {
+            self.server = server
+            self.hosts = hosts.map { (try? HostName.normalize($0)) ?? $0 }
+            self.defaultRefreshInterval = defaultRefreshInterval
+            self.minimumRefreshInterval = minimumRefreshInterval
+            self.maximumRefreshInterval = maximumRefreshInterval
+            self.jitter = jitter
+            self.initialBackoff = initialBackoff
+            self.maximumBackoff = maximumBackoff
+        }
+    }
+
+    /// The configuration in use.
+    public let configuration: Configuration
+    /// The manager updated sets go into.
+    public let trustManager: PinTrustManager
+    /// Updates and failures, in order. Buffers the newest 256 events if nobody listens; finishes on ``stop()``.
+    public nonisolated let events: AsyncStream<UpdateEvent>
+
+    private let continuation: AsyncStream<UpdateEvent>.Continuation
+    private let transport: any PinSetTransport
+    private let storage: PinStorage?
+    private let clock: @Sendable () -> Date
+    private var etags: [String: String] = [:]
+    private var consecutiveFailures: [String: Int] = [:]
+    private var loops: [String: Task<Void, Never>] = [:]
+
+    /// Creates an updater; nothing happens until ``start()``.
+    /// - Parameters:
+    ///   - configuration: server, hosts and timing.
+    ///   - trustManager: where accepted sets go.
+    ///   - transport: the HTTP client; default ``URLSessionTransport``.
+    ///   - storage: where accepted documents are persisted; `nil` keeps them in memory only (no rollback
+    ///     protection across restarts).
+    ///   - clock: the time source, default `Date()`.
+    public init(
+        configuration: Configuration, trustManager: PinTrustManager,
+        transport: any PinSetTransport = URLSessionTransport(), storage: PinStorage? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.configuration = configuration
+        self.trustManager = trustManager
+        self.transport = transport
+        self.storage = storage
+        self.clock = clock
+        (events, continuation) = AsyncStream.makeStream(of: UpdateEvent.self, bufferingPolicy: .bufferingNewest(256))
+    }
+
+    /// Reloads persisted documents into the trust manager, then starts polling every host. Calling it twice
+    /// does nothing the second time.
+    public func start() {
+        guard loops.isEmpty else { return }
+        loadPersisted()
+        for host in configuration.hosts {
+            loops[host] = Task { [weak self] in
+                while !Task.isCancelled {
+                    guard let self else { return }
+                    let delay = await self.poll(host)
+                    do { try await Task.sleep(for: .seconds(delay)) } catch { return }
+                }
+            }
+        }
+    }
+
+    /// Stops polling, waits for in-flight fetches to end, and finishes ``events``.
+    public func stop() async {
+        let running = loops.values
+        loops.removeAll()
+        for task in running { task.cancel() }
+        for task in running { await task.value }
+        continuation.finish()
+    }
+
+    /// Installs every persisted document for the configured hosts (signature and host re-checked, freshness
+    /// not: an expired one is a stale set). Called by ``start()``; public for apps that only want the reload.
+    public func loadPersisted() {
+        guard let storage else { return }
+        for host in configuration.hosts {
+            guard let bytes = storage.load(host: host) else { continue }
+            if case .success(let document) = trustManager.seed(document: bytes, for: host) {
+                etags[host] = Self.etag(of: bytes)
+                continuation.yield(.loaded(host: host, version: document.pinSet.version))
+            }
+        }
+    }
+
+    /// Fetches the document of `host` now (after a pin failure, or when the app knows the set changed).
+    /// - Returns: the event this fetch produced (it is also sent to ``events``).
+    @discardableResult
+    public func refreshNow(host: String) async -> UpdateEvent {
+        await fetch(host).event
+    }
+
+    /// Fetches every configured host now.
+    @discardableResult
+    public func refreshNow() async -> [UpdateEvent] {
+        var result: [UpdateEvent] = []
+        for host in configuration.hosts { result.append(await refreshNow(host: host)) }
+        return result
+    }
+
+    /// Forwards a pin failure to ``events`` and refreshes the set of its noted host, in case the pins changed.
+    /// Wire it from ``PinTrustManager``'s `onPinFailure` with `Task { await updater.reportPinFailure($0) }`.
+    public func reportPinFailure(_ failure: PinFailure) async {
+        continuation.yield(.pinFailure(failure))
+        if configuration.hosts.contains(failure.notedHost) { await refreshNow(host: failure.notedHost) }
+    }
+
+    private func poll(_ host: String) async -> TimeInterval {
+        await fetch(host).delay
+    }
+
+    private func fetch(_ host: String) async -> (event: UpdateEvent, delay: TimeInterval) {
+        let url = configuration.server.appendingPathComponent("pins").appendingPathComponent(host)
+        var headers = ["Accept": "application/json"]
+        if let etag = etags[host] { headers["If-None-Match"] = etag }
+        let event: UpdateEvent
+        var maxAge: Int?
+        do {
+            let response = try await transport.get(url, headers: headers)
+            maxAge = response.maxAge
+            event = handle(response, host: host)
+        } catch {
+            event = .fetchFailed(host: host, UpdateError(.transport, "GET \(url.absoluteString) failed: \(error)"))
+        }
+        let failed: Bool
+        switch event {
+        case .updated, .notModified: failed = false
+        default: failed = true
+        }
+        let failures = failed ? consecutiveFailures[host, default: 0] + 1 : 0
+        consecutiveFailures[host] = failures
+        continuation.yield(event)
+        let delay = Self.nextDelay(
+            maxAge: maxAge, consecutiveFailures: failures, configuration: configuration, random: Double.random(in: 0...1))
+        return (event, delay)
+    }
+
+    private func handle(_ response: TransportResponse, host: String) -> UpdateEvent {
+        switch response.status {
+        case 200:
+            switch trustManager.accept(response.body, for: host, now: clock()) {
+            case .success(let document):
+                etags[host] = response.headers["etag"] ?? Self.etag(of: document.raw)
+                if let storage {
+                    do { try storage.save(document.raw, for: host) } catch {
+                        continuation.yield(.persistenceFailed(host: host, error))
+                    }
+                }
+                return .updated(host: host, version: document.pinSet.version)
+            case .failure(let rejection):
+                return .rejected(host: host, rejection)
+            }
+        case 304:
+            return .notModified(host: host)
+        default:
+            return .fetchFailed(host: host, UpdateError(.httpStatus, status: response.status, "the server answered \(response.status) for \(host)"))
+        }
+    }
+
+    /// The delay before the next poll: after a success, `max-age` (or the default interval) clamped to the
+    /// configured bounds; after `n` consecutive failures, `initialBackoff × 2^(n−1)` capped at `maximumBackoff`.
+    /// Either way plus `jitter × random` of itself (`random` in 0...1).
+    public static func nextDelay(
+        maxAge: Int?, consecutiveFailures: Int, configuration: Configuration, random: Double
+    ) -> TimeInterval {
+        let base: TimeInterval
+        if consecutiveFailures > 0 {
+            let exponent = Double(min(consecutiveFailures - 1, 40))
+            base = min(configuration.maximumBackoff, configuration.initialBackoff * pow(2, exponent))
+        } else {
+            let wanted = maxAge.map(TimeInterval.init) ?? configuration.defaultRefreshInterval
+            base = min(configuration.maximumRefreshInterval, max(configuration.minimumRefreshInterval, wanted))
+        }
+        return base * (1 + configuration.jitter * min(max(random, 0), 1))
+    }
+
+    /// The server's ETag for a body (API.md): `"` + base64url(first 18 bytes of SHA-256(body)) + `"`.
+    static func etag(of body: [UInt8]) -> String {
+        "\"" + Base64URL.encode(SHA256.hash(data: body).prefix(18)) + "\""
+    }
+}

@@ -1,0 +1,49 @@
+import PinSetCore
+
+/// What the updater tells the app (``PinSetUpdater/events``).
+public enum UpdateEvent: Sendable {
+    /// A persisted document was loaded at start.
+    case loaded(host: String, version: Int)
+    /// A fetched document was accepted and is now in force (it may be a re-signing of the same version).
+    case updated(host: String, version: Int)
+    /// The server answered `304 Not Modified`.
+    case notModified(host: String)
+    /// A fetched document was refused; the previous set stays in force.
+    case rejected(host: String, DocumentRejection)
+    /// The fetch failed (transport error or unexpected HTTP status); retried with backoff.
+    case fetchFailed(host: String, UpdateError)
+    /// A document was accepted but could not be persisted.
+    case persistenceFailed(host: String, PinStorage.Error)
+    /// A chain matched no pin (forwarded with ``PinSetUpdater/reportPinFailure(_:)``).
+    case pinFailure(PinFailure)
+}
+
+/// Why a fetch failed.
+public struct UpdateError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Code: String, Sendable, Equatable {
+        /// The transport threw (DNS, TCP, TLS, timeout).
+        case transport
+        /// The server answered a status other than 200 or 304.
+        case httpStatus
+        /// A 200 carried a document that was refused.
+        case rejected
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// The HTTP status, for ``Code/httpStatus``.
+    public let status: Int?
+    /// What happened.
+    public let detail: String
+
+    /// Creates an error.
+    public init(_ code: Code, status: Int? = nil, _ detail: String) {
+        self.code = code
+        self.status = status
+        self.detail = detail
+    }
+
+    /// `"<code>: <detail>"`.
+    public var description: String { "\(code.rawValue): \(detail)" }
+}
