@@ -136,7 +136,7 @@ import Testing
 
     @Test func tenMegabyteBody() {
         var bytes = signer.sign(makeSet(version: 9))
-        bytes.append(contentsOf: repeatElement(0x20, count: 10 * 1024 * 1024))
+        bytes += [UInt8](repeating: 0x20, count: 10 * 1024 * 1024)
         expectRefused(bytes, .tooLarge)
     }
 

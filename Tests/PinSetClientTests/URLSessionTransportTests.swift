@@ -13,13 +13,16 @@ import Testing
         try Data(body).write(to: root.appendingPathComponent("pins/example.com"))
 
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root.path]
+        // The system python directly: a wrapper script (pyenv shim) would outlive terminate().
+        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "/usr/bin/env"
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = (python.hasSuffix("env") ? ["python3"] : []) + ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root.path]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
+        // SIGKILL: the server ignores the SIGTERM of Process.terminate() here, and waitUntilExit() would hang.
+        defer { kill(process.processIdentifier, SIGKILL) }
         // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
         var banner = ""
         while !banner.contains("\n") {
