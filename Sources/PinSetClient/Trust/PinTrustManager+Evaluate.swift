@@ -25,7 +25,9 @@ extension PinTrustManager {
     public func evaluate(chain: [[UInt8]], host: String, now: Date) -> TrustDecision {
         let host = Self.normalized(host)
         let time = now.timeIntervalSinceReferenceDate
-        let first = state.withLock { state in Self.firstPass(&state, chain: chain, host: host, now: time, options: options) }
+        let first = state.withLock { state in
+            Self.firstPass(&state, chain: chain, host: host, now: time, options: options)
+        }
         switch first {
         case .decided(let decision):
             return decision

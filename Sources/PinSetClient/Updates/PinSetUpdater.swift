@@ -167,7 +167,8 @@ public actor PinSetUpdater {
         consecutiveFailures[host] = failures
         continuation.yield(event)
         let delay = Self.nextDelay(
-            maxAge: maxAge, consecutiveFailures: failures, configuration: configuration, random: Double.random(in: 0...1))
+            maxAge: maxAge, consecutiveFailures: failures, configuration: configuration,
+            random: Double.random(in: 0...1))
         return (event, delay)
     }
 
@@ -189,7 +190,9 @@ public actor PinSetUpdater {
         case 304:
             return .notModified(host: host)
         default:
-            return .fetchFailed(host: host, UpdateError(.httpStatus, status: response.status, "the server answered \(response.status) for \(host)"))
+            return .fetchFailed(
+                host: host,
+                UpdateError(.httpStatus, status: response.status, "the server answered \(response.status) for \(host)"))
         }
     }
 
