@@ -97,7 +97,8 @@ public actor PinSetUpdater {
         }
     }
 
-    /// Stops polling, waits for in-flight fetches to end, and finishes ``events``.
+    /// Stops polling, waits for in-flight fetches to end, and finishes ``events``. An updater is not restartable:
+    /// create a new one (it reloads the persisted documents).
     public func stop() async {
         let running = loops.values
         loops.removeAll()
