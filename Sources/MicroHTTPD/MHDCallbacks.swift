@@ -25,7 +25,12 @@ enum MHDCallbacks {
             state.inRequest = true
             context.counters.withLock { $0.inFlight += 1 }
             conCls.pointee = socketContext
-            if announcedLength(connection) > context.maxBodyBytes {
+            // GET and HEAD (first letter G or H) skip the header scan: they almost never carry a body, and one
+            // that does still gets its 413 once the body is in.
+            let first = UInt8(bitPattern: method.pointee)
+            if first != UInt8(ascii: "G") && first != UInt8(ascii: "H")
+                && announcedLength(connection) > context.maxBodyBytes
+            {
                 state.bodyTooLarge = true
                 return queue(context.payloadTooLarge, on: connection, state: state)
             }

@@ -38,7 +38,9 @@ public struct PinSetVerificationCallback: Sendable {
 
     /// Verifies the peer's chain and completes `promise`: `.certificateVerified` with the validated chain, or
     /// `.failed`.
-    public func verify(_ certificates: [NIOSSLCertificate], promise: EventLoopPromise<NIOSSLVerificationResultWithMetadata>) {
+    public func verify(
+        _ certificates: [NIOSSLCertificate], promise: EventLoopPromise<NIOSSLVerificationResultWithMetadata>
+    ) {
         let presented: [[UInt8]]
         do {
             presented = try certificates.map { try $0.toDERBytes() }
@@ -51,7 +53,8 @@ public struct PinSetVerificationCallback: Sendable {
             case .accepted(let chain, _):
                 do {
                     let validated = try chain.map { try NIOSSLCertificate(bytes: $0, format: .der) }
-                    promise.succeed(.certificateVerified(VerificationMetadata(NIOSSL.ValidatedCertificateChain(validated))))
+                    promise.succeed(
+                        .certificateVerified(VerificationMetadata(NIOSSL.ValidatedCertificateChain(validated))))
                 } catch {
                     promise.succeed(.failed)
                 }
@@ -103,6 +106,7 @@ public struct PinSetVerificationCallback: Sendable {
             }
         }
         let decision = configuration.trustManager.evaluate(chain: validated, host: host, now: now)
-        return decision.allowsConnection ? .accepted(validatedChain: validated, decision: decision) : .pinningRefused(decision)
+        return decision.allowsConnection
+            ? .accepted(validatedChain: validated, decision: decision) : .pinningRefused(decision)
     }
 }

@@ -68,7 +68,8 @@ import Testing
 
     @Test func algHS256WithThePublicKeyAsSecret() {
         // The classic confusion attack: an HMAC "signed" with the public key bytes.
-        let header = Base64URL.encode(Array("{\"alg\":\"HS256\",\"kid\":\"\(signer.kid)\",\"typ\":\"pinset+jws\"}".utf8))
+        let header = Base64URL.encode(
+            Array("{\"alg\":\"HS256\",\"kid\":\"\(signer.kid)\",\"typ\":\"pinset+jws\"}".utf8))
         let payload = Base64URL.encode(try! makeSet(version: 9).encodedJSON())
         let mac = HMAC<SHA256>.authenticationCode(
             for: Array((header + "." + payload).utf8), using: SymmetricKey(data: signer.trustedKey.rawRepresentation))
@@ -95,12 +96,14 @@ import Testing
     }
 
     @Test func expired() {
-        let set = makeSet(version: 9, issuedAt: testNow.addingTimeInterval(-7200), expiresAt: testNow.addingTimeInterval(-301))
+        let set = makeSet(
+            version: 9, issuedAt: testNow.addingTimeInterval(-7200), expiresAt: testNow.addingTimeInterval(-301))
         expectRefused(signer.sign(set), .expired)
     }
 
     @Test func notYetValid() {
-        let set = makeSet(version: 9, issuedAt: testNow.addingTimeInterval(301), expiresAt: testNow.addingTimeInterval(86_400))
+        let set = makeSet(
+            version: 9, issuedAt: testNow.addingTimeInterval(301), expiresAt: testNow.addingTimeInterval(86_400))
         expectRefused(signer.sign(set), .notYetValid)
     }
 
@@ -136,7 +139,7 @@ import Testing
 
     @Test func tenMegabyteBody() {
         var bytes = signer.sign(makeSet(version: 9))
-        bytes.append(contentsOf: repeatElement(0x20, count: 10 * 1024 * 1024))
+        bytes += [UInt8](repeating: 0x20, count: 10 * 1024 * 1024)
         expectRefused(bytes, .tooLarge)
     }
 
@@ -147,24 +150,32 @@ import Testing
 
     @Test func minimumVersionForTheCLI() {
         let verifier = DocumentVerifier(trustedKeys: [signer.trustedKey])
-        let result = verifier.verify(signer.sign(makeSet(version: 3)), host: "example.com", now: testNow, lastAccepted: .minimum(4))
+        let result = verifier.verify(
+            signer.sign(makeSet(version: 3)), host: "example.com", now: testNow, lastAccepted: .minimum(4))
         #expect((try? result.get()) == nil)
         if case .failure(let rejection) = result { #expect(rejection.code == .rollback) }
-        let ok = verifier.verify(signer.sign(makeSet(version: 4)), host: "example.com", now: testNow, lastAccepted: .minimum(4))
+        let ok = verifier.verify(
+            signer.sign(makeSet(version: 4)), host: "example.com", now: testNow, lastAccepted: .minimum(4))
         #expect((try? ok.get()) != nil)
     }
 
     @Test func stepsRunInOrder() {
         // Signed by an unknown key AND for another host AND expired: step 2 (unknown key) wins.
-        let set = makeSet(host: "other.example", version: 1, issuedAt: testNow.addingTimeInterval(-9000), expiresAt: testNow.addingTimeInterval(-8000))
+        let set = makeSet(
+            host: "other.example", version: 1, issuedAt: testNow.addingTimeInterval(-9000),
+            expiresAt: testNow.addingTimeInterval(-8000))
         let verifier = DocumentVerifier(trustedKeys: [signer.trustedKey])
-        if case .failure(let rejection) = verifier.verify(attacker.sign(set), host: "example.com", now: testNow, lastAccepted: .minimum(5)) {
+        if case .failure(let rejection) = verifier.verify(
+            attacker.sign(set), host: "example.com", now: testNow, lastAccepted: .minimum(5))
+        {
             #expect(rejection.code == .unknownKey)
         } else {
             Issue.record("accepted")
         }
         // Validly signed, for another host, expired: step 4 (host) before step 5.
-        if case .failure(let rejection) = verifier.verify(signer.sign(set), host: "example.com", now: testNow, lastAccepted: .minimum(5)) {
+        if case .failure(let rejection) = verifier.verify(
+            signer.sign(set), host: "example.com", now: testNow, lastAccepted: .minimum(5))
+        {
             #expect(rejection.code == .hostMismatch)
         } else {
             Issue.record("accepted")

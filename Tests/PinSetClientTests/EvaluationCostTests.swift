@@ -11,7 +11,9 @@ import Testing
         let signer = TestSigner()
         let manager = PinTrustManager(verifier: DocumentVerifier(trustedKeys: [signer.trustedKey]))
         // The matching pin is the root's: the worst case for a trusted chain (every certificate is looked at).
-        let pins = [randomPin(role: .current), randomPin(), randomPin(role: .future), .spki(testChain[2], role: .backup)]
+        let pins = [
+            randomPin(role: .current), randomPin(), randomPin(role: .future), .spki(testChain[2], role: .backup),
+        ]
         _ = try manager.accept(signer.sign(makeSet(pins: pins)), for: "example.com", now: testNow).get()
         let chain = testChain.map(\.der)
         let leafSPKI = Array(try SPKIPin.spkiDER(ofCertificateDER: chain[0]))
@@ -34,10 +36,12 @@ import Testing
         let hash = (ContinuousClock.now - hashStart) / rounds
 
         #expect(trusted == rounds)
-        print("evaluation cost: cold \(cold), warm \(warm) per evaluation, SHA-256 of the leaf SPKI \(hash) (sink \(sink))")
+        print(
+            "evaluation cost: cold \(cold), warm \(warm) per evaluation, SHA-256 of the leaf SPKI \(hash) (sink \(sink))"
+        )
         #expect(warm < cold)
         #if !DEBUG
-        #expect(warm <= hash, "warm evaluation \(warm) costs more than one SHA-256 of the leaf SPKI \(hash)")
+            #expect(warm <= hash, "warm evaluation \(warm) costs more than one SHA-256 of the leaf SPKI \(hash)")
         #endif
     }
 }

@@ -31,7 +31,8 @@ final class InTestServer: PinSetTransport, Sendable {
         let etag = Self.etag(stored.body)
         let common = ["ETag": etag, "Cache-Control": "public, max-age=120"]
         if headers["If-None-Match"] == etag { return TransportResponse(status: 304, headers: common) }
-        return TransportResponse(status: 200, headers: common.merging(["Content-Type": "application/json"]) { a, _ in a }, body: stored.body)
+        return TransportResponse(
+            status: 200, headers: common.merging(["Content-Type": "application/json"]) { a, _ in a }, body: stored.body)
     }
 }
 
@@ -43,7 +44,8 @@ final class InTestServer: PinSetTransport, Sendable {
     func makeUpdater(storage: PinStorage?) -> (PinTrustManager, PinSetUpdater) {
         let manager = PinTrustManager(verifier: DocumentVerifier(trustedKeys: [signer.trustedKey]))
         let updater = PinSetUpdater(
-            configuration: configuration, trustManager: manager, transport: server, storage: storage, clock: { testNow })
+            configuration: configuration, trustManager: manager, transport: server, storage: storage, clock: { testNow }
+        )
         return (manager, updater)
     }
 
@@ -129,16 +131,22 @@ final class InTestServer: PinSetTransport, Sendable {
 
     @Test func delaysHonourMaxAgeJitterAndBackoff() {
         let config = PinSetUpdater.Configuration(
-            server: URL(string: "https://pins.test")!, hosts: [], defaultRefreshInterval: 3600, minimumRefreshInterval: 60,
+            server: URL(string: "https://pins.test")!, hosts: [], defaultRefreshInterval: 3600,
+            minimumRefreshInterval: 60,
             maximumRefreshInterval: 86_400, jitter: 0.1, initialBackoff: 5, maximumBackoff: 600)
         #expect(PinSetUpdater.nextDelay(maxAge: 120, consecutiveFailures: 0, configuration: config, random: 0) == 120)
         #expect(PinSetUpdater.nextDelay(maxAge: 120, consecutiveFailures: 0, configuration: config, random: 1) == 132)
         #expect(PinSetUpdater.nextDelay(maxAge: nil, consecutiveFailures: 0, configuration: config, random: 0) == 3600)
         #expect(PinSetUpdater.nextDelay(maxAge: 1, consecutiveFailures: 0, configuration: config, random: 0) == 60)
-        #expect(PinSetUpdater.nextDelay(maxAge: 10_000_000, consecutiveFailures: 0, configuration: config, random: 0) == 86_400)
-        let backoff = (1...10).map { PinSetUpdater.nextDelay(maxAge: 120, consecutiveFailures: $0, configuration: config, random: 0) }
+        #expect(
+            PinSetUpdater.nextDelay(maxAge: 10_000_000, consecutiveFailures: 0, configuration: config, random: 0)
+                == 86_400)
+        let backoff = (1...10).map {
+            PinSetUpdater.nextDelay(maxAge: 120, consecutiveFailures: $0, configuration: config, random: 0)
+        }
         #expect(backoff == [5, 10, 20, 40, 80, 160, 320, 600, 600, 600])
-        #expect(PinSetUpdater.nextDelay(maxAge: nil, consecutiveFailures: 1000, configuration: config, random: 0.5) == 630)
+        #expect(
+            PinSetUpdater.nextDelay(maxAge: nil, consecutiveFailures: 1000, configuration: config, random: 0.5) == 630)
     }
 
     @Test func pollsUntilStoppedAndFinishesTheEventStream() async throws {
@@ -170,7 +178,8 @@ final class InTestServer: PinSetTransport, Sendable {
         server.serve("example.com", signer.sign(makeSet(version: 5)))
         await updater.refreshNow(host: "example.com")
         let before = server.requests.withLock { $0.count }
-        guard let failure = manager.evaluate(chain: [testChain[0].der], host: "example.com", now: testNow).failure else {
+        guard let failure = manager.evaluate(chain: [testChain[0].der], host: "example.com", now: testNow).failure
+        else {
             Issue.record("expected a failure")
             return
         }

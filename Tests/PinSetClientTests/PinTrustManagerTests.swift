@@ -9,8 +9,10 @@ import Testing
     let signer = TestSigner()
     let chain = testChain.map(\.der)
 
-    func manager(_ sets: [PinSet], options: PinningOptions = PinningOptions(),
-                 onPinFailure: (@Sendable (PinFailure) -> Void)? = nil) -> PinTrustManager {
+    func manager(
+        _ sets: [PinSet], options: PinningOptions = PinningOptions(),
+        onPinFailure: (@Sendable (PinFailure) -> Void)? = nil
+    ) -> PinTrustManager {
         let manager = PinTrustManager(
             verifier: DocumentVerifier(trustedKeys: [signer.trustedKey]), options: options, onPinFailure: onPinFailure)
         for set in sets {
@@ -29,9 +31,12 @@ import Testing
     }
 
     @Test func certificatePinsMatchTheWholeDERNotTheKey() throws {
-        let certificatePin = Pin(sha256: SPKIPin.sha256(ofWholeCertificateDER: chain[1]), type: .certificate, role: .current)
+        let certificatePin = Pin(
+            sha256: SPKIPin.sha256(ofWholeCertificateDER: chain[1]), type: .certificate, role: .current)
         let manager = manager([makeSet(pins: [certificatePin, randomPin()])])
-        #expect(manager.evaluate(chain: chain, host: "example.com", now: testNow) == .trusted(pin: certificatePin, notedHost: "example.com"))
+        #expect(
+            manager.evaluate(chain: chain, host: "example.com", now: testNow)
+                == .trusted(pin: certificatePin, notedHost: "example.com"))
         // The SPKI hash given as a certificate pin does not match, and vice versa.
         let wrongType = Pin(sha256: testChain[0].opensslSPKIPin, type: .certificate, role: .current)
         let wrongType2 = Pin(sha256: SPKIPin.sha256(ofWholeCertificateDER: chain[0]), type: .spki, role: .backup)
@@ -42,7 +47,8 @@ import Testing
     @Test func mismatchCarriesTheChainPinsAndTheExpectedOnes() throws {
         let failures = Mutex<[PinFailure]>([])
         let expected = [randomPin(role: .current), randomPin()]
-        let manager = manager([makeSet(pins: expected)], onPinFailure: { failure in failures.withLock { $0.append(failure) } })
+        let manager = manager(
+            [makeSet(pins: expected)], onPinFailure: { failure in failures.withLock { $0.append(failure) } })
         let decision = manager.evaluate(chain: chain, host: "example.com", now: testNow)
         guard case .pinMismatch(let failure) = decision else {
             Issue.record("expected a mismatch, got \(decision)")
@@ -82,11 +88,15 @@ import Testing
         // api.example.com has no includeSubdomains: v1.api.example.com goes on up to example.com.
         #expect(manager.evaluate(chain: chain, host: "v1.api.example.com", now: testNow).allowsConnection)
         // A parent without includeSubdomains does not cover its children.
-        #expect(manager.evaluate(chain: chain, host: "www.other.org", now: testNow) == .hostNotPinned(host: "www.other.org", allowed: true))
+        #expect(
+            manager.evaluate(chain: chain, host: "www.other.org", now: testNow)
+                == .hostNotPinned(host: "www.other.org", allowed: true))
         // Case and trailing dot are normalised.
         #expect(manager.evaluate(chain: chain, host: "WWW.Example.COM.", now: testNow).allowsConnection)
         // Suffix tricks: notexample.com is not below example.com.
-        #expect(manager.evaluate(chain: chain, host: "notexample.com", now: testNow) == .hostNotPinned(host: "notexample.com", allowed: true))
+        #expect(
+            manager.evaluate(chain: chain, host: "notexample.com", now: testNow)
+                == .hostNotPinned(host: "notexample.com", allowed: true))
     }
 
     @Test func expiredPinsAreIgnored() {
@@ -103,7 +113,9 @@ import Testing
 
     @Test func unpinnedHostsAllowedByDefaultDeniedOnRequest() {
         let allow = manager([makeSet()])
-        #expect(allow.evaluate(chain: chain, host: "unknown.net", now: testNow) == .hostNotPinned(host: "unknown.net", allowed: true))
+        #expect(
+            allow.evaluate(chain: chain, host: "unknown.net", now: testNow)
+                == .hostNotPinned(host: "unknown.net", allowed: true))
         let deny = manager([makeSet()], options: PinningOptions(unpinnedHosts: .deny))
         let decision = deny.evaluate(chain: chain, host: "unknown.net", now: testNow)
         #expect(decision == .hostNotPinned(host: "unknown.net", allowed: false))
@@ -114,7 +126,9 @@ import Testing
         let manager = manager([makeSet(version: 5, pins: [randomPin(role: .current), randomPin()])])
         #expect(!manager.evaluate(chain: chain, host: "example.com", now: testNow).allowsConnection)
         _ = manager.accept(signer.sign(makeSet(version: 6, pins: [])), for: "example.com", now: testNow)
-        #expect(manager.evaluate(chain: chain, host: "example.com", now: testNow) == .hostNotPinned(host: "example.com", allowed: true))
+        #expect(
+            manager.evaluate(chain: chain, host: "example.com", now: testNow)
+                == .hostNotPinned(host: "example.com", allowed: true))
     }
 
     @Test func staleSetKeepsEnforcingByDefaultOrStopsPinning() {
@@ -124,18 +138,22 @@ import Testing
         #expect(!keep.evaluate(chain: chain, host: "example.com", now: weekLater).allowsConnection)
         let stop = manager([set], options: PinningOptions(staleSetPolicy: .stopPinning))
         #expect(!stop.evaluate(chain: chain, host: "example.com", now: testNow).allowsConnection)
-        #expect(stop.evaluate(chain: chain, host: "example.com", now: weekLater) == .hostNotPinned(host: "example.com", allowed: true))
+        #expect(
+            stop.evaluate(chain: chain, host: "example.com", now: weekLater)
+                == .hostNotPinned(host: "example.com", allowed: true))
     }
 
     @Test func seedingFromBundledDocumentsAndCode() throws {
         let manager = manager([])
-        let expiredBundle = makeSet(version: 3, pins: [.spki(testChain[0]), randomPin()],
-                                    issuedAt: testNow.addingTimeInterval(-90 * 86_400), expiresAt: testNow.addingTimeInterval(-80 * 86_400))
+        let expiredBundle = makeSet(
+            version: 3, pins: [.spki(testChain[0]), randomPin()],
+            issuedAt: testNow.addingTimeInterval(-90 * 86_400), expiresAt: testNow.addingTimeInterval(-80 * 86_400))
         _ = try manager.seed(document: signer.sign(expiredBundle), for: "example.com").get()
         #expect(manager.evaluate(chain: chain, host: "example.com", now: testNow).allowsConnection)
         // Code-seeded sets do not roll a newer one back.
         #expect(!manager.seed(pinSet: makeSet(version: 2, pins: [randomPin(role: .current), randomPin()])))
-        #expect(manager.seed(pinSet: makeSet(host: "code.example", version: 1, pins: [.spki(testChain[2]), randomPin()])))
+        #expect(
+            manager.seed(pinSet: makeSet(host: "code.example", version: 1, pins: [.spki(testChain[2]), randomPin()])))
         #expect(manager.evaluate(chain: chain, host: "code.example", now: testNow).allowsConnection)
         #expect(manager.pinnedHosts == ["code.example", "example.com"])
     }
@@ -147,10 +165,15 @@ import Testing
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for version in 1...200 {
-                    let pins = version % 2 == 0
-                        ? [Pin(sha256: testChain[0].opensslSPKIPin, role: .current, comment: "v\(version)"), randomPin()]
+                    let pins =
+                        version % 2 == 0
+                        ? [
+                            Pin(sha256: testChain[0].opensslSPKIPin, role: .current, comment: "v\(version)"),
+                            randomPin(),
+                        ]
                         : [randomPin(role: .current), randomPin()]
-                    _ = manager.accept(self.signer.sign(makeSet(version: version, pins: pins)), for: "example.com", now: testNow)
+                    _ = manager.accept(
+                        self.signer.sign(makeSet(version: version, pins: pins)), for: "example.com", now: testNow)
                 }
             }
             for _ in 0..<2 {

@@ -20,7 +20,8 @@ import Testing
     @Test func certificatePinIsTheHashOfTheWholeDER() throws {
         let certificate = testChain[0]
         let expected = String(
-            decoding: try shell("openssl x509 -in '\(certificate.path.path)' -outform der | openssl dgst -sha256 -binary | base64"),
+            decoding: try shell(
+                "openssl x509 -in '\(certificate.path.path)' -outform der | openssl dgst -sha256 -binary | base64"),
             as: UTF8.self
         ).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(SPKIPin.sha256(ofWholeCertificateDER: certificate.der) == expected)

@@ -14,7 +14,9 @@ struct TestSigner {
     var kid: String { trustedKey.kid }
 
     /// A flattened JWS over `payload` with a hand-written header.
-    func document(payload: [UInt8], alg: String = "EdDSA", typ: String? = "pinset+jws", kid: String? = nil) -> SignedDocument {
+    func document(payload: [UInt8], alg: String = "EdDSA", typ: String? = "pinset+jws", kid: String? = nil)
+        -> SignedDocument
+    {
         var header = "{\"alg\":\"\(alg)\",\"kid\":\"\(kid ?? self.kid)\""
         if let typ { header += ",\"typ\":\"\(typ)\"" }
         header += "}"
@@ -32,7 +34,8 @@ struct TestSigner {
 
 /// A pin set for `host` valid around ``testNow``.
 func makeSet(
-    host: String = "example.com", version: Int = 5, pins: [Pin]? = nil, issuedAt: Date = testNow.addingTimeInterval(-60),
+    host: String = "example.com", version: Int = 5, pins: [Pin]? = nil,
+    issuedAt: Date = testNow.addingTimeInterval(-60),
     expiresAt: Date = testNow.addingTimeInterval(86_400), includeSubdomains: Bool = false, enforce: Bool = true
 ) -> PinSet {
     PinSet(
@@ -42,7 +45,9 @@ func makeSet(
 
 /// A pin of random bytes (matches nothing).
 func randomPin(role: PinRole = .backup, type: PinType = .spki, expiresAt: Date? = nil) -> Pin {
-    Pin(sha256: Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) }), type: type, role: role, expiresAt: expiresAt)
+    Pin(
+        sha256: Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) }), type: type, role: role,
+        expiresAt: expiresAt)
 }
 
 /// A fresh temporary directory.
@@ -89,7 +94,8 @@ struct OpenSSLCertificate {
         try shell("openssl req -x509 -new -key '\(key)' -subj '/CN=\(commonName)' -days 30 -out '\(cert.path)'")
         der = [UInt8](try shell("openssl x509 -in '\(cert.path)' -outform der"))
         let pin = try shell(
-            "openssl x509 -in '\(cert.path)' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64")
+            "openssl x509 -in '\(cert.path)' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"
+        )
         opensslSPKIPin = String(decoding: pin, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         path = cert
     }
@@ -99,7 +105,9 @@ struct OpenSSLCertificate {
 /// so self-signed ones do), made once per test run.
 let testChain: [OpenSSLCertificate] = {
     let directory = try! makeTemporaryDirectory()
-    return try! ["leaf", "intermediate", "root"].map { try OpenSSLCertificate(algorithm: "p256", commonName: $0, in: directory) }
+    return try! ["leaf", "intermediate", "root"].map {
+        try OpenSSLCertificate(algorithm: "p256", commonName: $0, in: directory)
+    }
 }()
 
 extension Pin {

@@ -16,7 +16,8 @@ import Testing
         #expect(fromPEM == fromRaw)
         #expect(fromJWK.kid == fromPEM.kid)
         // RFC 7638: base64url(SHA-256 of the canonical JWK) is 43 characters.
-        let expected = Base64URL.encode(SHA256.hash(data: Ed25519JWK.thumbprintInput(publicKey: fromPEM.rawRepresentation)))
+        let expected = Base64URL.encode(
+            SHA256.hash(data: Ed25519JWK.thumbprintInput(publicKey: fromPEM.rawRepresentation)))
         #expect(fromPEM.kid == expected)
         #expect(fromPEM.kid.count == 43)
     }
@@ -44,7 +45,8 @@ import Testing
         let signature = try shell("openssl pkeyutl -sign -inkey '\(keyPath)' -rawin -in '\(input.path)'")
         let document = SignedDocument(protected: protected, payload: payload, signature: Base64URL.encode(signature))
         let verifier = DocumentVerifier(trustedKeys: [key])
-        let verified = try verifier.verify(document.serialized, host: "example.com", now: testNow, lastAccepted: nil).get()
+        let verified = try verifier.verify(document.serialized, host: "example.com", now: testNow, lastAccepted: nil)
+            .get()
         #expect(verified.kid == key.kid)
     }
 }

@@ -7,19 +7,27 @@ import Testing
 @Suite struct URLSessionTransportTests {
     @Test func fetchesADocumentFromARealServer() async throws {
         let root = try makeTemporaryDirectory()
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("pins"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("pins"), withIntermediateDirectories: true)
         let signer = TestSigner()
         let body = signer.sign(makeSet(version: 7))
         try Data(body).write(to: root.appendingPathComponent("pins/example.com"))
 
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root.path]
+        // The system python directly: a wrapper script (pyenv shim) would outlive terminate().
+        let python =
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "/usr/bin/env"
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments =
+            (python.hasSuffix("env") ? ["python3"] : []) + [
+                "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root.path,
+            ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
+        // SIGKILL: the server ignores the SIGTERM of Process.terminate() here, and waitUntilExit() would hang.
+        defer { kill(process.processIdentifier, SIGKILL) }
         // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
         var banner = ""
         while !banner.contains("\n") {
@@ -27,13 +35,16 @@ import Testing
             guard !chunk.isEmpty else { break }
             banner += String(decoding: chunk, as: UTF8.self)
         }
-        let port = try #require(banner.split(separator: " ").firstIndex(of: "port").map { Int(banner.split(separator: " ")[$0 + 1])! })
+        let port = try #require(
+            banner.split(separator: " ").firstIndex(of: "port").map { Int(banner.split(separator: " ")[$0 + 1])! })
 
         let transport = URLSessionTransport(timeout: 10)
-        let response = try await transport.get(URL(string: "http://127.0.0.1:\(port)/pins/example.com")!, headers: ["Accept": "application/json"])
+        let response = try await transport.get(
+            URL(string: "http://127.0.0.1:\(port)/pins/example.com")!, headers: ["Accept": "application/json"])
         #expect(response.status == 200)
         #expect(response.body == body)
-        let missing = try await transport.get(URL(string: "http://127.0.0.1:\(port)/pins/unknown.example")!, headers: [:])
+        let missing = try await transport.get(
+            URL(string: "http://127.0.0.1:\(port)/pins/unknown.example")!, headers: [:])
         #expect(missing.status == 404)
 
         // And through the updater end to end.

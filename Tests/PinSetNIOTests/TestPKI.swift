@@ -60,7 +60,9 @@ struct TestPKI {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+                SubjectAlternativeNames([
+                    .dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
+                ])
             },
             issuerPrivateKey: intermediateKey)
         return (leaf, try NIOSSLPrivateKey(bytes: Array(pem.utf8), format: .pem))

@@ -1,34 +1,34 @@
 #if canImport(Security)
-import Foundation
-import Security
+    import Foundation
+    import Security
 
-/// A `URLSessionDelegate` that pins server trust challenges with a ``PinTrustManager``.
-///
-/// - Warning: Apple-only and minimal: it forwards to ``PinnedServerTrustEvaluator``. CI runs on Linux (where
-///   URLSession never delivers trust challenges) and cannot compile this file; it has never been built there.
-public final class PinningURLSessionDelegate: NSObject, URLSessionDelegate, Sendable {
-    /// The evaluator that decides.
-    public let evaluator: PinnedServerTrustEvaluator
+    /// A `URLSessionDelegate` that pins server trust challenges with a ``PinTrustManager``.
+    ///
+    /// - Warning: Apple-only and minimal: it forwards to ``PinnedServerTrustEvaluator``. CI runs on Linux (where
+    ///   URLSession never delivers trust challenges) and cannot compile this file; it has never been built there.
+    public final class PinningURLSessionDelegate: NSObject, URLSessionDelegate, Sendable {
+        /// The evaluator that decides.
+        public let evaluator: PinnedServerTrustEvaluator
 
-    /// Creates a delegate for `trustManager`.
-    public init(trustManager: PinTrustManager) {
-        evaluator = PinnedServerTrustEvaluator(trustManager: trustManager)
-    }
+        /// Creates a delegate for `trustManager`.
+        public init(trustManager: PinTrustManager) {
+            evaluator = PinnedServerTrustEvaluator(trustManager: trustManager)
+        }
 
-    /// Answers server trust challenges: `.useCredential` when the evaluator accepts, else
-    /// `.cancelAuthenticationChallenge`. Other challenges get `.performDefaultHandling`.
-    public func urlSession(
-        _ session: URLSession, didReceive challenge: URLAuthenticationChallenge
-    ) async -> (URLSession.AuthChallengeDisposition, URLCredential?) {
-        guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
-            let trust = challenge.protectionSpace.serverTrust
-        else { return (.performDefaultHandling, nil) }
-        do {
-            try evaluator.evaluate(trust, forHost: challenge.protectionSpace.host)
-            return (.useCredential, URLCredential(trust: trust))
-        } catch {
-            return (.cancelAuthenticationChallenge, nil)
+        /// Answers server trust challenges: `.useCredential` when the evaluator accepts, else
+        /// `.cancelAuthenticationChallenge`. Other challenges get `.performDefaultHandling`.
+        public func urlSession(
+            _ session: URLSession, didReceive challenge: URLAuthenticationChallenge
+        ) async -> (URLSession.AuthChallengeDisposition, URLCredential?) {
+            guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+                let trust = challenge.protectionSpace.serverTrust
+            else { return (.performDefaultHandling, nil) }
+            do {
+                try evaluator.evaluate(trust, forHost: challenge.protectionSpace.host)
+                return (.useCredential, URLCredential(trust: trust))
+            } catch {
+                return (.cancelAuthenticationChallenge, nil)
+            }
         }
     }
-}
 #endif

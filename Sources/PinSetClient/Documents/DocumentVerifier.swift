@@ -57,12 +57,16 @@ public struct DocumentVerifier: Sendable {
         }
         let raw = Array(bytes)
         guard let document = try? JSONDecoder().decode(SignedDocument.self, from: Data(raw)) else {
-            return .failure(.init(.malformedJSON, "the body is not a JSON object with string members protected, payload and signature"))
+            return .failure(
+                .init(
+                    .malformedJSON, "the body is not a JSON object with string members protected, payload and signature"
+                ))
         }
         guard let headerBytes = Base64URL.decode(document.protected),
             let header = try? JSONDecoder().decode(JWSHeader.self, from: Data(headerBytes))
         else {
-            return .failure(.init(.malformedJSON, "the protected header is not base64url of a JSON object with an alg member"))
+            return .failure(
+                .init(.malformedJSON, "the protected header is not base64url of a JSON object with an alg member"))
         }
         guard let payloadBytes = Base64URL.decode(document.payload) else {
             return .failure(.init(.malformedJSON, "the payload is not base64url"))
@@ -70,13 +74,20 @@ public struct DocumentVerifier: Sendable {
 
         // 2. alg, typ, kid.
         guard header.alg == SignedDocument.algorithm else {
-            return .failure(.init(.unsupportedAlgorithm, "alg is \"\(header.alg.prefix(40))\"; only \"EdDSA\" is accepted"))
+            return .failure(
+                .init(.unsupportedAlgorithm, "alg is \"\(header.alg.prefix(40))\"; only \"EdDSA\" is accepted"))
         }
         guard header.typ == SignedDocument.type else {
-            return .failure(.init(.wrongType, "typ is \(header.typ.map { "\"\($0.prefix(40))\"" } ?? "missing"); it must be \"pinset+jws\""))
+            return .failure(
+                .init(
+                    .wrongType,
+                    "typ is \(header.typ.map { "\"\($0.prefix(40))\"" } ?? "missing"); it must be \"pinset+jws\""))
         }
         guard let kid = header.kid, let key = trustedKeys[kid] else {
-            return .failure(.init(.unknownKey, "kid \(header.kid.map { "\"\($0.prefix(60))\"" } ?? "(missing)") names no trusted key"))
+            return .failure(
+                .init(
+                    .unknownKey, "kid \(header.kid.map { "\"\($0.prefix(60))\"" } ?? "(missing)") names no trusted key")
+            )
         }
 
         // 3. signature over protected + "." + payload, as sent.
@@ -101,20 +112,35 @@ public struct DocumentVerifier: Sendable {
         // 5. issuedAt - skew <= now < expiresAt + skew.
         if let now {
             guard set.issuedAt.addingTimeInterval(-skew) <= now else {
-                return .failure(.init(.notYetValid, "issuedAt \(RFC3339.format(set.issuedAt)) is in the future (now \(RFC3339.format(now)), skew \(Int(skew))s)"))
+                return .failure(
+                    .init(
+                        .notYetValid,
+                        "issuedAt \(RFC3339.format(set.issuedAt)) is in the future (now \(RFC3339.format(now)), skew \(Int(skew))s)"
+                    ))
             }
             guard now < set.expiresAt.addingTimeInterval(skew) else {
-                return .failure(.init(.expired, "the document expired at \(RFC3339.format(set.expiresAt)) (now \(RFC3339.format(now)), skew \(Int(skew))s)"))
+                return .failure(
+                    .init(
+                        .expired,
+                        "the document expired at \(RFC3339.format(set.expiresAt)) (now \(RFC3339.format(now)), skew \(Int(skew))s)"
+                    ))
             }
         }
 
         // 6. no rollback.
         if let lastAccepted {
             if set.version < lastAccepted.version {
-                return .failure(.init(.rollback, "version \(set.version) is older than version \(lastAccepted.version) already accepted"))
+                return .failure(
+                    .init(
+                        .rollback,
+                        "version \(set.version) is older than version \(lastAccepted.version) already accepted"))
             }
             if set.version == lastAccepted.version, set.issuedAt < lastAccepted.issuedAt {
-                return .failure(.init(.rollback, "version \(set.version) issued at \(RFC3339.format(set.issuedAt)) is older than the one issued at \(RFC3339.format(lastAccepted.issuedAt)) already accepted"))
+                return .failure(
+                    .init(
+                        .rollback,
+                        "version \(set.version) issued at \(RFC3339.format(set.issuedAt)) is older than the one issued at \(RFC3339.format(lastAccepted.issuedAt)) already accepted"
+                    ))
             }
         }
         return .success(VerifiedDocument(pinSet: set, raw: raw, kid: kid))

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A bounded, two-way set-associative cache from a DER certificate to its SPKI and certificate digests, so a
@@ -13,11 +13,15 @@ import Darwin
 /// which differs between any two certificates); a hit is confirmed by comparing the whole DER, so a crafted
 /// collision can only cause a miss, never a wrong digest. Not thread-safe: ``PinTrustManager`` guards it.
 struct CertificateHashCache {
-    struct Entry {
-        let der: [UInt8]
+    struct Digests {
         /// `nil` when the certificate could not be parsed.
         let spki: Digest32?
         let certificate: Digest32
+    }
+
+    struct Entry {
+        let der: [UInt8]
+        let digests: Digests
     }
 
     private var slots: [Entry?]
@@ -54,11 +58,11 @@ struct CertificateHashCache {
 
     /// The cached digests of `der`, if present.
     @inline(__always)
-    func lookup(_ der: [UInt8]) -> Entry? {
+    func lookup(_ der: [UInt8]) -> Digests? {
         guard !der.isEmpty else { return nil }
         let index = slot(for: der)
-        if let entry = slots[index], Self.same(entry.der, der) { return entry }
-        if let entry = slots[index + 1], Self.same(entry.der, der) { return entry }
+        if let entry = slots[index], Self.same(entry.der, der) { return entry.digests }
+        if let entry = slots[index + 1], Self.same(entry.der, der) { return entry.digests }
         return nil
     }
 

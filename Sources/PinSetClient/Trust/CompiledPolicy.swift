@@ -1,8 +1,9 @@
 import Foundation
 import PinSetCore
 
-/// A pin set prepared for evaluation: hashes decoded to words, times as plain numbers.
-struct CompiledPolicy: Sendable {
+/// A pin set prepared for evaluation: hashes decoded to words, times as plain numbers. A class, so that the
+/// warm path retains one reference instead of copying every string and array of the set.
+final class CompiledPolicy: Sendable {
     struct CompiledPin: Sendable {
         let digest: Digest32
         let isCertificate: Bool
@@ -36,7 +37,7 @@ struct CompiledPolicy: Sendable {
 
     /// The index of the first unexpired pin matching the certificate's digests.
     @inline(__always)
-    func match(_ entry: CertificateHashCache.Entry, now: Double) -> Int? {
+    func match(_ entry: CertificateHashCache.Digests, now: Double) -> Int? {
         for index in pins.indices {
             let pin = pins[index]
             guard now < pin.expiresAt else { continue }

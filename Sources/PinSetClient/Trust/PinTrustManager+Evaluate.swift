@@ -25,7 +25,9 @@ extension PinTrustManager {
     public func evaluate(chain: [[UInt8]], host: String, now: Date) -> TrustDecision {
         let host = Self.normalized(host)
         let time = now.timeIntervalSinceReferenceDate
-        let first = state.withLock { state in Self.firstPass(&state, chain: chain, host: host, now: time, options: options) }
+        let first = state.withLock { state in
+            Self.firstPass(&state, chain: chain, host: host, now: time, options: options)
+        }
         switch first {
         case .decided(let decision):
             return decision
@@ -37,7 +39,7 @@ extension PinTrustManager {
                 for entry in entries { state.cache.insert(entry) }
             }
             for entry in entries {
-                if let index = policy.match(entry, now: time) {
+                if let index = policy.match(entry.digests, now: time) {
                     return .trusted(pin: policy.set.pins[index], notedHost: noted)
                 }
             }
@@ -84,8 +86,9 @@ extension PinTrustManager {
 
     private static func hashEntry(_ der: [UInt8]) -> CertificateHashCache.Entry {
         CertificateHashCache.Entry(
-            der: der, spki: try? SPKIPin.spkiDigest(ofCertificateDER: der),
-            certificate: Digest32(SHA256.hash(data: der)))
+            der: der,
+            digests: .init(
+                spki: try? SPKIPin.spkiDigest(ofCertificateDER: der), certificate: Digest32(SHA256.hash(data: der))))
     }
 
     private func failed(

@@ -38,7 +38,9 @@ public final class PinTrustManager: Sendable {
 
     /// Verifies a freshly fetched document for `host` (PROTOCOL §5 steps 1–6, rollback checked against the set
     /// in force) and, if it passes, swaps its set in atomically. A refused document changes nothing.
-    public func accept(_ bytes: some Collection<UInt8>, for host: String, now: Date) -> Result<VerifiedDocument, DocumentRejection> {
+    public func accept(_ bytes: some Collection<UInt8>, for host: String, now: Date) -> Result<
+        VerifiedDocument, DocumentRejection
+    > {
         let host = Self.normalized(host)
         let last = acceptedVersion(for: host)
         return install(verifier.verify(bytes, host: host, now: now, lastAccepted: last), host: host)
@@ -47,7 +49,9 @@ public final class PinTrustManager: Sendable {
     /// Installs a document the app already trusted once (persisted) or ships (bundled): every check of
     /// ``accept(_:for:now:)`` except freshness. An expired one becomes a stale set (``PinningOptions/staleSetPolicy``).
     /// A document older than the set in force is refused as ``DocumentRejection/Code/rollback``.
-    public func seed(document bytes: some Collection<UInt8>, for host: String) -> Result<VerifiedDocument, DocumentRejection> {
+    public func seed(document bytes: some Collection<UInt8>, for host: String) -> Result<
+        VerifiedDocument, DocumentRejection
+    > {
         let host = Self.normalized(host)
         let last = acceptedVersion(for: host)
         return install(verifier.verifyIgnoringTime(bytes, host: host, lastAccepted: last), host: host)
@@ -59,7 +63,9 @@ public final class PinTrustManager: Sendable {
     public func seed(pinSet: PinSet) -> Bool {
         let policy = CompiledPolicy(set: pinSet, document: nil, skew: options.skew)
         return state.withLock { state in
-            if let current = state.policies[pinSet.host], current.acceptedVersion >= policy.acceptedVersion { return false }
+            if let current = state.policies[pinSet.host], current.acceptedVersion >= policy.acceptedVersion {
+                return false
+            }
             state.policies[pinSet.host] = policy
             return true
         }
@@ -94,7 +100,11 @@ public final class PinTrustManager: Sendable {
         // Re-check rollback under the lock: another accept may have installed a newer set meanwhile.
         return state.withLock { state in
             if let current = state.policies[host], policy.acceptedVersion < current.acceptedVersion {
-                return .failure(DocumentRejection(.rollback, "version \(policy.set.version) is older than version \(current.set.version) installed meanwhile"))
+                return .failure(
+                    DocumentRejection(
+                        .rollback,
+                        "version \(policy.set.version) is older than version \(current.set.version) installed meanwhile"
+                    ))
             }
             state.policies[host] = policy
             return .success(document)

@@ -42,7 +42,9 @@ public enum SPKIPin {
             else { throw Error(description: "the certificate is not a DER SEQUENCE holding a TBSCertificate") }
             var fields = Array(tbsNodes)
             // TBSCertificate: [0] version (optional), serialNumber, signature, issuer, validity, subject, spki, ...
-            if let first = fields.first, first.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) {
+            if let first = fields.first,
+                first.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific)
+            {
                 fields.removeFirst()
             }
             guard fields.count >= 6, fields[5].identifier == .sequence else {

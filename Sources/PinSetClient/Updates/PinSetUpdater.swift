@@ -97,7 +97,8 @@ public actor PinSetUpdater {
         }
     }
 
-    /// Stops polling, waits for in-flight fetches to end, and finishes ``events``.
+    /// Stops polling, waits for in-flight fetches to end, and finishes ``events``. An updater is not restartable:
+    /// create a new one (it reloads the persisted documents).
     public func stop() async {
         let running = loops.values
         loops.removeAll()
@@ -167,7 +168,8 @@ public actor PinSetUpdater {
         consecutiveFailures[host] = failures
         continuation.yield(event)
         let delay = Self.nextDelay(
-            maxAge: maxAge, consecutiveFailures: failures, configuration: configuration, random: Double.random(in: 0...1))
+            maxAge: maxAge, consecutiveFailures: failures, configuration: configuration,
+            random: Double.random(in: 0...1))
         return (event, delay)
     }
 
@@ -189,7 +191,9 @@ public actor PinSetUpdater {
         case 304:
             return .notModified(host: host)
         default:
-            return .fetchFailed(host: host, UpdateError(.httpStatus, status: response.status, "the server answered \(response.status) for \(host)"))
+            return .fetchFailed(
+                host: host,
+                UpdateError(.httpStatus, status: response.status, "the server answered \(response.status) for \(host)"))
         }
     }
 

@@ -26,7 +26,9 @@ public struct PinStorage: Sendable {
     /// Writes the document of `host` atomically (temporary file, then rename).
     public func save(_ bytes: [UInt8], for host: String) throws(Error) {
         let host = (try? HostName.normalize(host)) ?? ""
-        guard !host.isEmpty else { throw Error(description: "refusing to store a document under a host that is not a DNS name") }
+        guard !host.isEmpty else {
+            throw Error(description: "refusing to store a document under a host that is not a DNS name")
+        }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Data(bytes).write(to: fileURL(for: host), options: .atomic)

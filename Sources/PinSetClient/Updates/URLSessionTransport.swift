@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Fetches documents with `URLSession` (FoundationNetworking on Linux, where fetching works but pinning does not).
