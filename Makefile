@@ -52,6 +52,10 @@ lint-openapi:
 lint-docker:
 	hadolint Dockerfile
 
+# Benchmarks (issue 5): release build, wrk + nginx installed when missing, writes BENCHMARKS.md.
+bench: release
+	PINSET=$$($(SWIFT) build -c release --show-bin-path)/pinset bash bench/run.sh
+
 format-lint:
 	$(SWIFT) format lint --recursive Sources Tests Package.swift
 
