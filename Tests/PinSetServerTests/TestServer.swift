@@ -16,7 +16,10 @@ final class TestServer: @unchecked Sendable {
     var client: TestHTTPClient { TestHTTPClient(port: app!.port) }
     var keyPath: String { configuration.keyPath }
 
-    init(lifetime: TimeInterval = 14 * 86_400, resignAfter: TimeInterval? = nil, resignCheck: TimeInterval = 60) throws {
+    init(
+        lifetime: TimeInterval = 14 * 86_400, resignAfter: TimeInterval? = nil, resignCheck: TimeInterval = 60,
+        reports: ReportConfiguration = ReportConfiguration()
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let keyPath = directory.appendingPathComponent("key.pem").path
@@ -29,7 +32,7 @@ final class TestServer: @unchecked Sendable {
         http.port = 0
         configuration = PinSetServerConfiguration(
             databasePath: directory.appendingPathComponent("pinset.sqlite").path, keyPath: keyPath, http: http,
-            service: service, resignCheckInterval: resignCheck)
+            service: service, reports: reports, resignCheckInterval: resignCheck)
         try start()
         token = try app!.service.createToken(name: "tester")
     }

@@ -37,7 +37,9 @@ public final class PinSetServerApp: Sendable {
                 "hosts": "\(snapshot.count)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
                 "kid": "\(key.kid)",
             ])
-        let router = PinSetRouter(snapshot: snapshot, service: service, store: store, metrics: metrics, logger: logger)
+        let reports = PinReportService(store: store, service: service, configuration: configuration.reports)
+        let router = PinSetRouter(
+            snapshot: snapshot, service: service, reports: reports, store: store, metrics: metrics, logger: logger)
         self.http = try HTTPServer(configuration: configuration.http, handler: router)
         self.store = store
         self.service = service

@@ -16,6 +16,8 @@ public struct PinSetServerConfiguration: Sendable {
     public var http: HTTPServerConfiguration
     /// Document lifetime, refresh interval and re-signing.
     public var service: ServiceConfiguration
+    /// Retention and rate limits of `POST /reports`.
+    public var reports: ReportConfiguration
     /// How often the background re-signer looks for documents due. Default 60 seconds.
     public var resignCheckInterval: TimeInterval
 
@@ -23,8 +25,10 @@ public struct PinSetServerConfiguration: Sendable {
     public init(
         databasePath: String = "./data/pinset.sqlite", keyPath: String = "./data/signing-key.pem",
         createKeyIfMissing: Bool = false, http: HTTPServerConfiguration = HTTPServerConfiguration(),
-        service: ServiceConfiguration = ServiceConfiguration(), resignCheckInterval: TimeInterval = 60
+        service: ServiceConfiguration = ServiceConfiguration(), reports: ReportConfiguration = ReportConfiguration(),
+        resignCheckInterval: TimeInterval = 60
     ) {
+        self.reports = reports
         self.databasePath = databasePath
         self.keyPath = keyPath
         self.createKeyIfMissing = createKeyIfMissing

@@ -85,6 +85,18 @@ struct AdminRoutes {
             guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
             let host = try HostName.normalize(String(parts[1]))
             return try json(200, HistoryBody(host: host, versions: service.history(host: host)))
+        case .adminReports:
+            guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
+            var host: String?
+            if let raw = request.query("host") { host = try HostName.normalize(raw) }
+            var since: Date?
+            if let raw = request.query("since") {
+                guard let date = RFC3339.parse(raw) else {
+                    throw Problem.badRequest("since must be an RFC 3339 time such as 2026-11-21T00:00:00Z")
+                }
+                since = date
+            }
+            return try json(200, ["groups": router.reports.groups(host: host, since: since)])
         default:
             throw Problem.notFound("there is no admin resource at \(request.path.prefix(200)); see openapi.yaml")
         }

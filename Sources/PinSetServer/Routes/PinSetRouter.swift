@@ -11,11 +11,18 @@ final class PinSetRouter: HTTPHandler {
     let store: PinStore
     let metrics: ServerMetrics
     let logger: Logger
+    let reports: PinReportService
+    private let reportLimiter: ReportRateLimiter
     private let keys: PreparedResponse
 
-    init(snapshot: DocumentSnapshot, service: PinSetService, store: PinStore, metrics: ServerMetrics, logger: Logger) {
+    init(
+        snapshot: DocumentSnapshot, service: PinSetService, reports: PinReportService, store: PinStore,
+        metrics: ServerMetrics, logger: Logger
+    ) {
         self.snapshot = snapshot
         self.service = service
+        self.reports = reports
+        self.reportLimiter = ReportRateLimiter(perMinute: reports.configuration.perAddressPerMinute)
         self.store = store
         self.metrics = metrics
         self.logger = logger
@@ -123,6 +130,9 @@ final class PinSetRouter: HTTPHandler {
             guard method == .get else { return (.metrics, Problem.methodNotAllowed(["GET"]).response) }
             let body = Array(metrics.render(hosts: snapshot.count).utf8)
             return (.metrics, .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body))
+        case "/reports":
+            guard method == .post else { return (.reports, Problem.methodNotAllowed(["POST"]).response) }
+            return (.reports, receiveReport(request))
         default:
             break
         }
@@ -130,6 +140,29 @@ final class PinSetRouter: HTTPHandler {
             return AdminRoutes(router: self, request: request).dispatch()
         }
         return (.unknown, Problem.notFound("there is no resource at \(path.prefix(200)); see openapi.yaml").response)
+    }
+
+    /// `POST /reports`: rate-limited per source address, then stored (or counted, when a duplicate).
+    private func receiveReport(_ request: HTTPRequest) -> HTTPResponse {
+        if let wait = reportLimiter.take(request.remoteAddress ?? "unknown") {
+            var problem = Problem(
+                slug: "rate-limited", title: "Too many reports", status: 429,
+                detail: "this address sent too many reports; retry after \(wait) seconds")
+            problem.headers = [("Retry-After", String(wait))]
+            return problem.response
+        }
+        do {
+            let stored = try reports.submit(json: request.body)
+            metrics.report(host: stored.host)
+            return .dynamic(status: 204, headers: [], body: [])
+        } catch {
+            if error.code == .storage {
+                metrics.storageError()
+                logger.error("storing a report failed", metadata: ["error": "\(error)"])
+                return Problem.internalError.response
+            }
+            return Problem.badRequest(error.detail).response
+        }
     }
 
     private func health() -> HTTPResponse {

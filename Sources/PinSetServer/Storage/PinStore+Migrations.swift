@@ -67,6 +67,28 @@ extension PinStore {
                     CREATE UNIQUE INDEX adminTokenActiveName ON adminToken(name) WHERE revokedAt IS NULL;
                     """)
         }
+        // Pin failure reports (issue 7). Identical reports share one row and a counter.
+        migrator.registerMigration("v2-reports") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE pinReport (
+                        id INTEGER PRIMARY KEY,
+                        fingerprint BLOB NOT NULL UNIQUE,
+                        host TEXT NOT NULL,
+                        notedHost TEXT NOT NULL,
+                        leafPin TEXT NOT NULL,
+                        matchesCurrentPin INTEGER NOT NULL,
+                        enforce INTEGER NOT NULL,
+                        knownPins TEXT NOT NULL,
+                        chain TEXT NOT NULL,
+                        count INTEGER NOT NULL,
+                        firstSeen INTEGER NOT NULL,
+                        lastSeen INTEGER NOT NULL
+                    );
+                    CREATE INDEX pinReportLastSeen ON pinReport(lastSeen);
+                    CREATE INDEX pinReportHost ON pinReport(host, lastSeen);
+                    """)
+        }
         return migrator
     }
 }
