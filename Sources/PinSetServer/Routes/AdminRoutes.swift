@@ -66,7 +66,8 @@ struct AdminRoutes {
                 return try json(200, detail, etag: detail.etag)
             case .put:
                 let body = try SetRequest.decode(json: request.body)
-                return written(try service.replace(host: host, request: body, ifMatch: ifMatch, tokenName: tokenName), "replace", tokenName)
+                let outcome = try service.replace(host: host, request: body, ifMatch: ifMatch, tokenName: tokenName)
+                return written(outcome, outcome.created ? "create" : "replace", tokenName)
             case .delete:
                 return written(try service.retire(host: host, ifMatch: ifMatch, tokenName: tokenName), "retire", tokenName)
             default:
