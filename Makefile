@@ -28,7 +28,8 @@ deps:
 test-deps: deps
 	$(call apt_install,$(APT_TEST))
 	@python3 -c 'import openapi_spec_validator, cryptography, joserfc' 2>/dev/null && command -v hadolint >/dev/null \
-		|| python3 -m pip install --quiet --disable-pip-version-check $(PIP_TEST)
+		|| python3 -m pip install --quiet --disable-pip-version-check $(PIP_TEST) \
+		|| python3 -m pip install --quiet --disable-pip-version-check --break-system-packages $(PIP_TEST)
 
 build: deps
 	$(SWIFT) build
@@ -43,7 +44,7 @@ run: release
 
 test: test-deps lint-openapi lint-docker
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel --num-workers 2
+	$(SWIFT) test --skip-build
 
 lint-openapi:
 	python3 -m openapi_spec_validator openapi.yaml
