@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pinset serve` as a process: the `make run` defaults, refusing an unsafe key, and SIGTERM.
+@Suite struct ServeCommandTests {
+    static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../.build/debug/pinset").standardized.path
+
+    /// A started `pinset serve`; stdout lines are collected as they arrive.
+    final class ServeProcess: @unchecked Sendable {
+        let process = Process()
+        private let out = Pipe()
+        private let err = Pipe()
+        private let lock = NSLock()
+        private var stdoutText = ""
+        private var stderrText = ""
+
+        init(_ arguments: [String], in directory: URL) throws {
+            process.executableURL = URL(fileURLWithPath: ServeCommandTests.binary)
+            process.arguments = ["serve"] + arguments
+            process.currentDirectoryURL = directory
+            process.standardOutput = out
+            process.standardError = err
+            out.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let data = handle.availableData
+                self?.lock.withLock { self?.stdoutText += String(decoding: data, as: UTF8.self) }
+            }
+            err.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let data = handle.availableData
+                self?.lock.withLock { self?.stderrText += String(decoding: data, as: UTF8.self) }
+            }
+            try process.run()
+        }
+
+        var stdout: String { lock.withLock { stdoutText } }
+        var stderr: String { lock.withLock { stderrText } }
+
+        /// Waits until stdout has `lines` lines (or the process exits), at most `seconds`.
+        func waitForLines(_ lines: Int, seconds: Double = 20) -> [String] {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                let current = stdout.split(separator: "\n").map(String.init)
+                if current.count >= lines || !process.isRunning { return current }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return stdout.split(separator: "\n").map(String.init)
+        }
+
+        func waitForExit(seconds: Double = 15) -> Int32? {
+            let deadline = Date().addingTimeInterval(seconds)
+            while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            return process.isRunning ? nil : process.terminationStatus
+        }
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func devStartCreatesKeyPrintsTokenOnceAndStopsCleanlyOnSIGTERM() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let first = try ServeProcess(["--dev", "--port", "0"], in: dir)
+        let lines = first.waitForLines(5)
+        #expect(lines.first?.hasPrefix("pinset is serving on http://127.0.0.1:") == true, "\(lines) \(first.stderr)")
+        let token = try #require(lines.last)
+        #expect(token.hasPrefix("pst_") && token.count == 47)
+        let attributes = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("data/signing-key.pem").path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+
+        kill(first.process.processIdentifier, SIGTERM)
+        #expect(first.waitForExit() == 0)
+        #expect(first.stderr.contains("stopped"))
+        #expect(!first.stderr.contains(token), "the token is never logged")
+
+        // Second start: same key, no new token printed.
+        let second = try ServeProcess(["--dev", "--port", "0"], in: dir)
+        let again = second.waitForLines(3)
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(again.count == 3 && !second.stdout.contains("pst_"), "\(second.stdout)")
+        kill(second.process.processIdentifier, SIGINT)
+        #expect(second.waitForExit() == 0)
+    }
+
+    @Test func refusesAKeyReadableByOthers() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let key = dir.appendingPathComponent("key.pem").path
+        let keygen = Process()
+        keygen.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        keygen.arguments = ["genpkey", "-algorithm", "ed25519", "-out", key]
+        try keygen.run()
+        keygen.waitUntilExit()
+        chmod(key, 0o644)
+        let server = try ServeProcess(["--key", key, "--db", dir.appendingPathComponent("db.sqlite").path, "--port", "0"], in: dir)
+        let status = server.waitForExit()
+        #expect(status != nil && status != 0)
+        let message = server.stderr + server.stdout
+        #expect(message.contains("chmod 600"), "\(message)")
+        #expect(!message.contains("PRIVATE KEY"), "no key material in the message")
+    }
+}
