@@ -87,6 +87,16 @@ let package = Package(
             ]
         ),
 
+        // MARK: Client micro-benchmarks (issue 5, B8/B9): run with bench/client.sh (release)
+        .executableTarget(
+            name: "PinSetBench",
+            dependencies: [
+                "PinSetClient", "PinSetCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
+
         // MARK: Tests
         .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD"]),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"]),
