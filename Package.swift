@@ -87,6 +87,16 @@ let package = Package(
             ]
         ),
 
+        // MARK: Client micro-benchmarks (issue 5, B8/B9): run with bench/client.sh (release)
+        .executableTarget(
+            name: "PinSetBench",
+            dependencies: [
+                "PinSetClient", "PinSetCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
+
         // MARK: Tests
         .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD"]),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"]),
@@ -114,7 +124,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore",
+                "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
