@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import PinSetCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A tiny HTTP client for the admin API (API.md), used by the admin subcommands.
+struct AdminClient {
+    let server: URL
+    let token: String?
+
+    /// Sends a request and returns the body of a 2xx answer; otherwise throws the server's problem `detail`.
+    func send(_ method: String, _ path: String, body: Data? = nil, ifMatch: String? = nil) async throws -> Data {
+        guard let token else {
+            throw CLIError("no admin token: set PINSET_TOKEN or pass --token-file FILE (tokens are never taken as a plain flag)")
+        }
+        guard let url = URL(string: server.absoluteString.trimmingSuffix("/") + path) else {
+            throw CLIError("cannot build a URL from \(server) and \(path)")
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        if let ifMatch { request.setValue(ifMatch, forHTTPHeaderField: "If-Match") }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(for: request)
+        } catch {
+            throw CLIError("cannot reach \(server): \(error.localizedDescription)")
+        }
+        guard let http = response as? HTTPURLResponse else { throw CLIError("\(server) did not answer HTTP") }
+        guard (200..<300).contains(http.statusCode) else {
+            let problem = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let detail = problem?["detail"] as? String ?? problem?["title"] as? String ?? "no detail"
+            let rule = (problem?["rule"] as? String).map { " [rule \($0)]" } ?? ""
+            throw CLIError("server answered \(http.statusCode): \(detail)\(rule)")
+        }
+        return data
+    }
+}
+
+/// Options shared by every subcommand that talks to a running server's admin API.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "Server base URL. Env PINSET_SERVER. Default http://127.0.0.1:8080.")
+    var server: String?
+    @Option(help: "File holding the admin token (first line). Otherwise env PINSET_TOKEN.")
+    var tokenFile: String?
+    @Flag(help: "Print the server's JSON instead of a table.")
+    var json = false
+
+    func client() throws -> AdminClient {
+        let base = Environment.string(server, "PINSET_SERVER", default: "http://127.0.0.1:8080")
+        guard let url = URL(string: base), url.scheme == "http" || url.scheme == "https" else {
+            throw CLIError("--server \"\(base)\" is not an http(s) URL")
+        }
+        var token: String?
+        if let tokenFile {
+            guard let data = FileManager.default.contents(atPath: tokenFile) else {
+                throw CLIError("cannot read the token file \(tokenFile)")
+            }
+            token = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init)?
+                .trimmingCharacters(in: .whitespaces)
+            if token?.isEmpty ?? true { throw CLIError("the token file \(tokenFile) is empty") }
+        } else if let env = ProcessInfo.processInfo.environment["PINSET_TOKEN"], !env.isEmpty {
+            token = env
+        }
+        return AdminClient(server: url, token: token)
+    }
+
+    /// Prints `data` as is when `--json` was given; returns whether it did.
+    func printJSON(_ data: Data) -> Bool {
+        guard json else { return false }
+        print(String(decoding: data, as: UTF8.self))
+        return true
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
+
+    /// The host as a URL path segment.
+    var pathSegment: String { addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-", ".", "_"])) ?? self }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import OpenSSLCrypto
+import PinSetClient
+
+/// `pinset pin`: prints the pin of certificates or public keys in files, or of a live TLS chain.
+struct PinCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pin",
+        abstract: "Print the pin of each certificate or public key in FILE (PEM, DER or a PEM bundle).",
+        discussion: """
+            One line per certificate: `<base64 pin>  <subject>` (pin, two spaces, subject). A public key file \
+            prints `<pin>  (public key)`. `-` reads standard input. The SPKI pin equals \
+            `openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`.
+            """)
+
+    @Argument(help: "Certificate or public key files (PEM, DER, PEM bundle); - for standard input.")
+    var files: [String] = []
+    @Option(help: "spki (default) or certificate (SHA-256 of the whole DER certificate).")
+    var type: String = "spki"
+
+    func validate() throws {
+        guard ["spki", "certificate"].contains(type) else {
+            throw ValidationError("--type must be spki or certificate, not \"\(type)\"")
+        }
+        guard !files.isEmpty else { throw ValidationError("give at least one FILE (or - for standard input)") }
+    }
+
+    func run() throws {
+        for file in files {
+            let bytes = try read(file)
+            let certificates: [ParsedCertificate]
+            do {
+                certificates = try CertificateParser.parse(bytes)
+            } catch {
+                guard type == "spki", let spki = try? CertificateParser.publicKeySPKI(bytes) else {
+                    throw CLIError("\(file): not a certificate\(type == "spki" ? " or public key" : "") (PEM, DER or base64 DER): \(error)")
+                }
+                print("\(SPKIPin.sha256(ofSPKIDER: spki))  (public key)")
+                continue
+            }
+            for certificate in certificates {
+                print("\(pin(of: certificate))  \(certificate.subject)")
+            }
+        }
+    }
+
+    private func pin(of certificate: ParsedCertificate) -> String {
+        type == "certificate"
+            ? SPKIPin.sha256(ofWholeCertificateDER: certificate.der) : SPKIPin.sha256(ofSPKIDER: certificate.spkiDER)
+    }
+
+    private func read(_ file: String) throws -> [UInt8] {
+        if file == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw CLIError("cannot read \(file): no such file or not readable")
+        }
+        return Array(data)
+    }
+}
