@@ -35,4 +35,34 @@ public struct ReportGroup: Codable, Sendable, Hashable {
         self.knownPins = knownPins
         self.chain = chain
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case host, leafPin, count, firstSeen, lastSeen, matchesCurrentPin, knownPins, chain
+    }
+
+    /// Decodes a group; times are RFC 3339 strings.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        host = try container.decode(String.self, forKey: .host)
+        leafPin = try container.decode(String.self, forKey: .leafPin)
+        count = try container.decode(Int.self, forKey: .count)
+        firstSeen = try container.decode(RFC3339Date.self, forKey: .firstSeen).date
+        lastSeen = try container.decode(RFC3339Date.self, forKey: .lastSeen).date
+        matchesCurrentPin = try container.decode(Bool.self, forKey: .matchesCurrentPin)
+        knownPins = try container.decode([String].self, forKey: .knownPins)
+        chain = try container.decode([String].self, forKey: .chain)
+    }
+
+    /// Encodes a group; times as RFC 3339 strings.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(host, forKey: .host)
+        try container.encode(leafPin, forKey: .leafPin)
+        try container.encode(count, forKey: .count)
+        try container.encode(RFC3339Date(firstSeen), forKey: .firstSeen)
+        try container.encode(RFC3339Date(lastSeen), forKey: .lastSeen)
+        try container.encode(matchesCurrentPin, forKey: .matchesCurrentPin)
+        try container.encode(knownPins, forKey: .knownPins)
+        try container.encode(chain, forKey: .chain)
+    }
 }
