@@ -8,7 +8,8 @@ struct PinSetCommand: AsyncParsableCommand {
         abstract: "Publish signed TLS pin sets, and manage them.",
         subcommands: [
             Serve.self, Keygen.self, Token.self, PinCommand.self, HostsCommand.self, ShowCommand.self, SetCommand.self,
-            AddCommand.self, RemoveCommand.self, RetireCommand.self, HistoryCommand.self, ReportsCommand.self,
+            AddCommand.self, RemoveCommand.self, RetireCommand.self, HistoryCommand.self, VerifyCommand.self,
+            FetchCommand.self, ExportCommand.self, ReportsCommand.self,
         ]
     )
 }

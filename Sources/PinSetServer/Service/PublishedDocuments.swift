@@ -1,0 +1,16 @@
+import PinSetCore
+
+/// Read-only access to what a server publishes, straight from the database, without the signing key:
+/// for `pinset export` (static mirrors). Nothing is signed or written.
+public enum PublishedDocuments {
+    /// Every host's current signed document, exactly as `GET /pins/{host}` serves it.
+    public static func load(store: PinStore) throws(ServiceError) -> [PublishedDocument] {
+        try store.read { db in try HostTable.documents(db) }
+    }
+
+    /// The JWKS `GET /keys` serves: every key the server signs or has signed with, oldest first.
+    public static func keySet(store: PinStore) throws(ServiceError) -> JWKSet {
+        let keys = try store.read { db in try SigningKeyTable.all(db) }
+        return JWKSet(keys: keys.map { Ed25519JWK(publicKey: $0.publicKey, kid: $0.kid) })
+    }
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import OpenSSLCrypto
+import PinSetClient
+import PinSetCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Options shared by `verify` and `fetch`: trusted keys, version floor, and the check itself through the client
+/// module's ``DocumentVerifier`` (never a second implementation).
+struct TrustOptions: ParsableArguments {
+    @Option(
+        help: "A trusted key: Ed25519 public key PEM, a JWK/JWKS file or inline JWK JSON, or a PKCS#8 private key PEM (its public half is used). Repeatable."
+    )
+    var trustKey: [String] = []
+    @Option(help: "Refuse documents older than this version (rollback check).")
+    var minVersion: Int?
+
+    func validate() throws {
+        guard !trustKey.isEmpty else { throw ValidationError("give at least one --trust-key") }
+    }
+
+    func keys() throws -> [TrustedKey] {
+        var keys: [TrustedKey] = []
+        for argument in trustKey {
+            let text: String
+            if argument.hasPrefix("{") {
+                text = argument
+            } else {
+                guard let data = FileManager.default.contents(atPath: argument) else {
+                    throw CLIError("cannot read the trusted key file \(argument)")
+                }
+                text = String(decoding: data, as: UTF8.self)
+            }
+            do {
+                keys += try Self.parse(text)
+            } catch {
+                throw CLIError("--trust-key \(argument.hasPrefix("{") ? "(inline JWK)" : argument): \(error)")
+            }
+        }
+        return keys
+    }
+
+    private static func parse(_ text: String) throws -> [TrustedKey] {
+        if text.contains("-----BEGIN PUBLIC KEY-----") { return [try TrustedKey(spkiPEM: text)] }
+        if text.contains("PRIVATE KEY-----") {
+            let key = try Ed25519SigningKey(pkcs8PEM: Array(text.utf8))
+            return [try TrustedKey(rawRepresentation: key.publicKey)]
+        }
+        let data = Data(text.utf8)
+        if let set = try? JSONDecoder().decode(JWKSet.self, from: data) {
+            return try set.keys.map { jwk throws(TrustedKey.Error) in try TrustedKey(jwk: jwk) }
+        }
+        if let jwk = try? JSONDecoder().decode(Ed25519JWK.self, from: data) { return [try TrustedKey(jwk: jwk)] }
+        throw CLIError("not an Ed25519 public key PEM, JWK, JWKS or PKCS#8 private key PEM")
+    }
+
+    /// Verifies and prints the decoded set; on refusal throws the exact reason (printed last on stderr, exit 1).
+    func check(_ bytes: [UInt8], host: String) throws {
+        let verifier = DocumentVerifier(trustedKeys: try keys())
+        switch verifier.verify(bytes, host: host, now: Date(), lastAccepted: minVersion.map(AcceptedVersion.minimum)) {
+        case .failure(let rejection):
+            throw CLIError("refused: \(rejection)")
+        case .success(let document):
+            let set = document.pinSet
+            print("verified: signed by kid \(document.kid)")
+            print("host:              \(set.host)")
+            print("version:           \(set.version)")
+            print("issuedAt:          \(RFC3339.format(set.issuedAt))")
+            print("expiresAt:         \(RFC3339.format(set.expiresAt))")
+            print("enforce:           \(set.enforce)")
+            print("includeSubdomains: \(set.includeSubdomains)")
+            if let uri = set.reportUri { print("reportUri:         \(uri)") }
+            print("pins:              \(set.pins.count)")
+            for pin in set.pins { print("  \(pin.sha256)  \(pin.role.rawValue)  \(pin.type.rawValue)") }
+        }
+    }
+}
+
+/// `pinset verify FILE --host HOST --trust-key ...`: checks a saved document as a client would.
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Verify a saved signed document exactly as a client does (PROTOCOL §5).",
+        discussion: "On refusal exits 1 with the reason (`refused: <code>: <detail>`) as the last line.")
+    @Argument(help: "The document file; - for standard input.") var file: String
+    @Option(help: "The host the document must be for.") var host: String
+    @OptionGroup var trust: TrustOptions
+
+    func run() throws {
+        let bytes: [UInt8]
+        if file == "-" {
+            bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
+        } else {
+            guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("cannot read \(file)") }
+            bytes = Array(data)
+        }
+        try trust.check(bytes, host: host)
+    }
+}
+
+/// `pinset fetch HOST --server URL --trust-key ...`: downloads `/pins/HOST` and verifies it.
+struct FetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Fetch a host's signed document from a server or static mirror and verify it as a client does.",
+        discussion: "On refusal exits 1 with the reason (`refused: <code>: <detail>`) as the last line.")
+    @Argument(help: "The host.") var host: String
+    @Option(help: "Server or mirror base URL. Env PINSET_SERVER. Default http://127.0.0.1:8080.") var server: String?
+    @OptionGroup var trust: TrustOptions
+
+    func run() async throws {
+        let base = Environment.string(server, "PINSET_SERVER", default: "http://127.0.0.1:8080").trimmingSuffix("/")
+        guard let url = URL(string: base + "/pins/" + host.pathSegment) else { throw CLIError("bad --server \(base)") }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(from: url)
+        } catch {
+            throw CLIError("cannot fetch \(url): \(error.localizedDescription)")
+        }
+        if let http = response as? HTTPURLResponse, http.statusCode != 200 {
+            throw CLIError("\(url) answered \(http.statusCode)")
+        }
+        try trust.check(Array(data), host: host)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Runs the built `pinset` binary (and other tools) as subprocesses, on their own threads via Process.
+enum CLIRunner {
+    /// The package root, from this file's path.
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    /// The built binary the tests exercise.
+    static let binary = packageRoot.appendingPathComponent(".build/debug/pinset").path
+
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var lastErrorLine: String {
+            stderr.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
+        }
+    }
+
+    /// Runs `executable` with `arguments`; reads both pipes to EOF before waiting.
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil
+    ) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["PINSET_TOKEN"] = nil
+        env["PINSET_SERVER"] = nil
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try? input.fileHandleForWriting.close()
+        let errBox = DataBox()
+        let errThread = Thread {
+            errBox.data = err.fileHandleForReading.readDataToEndOfFile()
+            errBox.done.signal()
+        }
+        errThread.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        errBox.done.wait()
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errBox.data, as: UTF8.self))
+    }
+
+    /// Runs the pinset binary.
+    static func pinset(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> Output {
+        try run(binary, arguments, environment: environment, stdin: stdin)
+    }
+
+    /// Runs a shell command line (for openssl pipelines); throws when it fails.
+    @discardableResult
+    static func shell(_ command: String, in directory: URL) throws -> String {
+        let result = try run("/bin/sh", ["-c", "cd '\(directory.path)' && \(command)"])
+        guard result.status == 0 else { throw ShellError(command: command, stderr: result.stderr) }
+        return result.stdout
+    }
+
+    /// A fresh temporary directory.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
+
+struct ShellError: Error, CustomStringConvertible {
+    var command: String
+    var stderr: String
+    var description: String { "\(command) failed: \(stderr)" }
+}
+
+final class DataBox: @unchecked Sendable {
+    var data = Data()
+    let done = DispatchSemaphore(value: 0)
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// A real `pinset serve --dev --port 0` subprocess; parses its port and admin token from the banner.
+final class RunningServer {
+    let process = Process()
+    let url: String
+    let token: String
+    let directory: URL
+
+    init(directory: URL) throws {
+        self.directory = directory
+        process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
+        process.arguments = [
+            "serve", "--dev", "--db", directory.appendingPathComponent("db.sqlite").path,
+            "--key", directory.appendingPathComponent("key.pem").path, "--port", "0",
+        ]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var lines: [String] = []
+        var buffer = Data()
+        let handle = out.fileHandleForReading
+        // The banner is 5 lines with --dev on a fresh database; read until the token line.
+        while lines.count < 5 {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        guard let first = lines.first, let range = first.range(of: "http://") else {
+            process.terminate()
+            throw ShellError(command: "pinset serve", stderr: "no banner: \(lines)")
+        }
+        url = String(first[range.lowerBound...])
+        token = lines.last ?? ""
+    }
+
+    /// The environment for admin subcommands.
+    var environment: [String: String] { ["PINSET_SERVER": url, "PINSET_TOKEN": token] }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
