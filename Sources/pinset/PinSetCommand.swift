@@ -6,6 +6,6 @@ struct PinSetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pinset",
         abstract: "Publish signed TLS pin sets, and manage them.",
-        subcommands: [Serve.self, Keygen.self, Token.self]
+        subcommands: [Serve.self, Keygen.self, Token.self, Seed.self]
     )
 }
