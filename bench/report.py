@@ -9,6 +9,7 @@ import statistics
 import sys
 
 results, out, rounds, duration, conns, doc_bytes, hosts, only = sys.argv[1:9]
+client_rows = sys.argv[9] if len(sys.argv) > 9 else ""
 values = collections.defaultdict(dict)  # (bench, variant, metric) -> {round: value}
 for line in open(results):
     bench, rnd, variant, metric, value = line.rstrip("\n").split("\t")
@@ -73,7 +74,7 @@ row("B6", "sequential admin PUTs/s vs sqlite3 CLI (WAL, synchronous=FULL)",
     ratio("B6", "pinset", "sqlite3", "ops"), "≥ 0.5x",
     note=f"pinset {median_of('B6', 'pinset', 'ops') or 0:,.0f}/s, sqlite3 {median_of('B6', 'sqlite3', 'ops') or 0:,.0f}/s")
 row("B7a", "start-up with all hosts vs sqlite3 dumping the documents", ratio("B7", "pinset", "sqlite3", "start_s"),
-    None, higher_is_better=False,
+    "≤ 3x", higher_is_better=False,
     note=f"pinset {median_of('B7', 'pinset', 'start_s') or 0:.3f} s, sqlite3 {median_of('B7', 'sqlite3', 'start_s') or 0:.3f} s")
 rss = median_of("B7", "pinset", "rss_kb")
 stored = median_of("B7", "sqlite3", "doc_bytes")
@@ -83,15 +84,23 @@ if rss and stored:
     rows.append(f"| B7b | RSS with all hosts vs 2 × stored document bytes + 30 MB | **{rss / 1024:.1f} MB** | | | "
                 f"≤ {limit / 1048576:.1f} MB | {'pass' if ok else 'FAIL'} | stored ≈ {stored / 1048576:.1f} MB |")
 
+client = open(client_rows).read().strip() if client_rows and os.path.exists(client_rows) else ""
+if client:
+    rows.extend(client.splitlines())
+else:
+    rows.append("| B8/B9 | client micro-benchmarks (bench/client.sh) | not run | | | | | bench/client.sh missing or gave no rows |")
+
 warnings = [f"- {bench} {variant}: {int(sum(v.values()))} answers were not 2xx/3xx, so its figure is suspect."
             for (bench, variant, metric), v in sorted(values.items()) if metric == "bad" and sum(v.values()) > 0]
 
 load = os.getloadavg()
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+mem = next((int(l.split()[1]) // 1024 for l in open("/proc/meminfo") if l.startswith("MemTotal")), 0)
 with open(out, "w") as f:
     f.write(f"""# Benchmarks
 
 Written by `make bench` (bench/run.sh) on {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC,
-{platform.node()}, {os.cpu_count()} cores, load average at the end {load[0]:.1f}/{load[1]:.1f}/{load[2]:.1f}.
+{platform.node()}: {cpu}, {os.cpu_count()} cores, {mem} MB RAM, {platform.system()} {platform.release()}, load average at the end {load[0]:.1f}/{load[1]:.1f}/{load[2]:.1f}.
 
 Every figure is a ratio against a baseline measured in the same run, in interleaved rounds
 ({rounds} rounds, `wrk -t1 -c{conns} -d{duration}s` per measurement, wrk and each server pinned to one core
@@ -104,8 +113,20 @@ Benchmarks run: {only}.
     f.write("\n".join(rows) + "\n")
     if warnings:
         f.write("\nWarnings:\n" + "\n".join(warnings) + "\n")
-    f.write("""
+    hosts_note = f"{int(hosts):,} hosts were seeded for B4/B7."
+    f.write(f"""
 B0 and B0w are not goals: B0 shows how the bare C server compares with nginx on this machine, B0w what the
 Swift wrapper alone costs against the same C server (the floor under B1), so B1 and B2 can be read together.
+Commands (see bench/run.sh): `taskset -c 1 wrk -t1 -c{conns} -d{duration}s --latency URL` against each server
+started with `taskset -c 0`: `pinset serve --threads 1`, `bench/baseline.c` (libmicrohttpd, epoll, one thread,
+same document and headers), `nginx` with `worker_processes 1` (bench/nginx.conf, the document as a file);
+B3 adds `-H "If-None-Match: <etag>"`; B4 uses `-s bench/random_hosts.lua` over hosts seeded with the hidden
+`pinset seed --db F --key F --hosts N`; B6 times sequential keep-alive `PUT /admin/hosts/{{host}}` against
+`sqlite3` running `BEGIN; INSERT OR REPLACE ...; COMMIT;` per row with `journal_mode=WAL`, `synchronous=FULL`
+on the same disk; B7 times `pinset serve` until `/healthz` answers vs `sqlite3 DB "SELECT * FROM document"`,
+and reads VmRSS after one request. {hosts_note}
 A noisy machine (other builds running) widens the min–max spread; trust the median.
 """)
+    notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
+    if os.path.exists(notes):
+        f.write("\n" + open(notes).read())

@@ -85,48 +85,58 @@ extension PinSetService {
         return try store.serializedWrite { db in
             var outcome: WriteOutcome?
             try db.inTransaction {
-                let now = StoredTime.truncate(clock())
-                let current = try HostTable.fetch(db, name: host)
-                if mustExist, current == nil { throw Self.unknownHost(host) }
-                if let ifMatch, !Self.matches(ifMatch: ifMatch, etag: current?.document.etag) {
-                    throw ServiceError(
-                        .preconditionFailed,
-                        current == nil
-                            ? "If-Match was given but host \(host) has no pin set; drop If-Match to create it"
-                            : "If-Match \(ifMatch.prefix(60)) is stale: the current ETag of \(host) is \(current!.document.etag); fetch the set again and reapply your change"
-                    )
-                }
-                let planned = try plan(current)
-                try Self.checkReportURI(planned.reportUri)
-                do throws(PinSetError) {
-                    try PinSet.checkSafetyRules(pins: planned.pins, enforce: planned.enforce, now: now)
-                } catch {
-                    throw ServiceError(error)
-                }
-                let set = PinSet(
-                    host: host, version: (current?.version ?? 0) + 1, issuedAt: now,
-                    expiresAt: now.addingTimeInterval(configuration.documentLifetime),
-                    includeSubdomains: planned.includeSubdomains, enforce: planned.enforce, pins: planned.pins,
-                    reportUri: planned.reportUri)
-                let (document, payload) = try sign(set)
-                let before = Set(current?.pins.map(\.sha256) ?? [])
-                let after = Set(planned.pins.map(\.sha256))
-                let new = HostTable.NewVersion(
-                    set: set, payload: payload, document: document, retired: planned.retired, tokenName: tokenName,
-                    change: planned.change, added: planned.pins.map(\.sha256).filter { !before.contains($0) },
-                    removed: (current?.pins.map(\.sha256) ?? []).filter { !after.contains($0) })
-                let hostId = try HostTable.save(db, new, existingId: current?.id)
-                let state = HostState(
-                    id: hostId, name: host, version: set.version, includeSubdomains: set.includeSubdomains,
-                    enforce: set.enforce, reportUri: set.reportUri, retired: planned.retired, updatedAt: now,
-                    pins: set.pins, document: document)
-                outcome = WriteOutcome(detail: state.detail, document: document, created: planned.change == .create)
+                outcome = try apply(
+                    db, host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: mustExist, plan: plan)
                 return .commit
             }
             // Committed (synchronous=FULL: durable). Still inside the serialized section: publish in commit order.
             publish(outcome!.document)
             return outcome!
         }
+    }
+
+    /// One host's write inside an open transaction on the writer connection: checks, signs and saves the new
+    /// version of `host` (already normalized). The caller commits, then publishes the outcome's document.
+    func apply(
+        _ db: Database, host: String, ifMatch: String?, tokenName: String, mustExist: Bool,
+        plan: (HostState?) throws(ServiceError) -> PlannedSet
+    ) throws -> WriteOutcome {
+        let now = StoredTime.truncate(clock())
+        let current = try HostTable.fetch(db, name: host)
+        if mustExist, current == nil { throw Self.unknownHost(host) }
+        if let ifMatch, !Self.matches(ifMatch: ifMatch, etag: current?.document.etag) {
+            throw ServiceError(
+                .preconditionFailed,
+                current == nil
+                    ? "If-Match was given but host \(host) has no pin set; drop If-Match to create it"
+                    : "If-Match \(ifMatch.prefix(60)) is stale: the current ETag of \(host) is \(current!.document.etag); fetch the set again and reapply your change"
+            )
+        }
+        let planned = try plan(current)
+        try Self.checkReportURI(planned.reportUri)
+        do throws(PinSetError) {
+            try PinSet.checkSafetyRules(pins: planned.pins, enforce: planned.enforce, now: now)
+        } catch {
+            throw ServiceError(error)
+        }
+        let set = PinSet(
+            host: host, version: (current?.version ?? 0) + 1, issuedAt: now,
+            expiresAt: now.addingTimeInterval(configuration.documentLifetime),
+            includeSubdomains: planned.includeSubdomains, enforce: planned.enforce, pins: planned.pins,
+            reportUri: planned.reportUri)
+        let (document, payload) = try sign(set)
+        let before = Set(current?.pins.map(\.sha256) ?? [])
+        let after = Set(planned.pins.map(\.sha256))
+        let new = HostTable.NewVersion(
+            set: set, payload: payload, document: document, retired: planned.retired, tokenName: tokenName,
+            change: planned.change, added: planned.pins.map(\.sha256).filter { !before.contains($0) },
+            removed: (current?.pins.map(\.sha256) ?? []).filter { !after.contains($0) })
+        let hostId = try HostTable.save(db, new, existingId: current?.id)
+        let state = HostState(
+            id: hostId, name: host, version: set.version, includeSubdomains: set.includeSubdomains,
+            enforce: set.enforce, reportUri: set.reportUri, retired: planned.retired, updatedAt: now,
+            pins: set.pins, document: document)
+        return WriteOutcome(detail: state.detail, document: document, created: planned.change == .create)
     }
 
     /// Whether an `If-Match` header value (one or more comma-separated entity tags, or `*`) matches `etag`.

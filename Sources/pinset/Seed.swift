@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import OpenSSLCrypto
+import PinSetServer
+
+/// `pinset seed` (hidden, development and benchmarks only): fills a database with N synthetic hosts.
+///
+/// Hosts are named `h<i>.bench.example` (i = 0..<N), each with one random current pin and one random backup
+/// pin, enforcing. They are written through ``PinSetService/replaceMany(_:tokenName:)``: the same checks,
+/// versioning and signing as `PUT /admin/hosts/{host}`, but one transaction per batch instead of one per
+/// host, so 100,000 hosts take seconds instead of the ~15 minutes the admin API needs at ~100 durable
+/// commits/s. `make bench` uses it for B4/B7. Not for production data: the history records the token name
+/// "seed".
+struct Seed: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Development/bench only: create N synthetic hosts h<i>.bench.example in batches.",
+        shouldDisplay: false)
+
+    @Option(help: "SQLite database file (created if missing).")
+    var db: String
+    @Option(help: "PKCS#8 PEM Ed25519 signing key, mode 0600.")
+    var key: String
+    @Option(help: "How many hosts to create.")
+    var hosts: Int
+    @Option(help: "Hosts per transaction.")
+    var batch: Int = 1000
+
+    func run() throws {
+        guard hosts >= 0, batch > 0 else { throw CLIError("hosts must be >= 0 and batch > 0") }
+        let service = try PinSetService(
+            store: PinStore(path: db), signingKey: Ed25519SigningKey.load(pemFile: key),
+            configuration: ServiceConfiguration(), publish: { _ in })
+        let started = Date()
+        var next = 0
+        while next < hosts {
+            let end = min(next + batch, hosts)
+            let sets = (next..<end).map { i in
+                (
+                    host: "h\(i).bench.example",
+                    request: SetRequest(pins: [
+                        PinInput(sha256: Self.randomPin()), PinInput(sha256: Self.randomPin(), role: .backup),
+                    ])
+                )
+            }
+            _ = try service.replaceMany(sets, tokenName: "seed")
+            next = end
+        }
+        print("seeded \(hosts) hosts in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+    }
+
+    private static func randomPin() -> String {
+        Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+    }
+}
