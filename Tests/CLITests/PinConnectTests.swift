@@ -1,14 +1,15 @@
 import Foundation
+import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import Testing
 
 /// `pinset pin --connect` against a real `openssl s_server` presenting a three-certificate chain.
 @Suite struct PinConnectTests {
     @Test func printsThePinOfEveryPresentedCertificateMarkedByPosition() throws {
         let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         try CLIRunner.shell(
             """
             printf 'basicConstraints=critical,CA:TRUE\\nkeyUsage=critical,keyCertSign,cRLSign\\n' > ca.ext && \
