@@ -3,7 +3,7 @@ import Foundation
 import PinSetCore
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A tiny HTTP client for the admin API (API.md), used by the admin subcommands.
@@ -14,7 +14,8 @@ struct AdminClient {
     /// Sends a request and returns the body of a 2xx answer; otherwise throws the server's problem `detail`.
     func send(_ method: String, _ path: String, body: Data? = nil, ifMatch: String? = nil) async throws -> Data {
         guard let token else {
-            throw CLIError("no admin token: set PINSET_TOKEN or pass --token-file FILE (tokens are never taken as a plain flag)")
+            throw CLIError(
+                "no admin token: set PINSET_TOKEN or pass --token-file FILE (tokens are never taken as a plain flag)")
         }
         guard let url = URL(string: server.absoluteString.trimmingSuffix("/") + path) else {
             throw CLIError("cannot build a URL from \(server) and \(path)")
@@ -86,5 +87,7 @@ extension String {
     func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
 
     /// The host as a URL path segment.
-    var pathSegment: String { addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-", ".", "_"])) ?? self }
+    var pathSegment: String {
+        addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-", ".", "_"])) ?? self
+    }
 }

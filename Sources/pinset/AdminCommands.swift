@@ -86,7 +86,8 @@ struct SetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "set",
         abstract: "Replace (or create) a host's pin set.",
-        discussion: "An enforcing set needs at least two pins, one of them a backup (the server answers 422 otherwise).")
+        discussion: "An enforcing set needs at least two pins, one of them a backup (the server answers 422 otherwise)."
+    )
     @OptionGroup var options: ServerOptions
     @Argument(help: "The host.") var host: String
     @Option(help: "A current pin (standard base64 SHA-256). Repeatable.") var pin: [String] = []
@@ -126,7 +127,8 @@ struct AddCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let request = PinsRequest(pins: try AdminOutput.pinInputs(pins: pin, certs: cert, role: PinRole(rawValue: role)))
+        let request = PinsRequest(
+            pins: try AdminOutput.pinInputs(pins: pin, certs: cert, role: PinRole(rawValue: role)))
         let data = try await options.client().send(
             "POST", "/admin/hosts/\(host.pathSegment)/pins", body: AdminOutput.body(request), ifMatch: ifMatch)
         try AdminOutput.printDetail(data, options: options)
@@ -135,7 +137,8 @@ struct AddCommand: AsyncParsableCommand {
 
 /// `pinset remove HOST PIN`: removes one pin.
 struct RemoveCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove one pin from a host's set.")
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Remove one pin from a host's set.")
     @OptionGroup var options: ServerOptions
     @Argument(help: "The host.") var host: String
     @Argument(help: "The pin, in standard base64 as `pinset pin` prints it.") var pin: String

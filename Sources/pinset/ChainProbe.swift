@@ -42,6 +42,7 @@ enum ChainProbe {
         do {
             channel = try await bootstrap.connect(host: host, port: port).get()
         } catch {
+            handshake.fail(error)  // never leave a promise unfulfilled (NIO traps on leaked promises)
             throw CLIError("cannot connect to \(endpoint): \(error)")
         }
         do {

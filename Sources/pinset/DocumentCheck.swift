@@ -5,14 +5,15 @@ import PinSetClient
 import PinSetCore
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Options shared by `verify` and `fetch`: trusted keys, version floor, and the check itself through the client
 /// module's ``DocumentVerifier`` (never a second implementation).
 struct TrustOptions: ParsableArguments {
     @Option(
-        help: "A trusted key: Ed25519 public key PEM, a JWK/JWKS file or inline JWK JSON, or a PKCS#8 private key PEM (its public half is used). Repeatable."
+        help:
+            "A trusted key: Ed25519 public key PEM, a JWK/JWKS file or inline JWK JSON, or a PKCS#8 private key PEM (its public half is used). Repeatable."
     )
     var trustKey: [String] = []
     @Option(help: "Refuse documents older than this version (rollback check).")

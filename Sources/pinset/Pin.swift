@@ -32,7 +32,9 @@ struct PinCommand: AsyncParsableCommand {
         guard connect != nil || !files.isEmpty else {
             throw ValidationError("give at least one FILE (or - for standard input), or --connect HOST:PORT")
         }
-        guard connect == nil || files.isEmpty else { throw ValidationError("give either FILE... or --connect, not both") }
+        guard connect == nil || files.isEmpty else {
+            throw ValidationError("give either FILE... or --connect, not both")
+        }
     }
 
     func run() async throws {
@@ -54,7 +56,9 @@ struct PinCommand: AsyncParsableCommand {
                 certificates = try CertificateParser.parse(bytes)
             } catch {
                 guard type == "spki", let spki = try? CertificateParser.publicKeySPKI(bytes) else {
-                    throw CLIError("\(file): not a certificate\(type == "spki" ? " or public key" : "") (PEM, DER or base64 DER): \(error)")
+                    throw CLIError(
+                        "\(file): not a certificate\(type == "spki" ? " or public key" : "") (PEM, DER or base64 DER): \(error)"
+                    )
                 }
                 print("\(SPKIPin.sha256(ofSPKIDER: spki))  (public key)")
                 continue

@@ -7,6 +7,7 @@ import Testing
 
     @Test func setAddShowHostsRemoveHistoryRetireRoundTrip() throws {
         let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         let server = try RunningServer(directory: dir)
         defer { server.stop() }
         let env = server.environment
@@ -61,6 +62,7 @@ import Testing
 
     @Test func errorsSurfaceTheServersDetailAndMissingTokenIsClear() throws {
         let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         let server = try RunningServer(directory: dir)
         defer { server.stop() }
         let noBackup = try CLIRunner.pinset(["set", "b.example", "--pin", Self.pin()], environment: server.environment)

@@ -53,7 +53,8 @@ enum CLIRunner {
     }
 
     /// Runs the pinset binary.
-    static func pinset(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> Output {
+    static func pinset(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> Output
+    {
         try run(binary, arguments, environment: environment, stdin: stdin)
     }
 

@@ -5,6 +5,7 @@ import Testing
 @Suite struct ExportTests {
     @Test func exportIsIdempotentAndServedByNginxVerifiesWithFetch() throws {
         let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         let server = try RunningServer(directory: dir)
         let set = try CLIRunner.pinset(
             ["set", "a.example", "--pin", HostileDocuments.pin(), "--backup", HostileDocuments.pin()],

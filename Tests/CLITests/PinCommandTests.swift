@@ -5,12 +5,14 @@ import Testing
 @Suite struct PinCommandTests {
     static let keyKinds: [(name: String, args: String)] = [
         ("rsa2048", "-newkey rsa:2048"), ("rsa4096", "-newkey rsa:4096"),
-        ("p256", "-newkey ec -pkeyopt ec_paramgen_curve:P-256"), ("p384", "-newkey ec -pkeyopt ec_paramgen_curve:P-384"),
+        ("p256", "-newkey ec -pkeyopt ec_paramgen_curve:P-256"),
+        ("p384", "-newkey ec -pkeyopt ec_paramgen_curve:P-384"),
         ("ed25519", "-newkey ed25519"),
     ]
 
     @Test func spkiPinsMatchOpenSSLForEveryKeyKindAndBundle() throws {
         let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         var bundle = ""
         var expected: [String] = []
         for kind in Self.keyKinds {
@@ -42,6 +44,7 @@ import Testing
 
     @Test func certificateTypeMatchesOpenSSLDigestOfDER() throws {
         let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         try CLIRunner.shell(
             "openssl req -x509 -newkey ed25519 -nodes -keyout k.pem -out c.pem -days 2 -subj /CN=c.example 2>/dev/null",
             in: dir)
@@ -54,6 +57,7 @@ import Testing
 
     @Test func unreadableOrInvalidInputFailsWithAReason() throws {
         let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         let missing = try CLIRunner.pinset(["pin", dir.appendingPathComponent("nope.pem").path])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("cannot read"))

@@ -5,6 +5,7 @@ import Testing
 @Suite struct VerifyFetchTests {
     @Test func verifyAcceptsAGoodDocumentWithEveryTrustKeyForm() throws {
         let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         let docs = try HostileDocuments(dir: dir, name: "trusted")
         let file = dir.appendingPathComponent("good.json")
         try docs.document(payload: HostileDocuments.payload(host: "a.example", version: 3)).write(to: file)
@@ -20,6 +21,7 @@ import Testing
 
     @Test func verifyRefusesEveryHostileClassWithTheReasonLast() throws {
         let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         let docs = try HostileDocuments(dir: dir, name: "trusted")
         let other = try HostileDocuments(dir: dir, name: "other")
         for hostile in try docs.hostileCases(host: { "\($0).example" }, other: other) {
@@ -28,17 +30,21 @@ import Testing
             let result = try CLIRunner.pinset(
                 ["verify", file.path, "--host", hostile.host, "--trust-key", docs.key] + hostile.extra)
             #expect(result.status == 1, "\(hostile.name)")
-            #expect(result.lastErrorLine.hasPrefix("Error: refused: \(hostile.code): "), "\(hostile.name): \(result.stderr)")
+            #expect(
+                result.lastErrorLine.hasPrefix("Error: refused: \(hostile.code): "), "\(hostile.name): \(result.stderr)"
+            )
             #expect(!result.stdout.contains("verified"), "\(hostile.name)")
         }
     }
 
     @Test func fetchFromNginxRefusesEveryHostileClass() throws {
         let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         let docs = try HostileDocuments(dir: dir, name: "trusted")
         let other = try HostileDocuments(dir: dir, name: "other")
         let root = dir.appendingPathComponent("www")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("pins"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("pins"), withIntermediateDirectories: true)
         let cases = try docs.hostileCases(host: { "\($0).example" }, other: other)
         for hostile in cases { try hostile.body.write(to: root.appendingPathComponent("pins/\(hostile.host)")) }
         try docs.document(payload: HostileDocuments.payload(host: "good.example", version: 2))
@@ -52,7 +58,9 @@ import Testing
             let result = try CLIRunner.pinset(
                 ["fetch", hostile.host, "--server", nginx.url, "--trust-key", docs.key] + hostile.extra)
             #expect(result.status == 1, "\(hostile.name)")
-            #expect(result.lastErrorLine.hasPrefix("Error: refused: \(hostile.code): "), "\(hostile.name): \(result.stderr)")
+            #expect(
+                result.lastErrorLine.hasPrefix("Error: refused: \(hostile.code): "), "\(hostile.name): \(result.stderr)"
+            )
         }
         let missing = try CLIRunner.pinset(["fetch", "nowhere.example", "--server", nginx.url, "--trust-key", docs.key])
         #expect(missing.status == 1)
