@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """API fuzzing (issue 6.2): schemathesis against a real server from openapi.yaml, with an admin token.
 
-    PINSET=path/to/pinset fuzz_api.py [--examples 30] [--max-time 100] [--phases examples,fuzzing] [--min-cases 1000]
+    PINSET=path/to/pinset fuzz_api.py [--examples 30] [--max-time 150] [--phases examples,fuzzing] [--min-cases 1000]
 
 Every operation of the spec is selected. Checks: schemathesis' defaults (no 5xx, status codes, content types,
 headers and bodies conform to the spec, negative data rejected, positive data accepted, with the expected
@@ -21,7 +21,7 @@ from common import OPENAPI, ROOT, Server, figure, request, valid_set, wait_healt
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--examples", type=int, default=30, help="max examples per operation and phase")
-    parser.add_argument("--max-time", type=int, default=100, help="time budget in seconds")
+    parser.add_argument("--max-time", type=int, default=150, help="time budget in seconds")
     parser.add_argument("--phases", default="examples,fuzzing")
     parser.add_argument("--min-cases", type=int, default=1000)
     args = parser.parse_args()
@@ -51,7 +51,7 @@ def main() -> int:
         print(tail)
     m = re.search(r"(\d+) generated", out)
     cases = int(m.group(1)) if m else 0
-    m = re.search(r"(\d+) passed", out)
+    m = re.search(r"\d+ generated, (\d+) passed", out)
     passed = int(m.group(1)) if m else 0
     ops = re.search(r"Tested: (\d+)", out)
     failures = re.findall(r"❌ (ST\d+[^:]*): (\d+)", out)
