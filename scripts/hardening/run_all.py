@@ -48,11 +48,12 @@ def main() -> int:
     print("\n%-18s %-5s %7s  %s" % ("test", "result", "seconds", "figures"))
     for name, result, secs, fig in rows:
         print("%-18s %-6s %7.0f  %s" % (name, result, secs, ", ".join(f"{k}={v}" for k, v in fig.items())))
+    bad_inputs = sum(get(n, k) or 0 for n, k in (("API fuzzing", "cases"), ("hostile clients", "garbage"),
+                                                  ("auth and secrets", "requests")))
     print(f"\nload held: {get('hostile clients', 'loaded_rps')} req/s under abuse "
           f"({get('hostile clients', 'ratio')} of {get('hostile clients', 'baseline_rps')} unloaded); "
           f"faults survived: {get('crash durability', 'cycles')} kill -9; "
-          f"bad inputs tried: {(get('API fuzzing', 'cases') or 0) + (get('hostile clients', 'garbage') or 0)
-                                + (get('auth and secrets', 'requests') or 0)}; "
+          f"bad inputs tried: {bad_inputs}; "
           f"writes lost: {get('crash durability', 'writes_lost')}")
     return 0 if all(r[1] == "PASS" for r in rows) else 1
 
