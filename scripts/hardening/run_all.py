@@ -3,7 +3,7 @@
 
     PINSET=path/to/pinset run_all.py [--soak]
 
-Fast (make test-hardening, about 4 minutes): 5 kill -9 cycles, ≥1,000 fuzz cases, 8 s load runs.
+Fast (make test-hardening, about 4 minutes): 5 kill -9 cycles, 120 s of fuzzing, ≥1,000 fuzz cases, 8 s load runs.
 Soak (make soak): 20 kill -9 cycles, ≥5,000 fuzz cases with every schemathesis phase, 60 s load runs.
 Exits 1 if any script failed.
 """
@@ -20,7 +20,7 @@ FAST = [
     ("crash durability", ["crash_durability.py", "--cycles", "5"]),
     ("auth and secrets", ["auth_secrets.py"]),
     ("hostile clients", ["hostile_clients.py", "--duration", "8"]),
-    ("API fuzzing", ["fuzz_api.py", "--examples", "30", "--max-time", "150", "--min-cases", "1000"]),
+    ("API fuzzing", ["fuzz_api.py", "--examples", "30", "--max-time", "120", "--min-cases", "1000"]),
 ]
 SOAK = [
     ("crash durability", ["crash_durability.py", "--cycles", "20", "--clients", "6"]),
