@@ -39,7 +39,8 @@ def main() -> int:
         cmd = ["st", "--config-file", os.path.join(ROOT, "scripts", "schemathesis.toml"), "run", OPENAPI,
                "-n", str(args.examples), "--phases", args.phases, "--request-timeout", "10",
                "--max-time", str(args.max_time), "--no-color"]
-        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.max_time + 120)
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.max_time + 120,
+                           cwd=server.dir)  # schemathesis leaves a .schemathesis cache in its cwd
         out = r.stdout + r.stderr
         alive = server.alive() and wait_healthy(server, 5)
     finally:
