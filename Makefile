@@ -22,6 +22,8 @@ define apt_install
 	fi
 endef
 
+include hardening.mk
+
 deps:
 	$(call apt_install,$(APT_BUILD))
 
@@ -45,6 +47,7 @@ run: release
 test: test-deps lint-openapi lint-docker
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) test-hardening
 
 lint-openapi:
 	python3 -m openapi_spec_validator openapi.yaml

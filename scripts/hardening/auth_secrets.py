@@ -53,8 +53,8 @@ def main() -> int:
         pin = body["pins"][0]["sha256"]
         pin_url = base64.urlsafe_b64encode(base64.b64decode(pin)).rstrip(b"=").decode()
         server.revoke("auth-revoked")
-        # The server rereads the token table at most every 5 s (TokenCache.tokenCacheLifetime): a token
-        # revoked by the CLI in another process is refused within that window. Measure it.
+        # The server rereads the token table on every admin request: a token revoked by the CLI in another
+        # process must be refused at once (the first request after the revoke).
         revoked_at = time.monotonic()
         window = None
         while time.monotonic() - revoked_at < 10:
@@ -63,7 +63,7 @@ def main() -> int:
                 window = time.monotonic() - revoked_at
                 break
             time.sleep(0.1)
-        if window is None or window > 6:
+        if window is None or window > 0.5:
             failures.append(f"revoked token still accepted {window or '>10'} s after `pinset token revoke`")
         wrong = good[:-4] + ("AAAA" if not good.endswith("AAAA") else "BBBB")
         bad_headers = {
@@ -149,7 +149,7 @@ def main() -> int:
         server.cleanup()
     for f in failures:
         print("FAIL", f, file=sys.stderr)
-    print(f"revoked token refused {window:.1f} s after `pinset token revoke` (cache lifetime 5 s)" if window
+    print(f"revoked token refused {window:.1f} s after `pinset token revoke` " if window
           else "revoked token never refused")
     print(f"admin operations: {len(ops)}, unauthorised requests tried: {tried}, all 401: "
           f"{not any('[' in f for f in failures)}; bytes scanned for tokens: {scanned}; "

@@ -5,7 +5,7 @@ import PinSetCore
 
 /// Admin tokens in the database, for tools that manage them without a signing key (`pinset token ...`).
 ///
-/// A running server notices tokens created or revoked here within ``PinSetService/tokenCacheLifetime``.
+/// A running server sees tokens created or revoked here at its next admin request.
 public struct AdminTokens: Sendable {
     let store: PinStore
 

@@ -11,9 +11,10 @@ struct TokenCache: Sendable {
 }
 
 extension PinSetService {
-    /// How long the in-memory token hashes are trusted before they are reloaded, so that tokens created or
-    /// revoked by another process (the CLI) take effect within this many seconds.
-    static let tokenCacheLifetime: TimeInterval = 5
+    /// How long the in-memory token hashes are trusted before they are reloaded. Zero: every admin request
+    /// reads the active hashes again (one indexed read, admin traffic only), so a token revoked by another
+    /// process (the CLI) is refused at once.
+    static let tokenCacheLifetime: TimeInterval = 0
 
     /// Creates an admin token named `name` and returns it: `pst_` + base64url of 32 random bytes.
     ///
