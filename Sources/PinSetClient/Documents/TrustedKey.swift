@@ -11,6 +11,14 @@ public struct TrustedKey: Sendable, Hashable {
     public let rawRepresentation: [UInt8]
     /// The RFC 7638 JWK thumbprint (SHA-256, base64url) that documents name in their `kid`.
     public let kid: String
+    /// The parsed key, built once (not per verification).
+    private let publicKey: Curve25519.Signing.PublicKey?
+
+    /// Keys are equal when their bytes are.
+    public static func == (lhs: TrustedKey, rhs: TrustedKey) -> Bool { lhs.rawRepresentation == rhs.rawRepresentation }
+
+    /// Hashes the key bytes.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawRepresentation) }
 
     /// Why a key could not be read.
     public struct Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
@@ -26,6 +34,7 @@ public struct TrustedKey: Sendable, Hashable {
             throw Error(description: "an Ed25519 public key is 32 bytes, got \(bytes.count)")
         }
         rawRepresentation = bytes
+        publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: bytes)
         kid = Base64URL.encode(SHA256.hash(data: Ed25519JWK.thumbprintInput(publicKey: bytes)))
     }
 
@@ -65,7 +74,7 @@ public struct TrustedKey: Sendable, Hashable {
     static let ed25519SPKIPrefix: [UInt8] = [0x30, 0x2A, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x03, 0x21, 0x00]
 
     func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
-        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: rawRepresentation) else { return false }
+        guard let key = publicKey else { return false }
         return key.isValidSignature(signature, for: message)
     }
 }
