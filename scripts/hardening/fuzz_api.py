@@ -20,6 +20,7 @@ from common import OPENAPI, ROOT, Server, figure, request, valid_set, wait_healt
 
 def main() -> int:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--seed", type=int, default=20261121, help="schemathesis seed; fixed so make test repeats a known run")
     parser.add_argument("--examples", type=int, default=30, help="max examples per operation and phase")
     parser.add_argument("--max-time", type=int, default=150, help="time budget in seconds")
     parser.add_argument("--phases", default="examples,fuzzing")
@@ -38,7 +39,7 @@ def main() -> int:
         env = dict(os.environ, PINSET_URL=f"http://127.0.0.1:{server.port}", PINSET_TOKEN=token)
         cmd = ["st", "--config-file", os.path.join(ROOT, "scripts", "schemathesis.toml"), "run", OPENAPI,
                "-n", str(args.examples), "--phases", args.phases, "--request-timeout", "10",
-               "--max-time", str(args.max_time), "--no-color"]
+               "--max-time", str(args.max_time), "--no-color", "--seed", str(args.seed)]
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.max_time + 120,
                            cwd=server.dir)  # schemathesis leaves a .schemathesis cache in its cwd
         out = r.stdout + r.stderr
