@@ -69,7 +69,7 @@ final class PinSetRouter: HTTPHandler {
     @inline(__always)
     private func answer(_ entry: DocumentSnapshot.Entry, _ request: HTTPRequest) -> HTTPResponse {
         let matches = entry.etag.withUnsafeBytes { request.headerEquals("If-None-Match", $0) }
-        if matches || (!matches && ifNoneMatchListMatches(entry, request)) {
+        if matches || ifNoneMatchListMatches(entry, request) {
             metrics.count(.pins, status: 304)
             return .prepared(entry.notModified)
         }
