@@ -27,16 +27,63 @@ public final class PreparedResponse: @unchecked Sendable {
         self.status = status
     }
 
+    /// Builds the response over bytes that `owner` holds, without copying them: libmicrohttpd keeps `owner`
+    /// alive (one retain) until it has destroyed the response, i.e. after the last connection sending it is done.
+    ///
+    /// Use it to serve bytes that are already stored once (a cache of documents) without a second copy.
+    ///
+    /// - Parameters:
+    ///   - status: the HTTP status code (100...599).
+    ///   - headers: name/value pairs, as in ``init(status:headers:body:)``.
+    ///   - body: the body bytes. They must lie inside memory that `owner` owns and never changes.
+    ///   - owner: the object that owns `body`. libmicrohttpd releases it from one of its threads.
+    /// - Warning: the bytes must stay valid and unchanged for as long as `owner` lives; anything else makes
+    ///   libmicrohttpd send freed or torn memory.
+    /// - Precondition: as ``init(status:headers:body:)``.
+    public init(status: Int, headers: [(String, String)], body: UnsafeRawBufferPointer, owner: AnyObject) {
+        do {
+            self.handle = try Self.makeHandle(status: status, headers: headers) {
+                let retained = Unmanaged<AnyObject>.passRetained(owner).toOpaque()
+                // On failure libmicrohttpd does not call the callback: release here.
+                guard
+                    let response = MHD_create_response_from_buffer_with_free_callback_cls(
+                        body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), Self.releaseOwner, retained)
+                else {
+                    Unmanaged<AnyObject>.fromOpaque(retained).release()
+                    return nil
+                }
+                return response
+            }
+        } catch {
+            preconditionFailure("PreparedResponse: \(error)")
+        }
+        self.status = status
+    }
+
+    /// Called by libmicrohttpd once the response is destroyed: drops the retain taken on the body's owner.
+    private static let releaseOwner: MHD_ContentReaderFreeCallback = { cls in
+        guard let cls else { return }
+        Unmanaged<AnyObject>.fromOpaque(cls).release()
+    }
+
     /// Creates a libmicrohttpd response owning a copy of `body` with `headers`; the caller destroys it.
     static func makeHandle(status: Int, headers: [(String, String)], body: [UInt8]) throws(HTTPServerError)
         -> OpaquePointer
     {
-        guard (100...599).contains(status) else { throw HTTPServerError(.invalidConfiguration("status \(status)")) }
-        let created: OpaquePointer? = body.withUnsafeBytes { raw in
-            MHD_create_response_from_buffer(
-                raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+        try makeHandle(status: status, headers: headers) {
+            body.withUnsafeBytes { raw in
+                MHD_create_response_from_buffer(
+                    raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+            }
         }
-        let response = try MHDCall.nonNull(created, .callFailed("MHD_create_response_from_buffer"))
+    }
+
+    /// Adds `headers` to the response `create` makes (`nil`: out of memory); the caller destroys it.
+    private static func makeHandle(
+        status: Int, headers: [(String, String)], create: () -> OpaquePointer?
+    ) throws(HTTPServerError) -> OpaquePointer {
+        guard (100...599).contains(status) else { throw HTTPServerError(.invalidConfiguration("status \(status)")) }
+        let response = try MHDCall.nonNull(create(), .callFailed("MHD_create_response_from_buffer"))
         for (name, value) in headers where !isContentLength(name) {
             do throws(HTTPServerError) {
                 try MHDCall.check(MHD_add_response_header(response, name, value), .headerRejected(name))
