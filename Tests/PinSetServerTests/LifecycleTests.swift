@@ -19,6 +19,25 @@ import Testing
         #expect((try next.json())["version"] as? Int == 3)
     }
 
+    @Test func restartServesTheSameETagsAndAnswers304() throws {
+        let server = try TestServer()
+        let hosts = (0..<40).map { "host-\($0).a-name-longer-than-fifteen-bytes.example" }
+        for (i, host) in hosts.enumerated() { _ = try server.put(host, pinPair(UInt8(i))) }
+        let before = try hosts.map { try server.client.request("GET", "/pins/\($0)") }
+        server.stop()
+        try server.start()
+        for (host, old) in zip(hosts, before) {
+            let get = try server.client.request("GET", "/pins/\(host)")
+            #expect(get.status == 200 && get.body == old.body && get.header("ETag") == old.header("ETag"))
+            #expect(get.header("Content-Type") == "application/json")
+            #expect(get.header("Cache-Control") == "public, max-age=3600")
+            let etag = try #require(old.header("ETag"))
+            let cached = try server.client.request("GET", "/pins/\(host)", headers: ["If-None-Match": etag])
+            #expect(cached.status == 304 && cached.body.isEmpty && cached.header("ETag") == etag)
+            #expect(cached.header("Cache-Control") == "public, max-age=3600")
+        }
+    }
+
     @Test func documentsAreReSignedBeforeExpiry() throws {
         let server = try TestServer(lifetime: 600, resignAfter: 1, resignCheck: 0.2)
         _ = try server.put("api.example.com", pinPair())

@@ -30,11 +30,11 @@ public final class PinSetServerApp: Sendable {
             store: store, signingKey: key, configuration: configuration.service,
             publish: { snapshot.publish(CollectionOfOne($0)) })
         let started = Date()
-        snapshot.publish(try service.loadPublishedDocuments())
+        let hosts = try snapshot.load(from: store)
         logger.info(
             "loaded published documents",
             metadata: [
-                "hosts": "\(snapshot.count)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
+                "hosts": "\(hosts)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
                 "kid": "\(key.kid)",
             ])
         let reports = PinReportService(store: store, service: service, configuration: configuration.reports)

@@ -61,26 +61,27 @@ final class PinSetRouter: HTTPHandler {
         guard path.count > prefix.utf8CodeUnitCount,
             memcmp(path.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
         else { return nil }
-        let host = String(decoding: UnsafeRawBufferPointer(rebasing: path[prefix.utf8CodeUnitCount...]), as: UTF8.self)
-        guard let entry = snapshot.entry(host) else { return nil }
+        guard let entry = snapshot.entry(UnsafeRawBufferPointer(rebasing: path[prefix.utf8CodeUnitCount...])) else {
+            return nil
+        }
         return answer(entry, request)
     }
 
     @inline(__always)
     private func answer(_ entry: DocumentSnapshot.Entry, _ request: HTTPRequest) -> HTTPResponse {
-        let matches = entry.etag.withUnsafeBytes { request.headerEquals("If-None-Match", $0) }
+        let matches = entry.document.withETag { request.headerEquals("If-None-Match", $0) }
         if matches || ifNoneMatchListMatches(entry, request) {
             metrics.count(.pins, status: 304)
-            return .prepared(entry.notModified)
+            return .prepared(entry.notModifiedResponse(cacheControl: snapshot.cacheControl))
         }
         metrics.count(.pins, status: 200)
-        return .prepared(entry.ok)
+        return .prepared(entry.okResponse(cacheControl: snapshot.cacheControl))
     }
 
     /// The slow half of `If-None-Match` (RFC 9110 §13.1.2): lists, weak validators and `*`.
     private func ifNoneMatchListMatches(_ entry: DocumentSnapshot.Entry, _ request: HTTPRequest) -> Bool {
         guard let header = request.header("If-None-Match") else { return false }
-        let etag = String(decoding: entry.etag, as: UTF8.self)
+        let etag = entry.document.etag
         for candidate in header.split(separator: ",") {
             var tag = candidate.trimmingCharacters(in: .whitespaces)
             if tag == "*" { return true }
