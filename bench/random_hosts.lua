@@ -1,6 +1,7 @@
 -- bench/random_hosts.lua: B4 — GET /pins/{host} for a random one of the N seeded hosts.
 -- Hosts are named h<i>.bench.example for i in 0..N-1 (run.sh seeds them that way).
 -- usage: BENCH_HOSTS=N wrk -s random_hosts.lua URL   (N defaults to 100000; also `-- N` after the URL)
+-- BENCH_HOSTS=1 always asks for h0.bench.example: B4's one-host baseline, with the same Lua cost per request.
 local count = tonumber(os.getenv("BENCH_HOSTS") or "100000")
 
 function init(args)
