@@ -80,7 +80,7 @@ final class PinSetRouter: HTTPHandler {
 
     /// The slow half of `If-None-Match` (RFC 9110 §13.1.2): lists, weak validators and `*`.
     private func ifNoneMatchListMatches(_ entry: DocumentSnapshot.Entry, _ request: HTTPRequest) -> Bool {
-        guard let header = request.header("If-None-Match") else { return false }
+        guard let header = request.header(named: "If-None-Match") else { return false }
         let etag = entry.document.etag
         for candidate in header.split(separator: ",") {
             var tag = candidate.trimmingCharacters(in: .whitespaces)
