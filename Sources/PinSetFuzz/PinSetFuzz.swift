@@ -67,7 +67,7 @@ import PinSetFuzzing
             // 1. Every saved regression input must pass.
             var replayed = 0
             if let regressions, let names = try? FileManager.default.contentsOfDirectory(atPath: regressions) {
-                for name in names.sorted() {
+                for name in names.sorted() where !name.hasSuffix(".md") {
                     guard let data = FileManager.default.contents(atPath: regressions + "/" + name) else { continue }
                     replayed += 1
                     if !execute(harness, [UInt8](data), findings: findings) { failures += 1 }
