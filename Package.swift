@@ -110,7 +110,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .executableTarget(name: "PinSetFuzz", dependencies: ["PinSetFuzzing", "PinSetCore"]),
+        // A header only: libFuzzer's driver, which the -DFUZZING build calls from its own entry point.
+        .systemLibrary(name: "CLibFuzzer"),
+        .executableTarget(name: "PinSetFuzz", dependencies: ["PinSetFuzzing", "PinSetCore", "CLibFuzzer"]),
 
         // MARK: Tests
         .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD"]),

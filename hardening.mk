@@ -2,11 +2,12 @@
 # test-hardening: the fast run for `make test` (about 4 minutes); soak: the long run (about 45 minutes).
 PINSET ?= $(shell $(SWIFT) build --show-bin-path)/pinset
 PIP_HARDENING := schemathesis cryptography joserfc pyyaml
-# The libFuzzer build of the parser fuzz harness: its own build directory, every Swift module instrumented.
+# The libFuzzer build of the parser fuzz harness: its own build directory, every Swift module instrumented;
+# linked with lld (gold crashes with an internal error on the instrumented objects).
 FUZZ_BUILD ?= .build-fuzz
 FUZZ_RUNS  ?= 1000000
 FUZZ_FLAGS := -c release --product PinSetFuzz --build-path $(FUZZ_BUILD) \
-	-Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xswiftc -parse-as-library
+	-Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xswiftc -parse-as-library -Xswiftc -use-ld=lld
 LIBFUZZER  := $(FUZZ_BUILD)/release/PinSetFuzz
 
 .PHONY: test-hardening soak hardening-deps fuzz-quick fuzz-build fuzz

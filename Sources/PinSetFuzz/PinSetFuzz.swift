@@ -11,17 +11,28 @@ import PinSetFuzzing
 // - built with `-sanitize=fuzzer -DFUZZING` (`make fuzz`), libFuzzer's coverage-guided engine.
 
 #if FUZZING
-    nonisolated(unsafe) private let harness = FuzzHarness()
+    import CLibFuzzer
 
-    @_cdecl("LLVMFuzzerTestOneInput")
-    public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    private let harness = FuzzHarness()
+
+    /// One libFuzzer execution; a finding aborts, and libFuzzer saves the input as `crash-<sha1>`.
+    private func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         do {
-            try harness.run(Array(UnsafeBufferPointer(start: data, count: size)))
+            try harness.run(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
         } catch {
-            fputs("FINDING \(error)\n", stderr)
-            abort()  // libFuzzer saves the input as crash-<sha1>
+            print("FINDING \(error)")
+            abort()
         }
         return 0
+    }
+
+    // SwiftPM links an executable's entry point as `main` = `<module>_main`, so libFuzzer's own `main` is not
+    // used: this entry point hands over to libFuzzer's driver instead.
+    @_cdecl("PinSetFuzz_main")
+    func pinsetFuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+        var count = argc
+        var arguments = argv
+        return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzOneInput(data, size) }
     }
 #else
     /// The input being run, kept where a signal handler can write it out if the process crashes.
