@@ -19,10 +19,14 @@ import PinSetServer
 /// - ``Target/certificate``: ``CertificateParser`` (PEM, DER, bundles) as `pinset pin` and certificate pins use it.
 /// - ``Target/report``: a TrustKit failure report as `POST /reports` decodes it.
 /// - ``Target/hostName``: ``HostName/normalize(_:)``. Normalised ⇒ normalising again changes nothing.
+/// - ``Target/base64url``: ``Base64URL/decode(utf8:)`` against a reference built on Foundation's decoder.
+///
+/// ``Target/document`` also compares the hand-written fast paths with the general ones they stand in for:
+/// ``SignedDocument/decode(json:)`` against `JSONDecoder`, and base64url decoding of each member.
 public final class FuzzHarness: @unchecked Sendable {
     /// The parsers under test.
     public enum Target: UInt8, CaseIterable, Sendable {
-        case document, signedParts, payload, adminSet, adminPins, certificate, report, hostName
+        case document, signedParts, payload, adminSet, adminPins, certificate, report, hostName, base64url
     }
 
     /// The host every document is verified for.
@@ -105,6 +109,8 @@ eKivMF40nJnm966vwWs=
         seeds.append(tagged(.report, Array(#"{"date-time":"2026-11-21T10:00:00Z","hostname":"fuzz.example.com","port":443,"noted-hostname":"example.com","include-subdomains":true,"enforce-pinning":true,"validated-certificate-chain":["MIIB"],"known-pins":["pin-sha256=\"\#(pin)\""],"validation-result":1}"#.utf8)))
         seeds.append(tagged(.hostName, Array("WWW.Example.COM.".utf8)))
         seeds.append(tagged(.hostName, Array("xn--bcher-kva.example".utf8)))
+        seeds.append(tagged(.base64url, Array(Base64URL.encode((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37) }).utf8)))
+        seeds.append(tagged(.base64url, Array("AQID-_8".utf8)))
         return seeds
     }
 
@@ -131,6 +137,8 @@ eKivMF40nJnm966vwWs=
             }
         case .report:
             _ = try? JSONDecoder().decode(PinFailureReport.self, from: Data(data))
+        case .base64url:
+            try base64url(data)
         case .hostName:
             let text = String(decoding: data, as: UTF8.self)
             if let once = try? HostName.normalize(text) {
@@ -142,6 +150,17 @@ eKivMF40nJnm966vwWs=
     }
 
     private func document(_ data: [UInt8]) throws(FuzzFinding) {
+        // The fast envelope scan must agree with the general decoder on every input.
+        let reference = try? JSONDecoder().decode(SignedDocument.self, from: Data(data))
+        let fast = try? SignedDocument.decode(json: data)
+        guard fast == reference else {
+            throw FuzzFinding(.document, "SignedDocument.decode(json:) gives \(String(describing: fast)), JSONDecoder \(String(describing: reference))")
+        }
+        if let reference {
+            for member in [reference.protected, reference.payload, reference.signature] {
+                try base64url(Array(member.utf8))
+            }
+        }
         _ = verifier.verifyIgnoringTime(data, host: Self.host, lastAccepted: nil)
         let result = verifier.verify(data, host: Self.host, now: Self.now, lastAccepted: nil)
         count(result)
@@ -190,6 +209,24 @@ eKivMF40nJnm966vwWs=
         }
         outcomes[outcome, default: 0] += 1
         lastOutcome = outcome
+    }
+
+    /// Base64URL's hand-written decoder against Foundation's (after mapping the alphabet and padding).
+    private func base64url(_ data: [UInt8]) throws(FuzzFinding) {
+        let fast = Base64URL.decode(utf8: data)
+        var reference: [UInt8]? = nil
+        if let text = String(bytes: data, encoding: .utf8), !text.contains("="), !text.contains("+"),
+            !text.contains("/"), data.count % 4 != 1
+        {
+            var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
+            reference = Data(base64Encoded: standard).map { [UInt8]($0) }
+        }
+        guard fast == reference else {
+            throw FuzzFinding(
+                .base64url,
+                "Base64URL.decode gives \(fast.map { "\($0.count) bytes" } ?? "nil"), Foundation \(reference.map { "\($0.count) bytes" } ?? "nil") for \(String(decoding: data, as: UTF8.self).debugDescription)")
+        }
     }
 
     private func payload(_ data: [UInt8]) throws(FuzzFinding) {
