@@ -33,6 +33,23 @@ public enum Base64URL {
 
     /// Decodes unpadded base64url from its ASCII bytes (the same rules as ``decode(_:)``).
     public static func decode(utf8 text: some Collection<UInt8>) -> [UInt8]? {
+        Base64Alphabet.decodeUnpadded(text, character62: UInt8(ascii: "-"), character63: UInt8(ascii: "_"))
+    }
+
+    /// The 6-bit value of a base64url character, or 64 for anything else.
+    @inline(__always)
+    static func sextet(_ byte: UInt8) -> UInt8 {
+        Base64Alphabet.sextet(byte, character62: UInt8(ascii: "-"), character63: UInt8(ascii: "_"))
+    }
+}
+
+/// The decoding both base64 forms share: the alphabets differ only in the characters for 62 and 63.
+enum Base64Alphabet {
+    /// Decodes characters with no padding; a last group of 2 or 3 characters gives 1 or 2 bytes, and the unused
+    /// low bits of its last character are not checked (as `Data(base64Encoded:)` does). `nil` for a character
+    /// outside the alphabet or a last group of 1.
+    @inline(__always)
+    static func decodeUnpadded(_ text: some Collection<UInt8>, character62: UInt8, character63: UInt8) -> [UInt8]? {
         let count = text.count
         guard count % 4 != 1 else { return nil }
         var output = [UInt8]()
@@ -40,7 +57,7 @@ public enum Base64URL {
         var accumulator: UInt32 = 0
         var pending = 0
         for byte in text {
-            let value = sextet(byte)
+            let value = sextet(byte, character62: character62, character63: character63)
             guard value < 64 else { return nil }
             accumulator = accumulator << 6 | UInt32(value)
             pending += 1
@@ -64,15 +81,15 @@ public enum Base64URL {
         return output
     }
 
-    /// The 6-bit value of a base64url character, or 64 for anything else.
+    /// The 6-bit value of a character, or 64 for anything outside the alphabet.
     @inline(__always)
-    static func sextet(_ byte: UInt8) -> UInt8 {
+    static func sextet(_ byte: UInt8, character62: UInt8, character63: UInt8) -> UInt8 {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte &- UInt8(ascii: "A")
         case UInt8(ascii: "a")...UInt8(ascii: "z"): byte &- UInt8(ascii: "a") &+ 26
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte &- UInt8(ascii: "0") &+ 52
-        case UInt8(ascii: "-"): 62
-        case UInt8(ascii: "_"): 63
+        case character62: 62
+        case character63: 63
         default: 64
         }
     }
@@ -104,42 +121,8 @@ public enum Base64 {
         guard text.count % 4 == 0, !text.isEmpty else { return nil }
         var padding = 0
         if text[text.count - 1] == UInt8(ascii: "=") { padding = text[text.count - 2] == UInt8(ascii: "=") ? 2 : 1 }
-        var output = [UInt8]()
-        output.reserveCapacity(text.count / 4 * 3)
-        var accumulator: UInt32 = 0
-        for index in 0..<(text.count - padding) {
-            let value = sextet(text[index])
-            guard value < 64 else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            if index % 4 == 3 {
-                output.append(UInt8(truncatingIfNeeded: accumulator >> 16))
-                output.append(UInt8(truncatingIfNeeded: accumulator >> 8))
-                output.append(UInt8(truncatingIfNeeded: accumulator))
-                accumulator = 0
-            }
-        }
-        switch padding {
-        case 1:
-            output.append(UInt8(truncatingIfNeeded: accumulator >> 10))
-            output.append(UInt8(truncatingIfNeeded: accumulator >> 2))
-        case 2:
-            output.append(UInt8(truncatingIfNeeded: accumulator >> 4))
-        default:
-            break
-        }
-        return output
-    }
-
-    /// The 6-bit value of a standard base64 character, or 64 for anything else.
-    @inline(__always)
-    static func sextet(_ byte: UInt8) -> UInt8 {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte &- UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte &- UInt8(ascii: "a") &+ 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte &- UInt8(ascii: "0") &+ 52
-        case UInt8(ascii: "+"): 62
-        case UInt8(ascii: "/"): 63
-        default: 64
-        }
+        return Base64Alphabet.decodeUnpadded(
+            UnsafeBufferPointer(rebasing: text[..<(text.count - padding)]), character62: UInt8(ascii: "+"),
+            character63: UInt8(ascii: "/"))
     }
 }
