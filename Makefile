@@ -42,7 +42,7 @@ release: deps
 run: release
 	@mkdir -p $(DATA)
 	$$($(SWIFT) build -c release --show-bin-path)/pinset serve --db $(DATA)/pinset.sqlite --key $(DATA)/signing-key.pem \
-		--port $(PORT) --bootstrap-admin-token
+		--port $(PORT) --dev
 
 test: test-deps lint-openapi lint-docker
 	$(SWIFT) build --build-tests

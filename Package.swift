@@ -102,6 +102,18 @@ let package = Package(
             ]
         ),
 
+        // MARK: Parser fuzzing (issue 6): one harness, two engines — see Makefile targets fuzz-quick and fuzz
+        .target(
+            name: "PinSetFuzzing",
+            dependencies: [
+                "PinSetServer", "PinSetClient", "PinSetCore", "OpenSSLCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // A header only: libFuzzer's driver, which the -DFUZZING build calls from its own entry point.
+        .systemLibrary(name: "CLibFuzzer"),
+        .executableTarget(name: "PinSetFuzz", dependencies: ["PinSetFuzzing", "PinSetCore", "CLibFuzzer"]),
+
         // MARK: Tests
         .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD"]),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"]),
@@ -129,13 +141,14 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD",
+                "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD", "PinSetFuzzing",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            exclude: ["FuzzRegressions"]
         ),
     ]
 )

@@ -18,18 +18,28 @@ final class ConnectionState {
         var responseQueued = false
         /// True between the first handler call of a request and its completion notification.
         var inRequest = false
+        /// True once ``RequestDeadlines`` shut the socket down (touched only under its lock).
+        var closedByDeadline = false
     }
 
     private let fields: UnsafeMutablePointer<Fields>
+    /// The connection's socket, for ``RequestDeadlines`` to shut down.
+    let socket: Int32
+    /// When the current request window opened (``RequestDeadlines``' clock, milliseconds); accessed atomically.
+    let windowStart: UnsafeMutablePointer<Int64>
 
-    init() {
+    init(socket: Int32) {
+        self.socket = socket
         fields = .allocate(capacity: 1)
         fields.initialize(to: Fields())
+        windowStart = .allocate(capacity: 1)
+        windowStart.initialize(to: 0)
     }
 
     deinit {
         fields.deinitialize(count: 1)
         fields.deallocate()
+        windowStart.deallocate()
     }
 
     var body: [UInt8] {
@@ -51,6 +61,10 @@ final class ConnectionState {
     var inRequest: Bool {
         get { fields.pointee.inRequest }
         set { fields.pointee.inRequest = newValue }
+    }
+    var closedByDeadline: Bool {
+        get { fields.pointee.closedByDeadline }
+        set { fields.pointee.closedByDeadline = newValue }
     }
 
     /// Clears what one request left behind, keeping the body's capacity for the next one.

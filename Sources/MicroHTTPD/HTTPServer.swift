@@ -33,13 +33,16 @@ public final class HTTPServer: @unchecked Sendable {
             c.perAddressConnectionLimit >= 0 && c.perAddressConnectionLimit <= Int(Int32.max),
             "perAddressConnectionLimit")
         try require(c.idleTimeoutSeconds >= 0 && c.idleTimeoutSeconds <= Int(Int32.max), "idleTimeoutSeconds")
+        try require(
+            c.requestTimeoutSeconds >= 0 && c.requestTimeoutSeconds <= 86_400 * 365, "requestTimeoutSeconds")
         try require(c.maxBodyBytes >= 0, "maxBodyBytes")
         try require(c.connectionMemoryLimit >= 4096, "connectionMemoryLimit")
         guard var address = SocketAddress(literal: c.bindAddress, port: c.port) else {
             throw HTTPServerError(.invalidBindAddress(c.bindAddress))
         }
 
-        let context = ServerContext(handler: handler, maxBodyBytes: c.maxBodyBytes)
+        let context = ServerContext(
+            handler: handler, maxBodyBytes: c.maxBodyBytes, requestTimeoutSeconds: c.requestTimeoutSeconds)
         let cls = Unmanaged.passUnretained(context).toOpaque()
         let clsArg = OpaquePointer(cls)
         var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_ITC.rawValue
@@ -71,11 +74,17 @@ public final class HTTPServer: @unchecked Sendable {
         self.port = info.pointee.port
         self.context = context
         self.daemon = daemon
+        context.deadlines?.start()
     }
 
     /// The number of open client connections (idle keep-alive ones included).
     public var activeConnections: Int {
         context.counters.withLock { $0.connections }
+    }
+
+    /// The number of connections closed because a request overran ``HTTPServerConfiguration/requestTimeoutSeconds``.
+    public var connectionsClosedByRequestTimeout: Int {
+        context.deadlines?.expiredCount ?? 0
     }
 
     /// Stops the server gracefully: stops accepting at once, lets requests already in progress finish for up to
@@ -92,6 +101,7 @@ public final class HTTPServer: @unchecked Sendable {
             while context.counters.withLock({ $0.inFlight }) > 0 && Self.now() < deadline {
                 usleep(5_000)
             }
+            context.deadlines?.stop()
             MHD_stop_daemon(daemon)
             self.daemon = nil
         }

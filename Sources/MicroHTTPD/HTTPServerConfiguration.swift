@@ -19,6 +19,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var perAddressConnectionLimit: Int
     /// Seconds a connection may stay idle (no byte in either direction) before it is closed; `0` never. Default 15.
     public var idleTimeoutSeconds: Int
+    /// Seconds a connection gets for each request, from the end of the previous one (or the accept) until its
+    /// answer is sent; when it runs out the connection is closed. `0` turns it off. Default 30.
+    ///
+    /// This is what closes slowloris clients, which trickle bytes just often enough to defeat the idle timeout.
+    /// An idle keep-alive connection is also closed when it runs out.
+    public var requestTimeoutSeconds: Int
     /// Largest request body accepted; larger ones get a `413` problem+json and the excess is never buffered.
     /// Default 65 536.
     public var maxBodyBytes: Int
@@ -34,6 +40,7 @@ public struct HTTPServerConfiguration: Sendable {
         connectionLimit: Int = 1024,
         perAddressConnectionLimit: Int = 0,
         idleTimeoutSeconds: Int = 15,
+        requestTimeoutSeconds: Int = 30,
         maxBodyBytes: Int = 65_536,
         connectionMemoryLimit: Int = 32_768
     ) {
@@ -43,6 +50,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.connectionLimit = connectionLimit
         self.perAddressConnectionLimit = perAddressConnectionLimit
         self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.requestTimeoutSeconds = requestTimeoutSeconds
         self.maxBodyBytes = maxBodyBytes
         self.connectionMemoryLimit = connectionMemoryLimit
     }

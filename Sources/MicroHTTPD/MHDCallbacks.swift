@@ -84,20 +84,31 @@ enum MHDCallbacks {
         let state = Unmanaged<ConnectionState>.fromOpaque(current).takeUnretainedValue()
         if state.inRequest { context.counters.withLock { $0.inFlight -= 1 } }
         state.reset()
+        context.deadlines?.arm(state)
         conCls.pointee = nil
     }
 
     /// MHD_NotifyConnectionCallback: creates the connection's state when a socket is accepted, frees it on close.
-    static let connectionEvent: MHD_NotifyConnectionCallback = { cls, _, socketContext, event in
+    /// The close notification comes before libmicrohttpd closes the socket, so ``RequestDeadlines`` never
+    /// shuts down a descriptor that was already reused.
+    static let connectionEvent: MHD_NotifyConnectionCallback = { cls, connection, socketContext, event in
         guard let cls, let socketContext else { return }
         let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
         switch event {
         case .CONNECTION_NOTIFY_STARTED:
-            socketContext.pointee = Unmanaged.passRetained(ConnectionState()).toOpaque()
+            var socket: Int32 = -1
+            if let connection, let info = cmhd_connection_info(connection, .CONNECTION_INFO_CONNECTION_FD) {
+                socket = info.pointee.connect_fd
+            }
+            let state = ConnectionState(socket: socket)
+            socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
+            if socket >= 0 { context.deadlines?.register(state) }
             context.counters.withLock { $0.connections += 1 }
         case .CONNECTION_NOTIFY_CLOSED:
             if let current = socketContext.pointee {
-                Unmanaged<ConnectionState>.fromOpaque(current).release()
+                let state = Unmanaged<ConnectionState>.fromOpaque(current)
+                context.deadlines?.unregister(state.takeUnretainedValue())
+                state.release()
                 socketContext.pointee = nil
                 context.counters.withLock { $0.connections -= 1 }
             }

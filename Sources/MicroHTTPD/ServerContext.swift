@@ -12,14 +12,17 @@ final class ServerContext: @unchecked Sendable {
     let handler: any HTTPHandler
     let maxBodyBytes: Int
     let counters = Locked(Counters())
+    /// The per-request deadline and its sweeper; `nil` when the request timeout is off.
+    let deadlines: RequestDeadlines?
     /// The 413 answer, built once.
     let payloadTooLarge: PreparedResponse
     /// The 500 answer when a dynamic response cannot be built (bad header from the handler).
     let internalError: PreparedResponse
 
-    init(handler: any HTTPHandler, maxBodyBytes: Int) {
+    init(handler: any HTTPHandler, maxBodyBytes: Int, requestTimeoutSeconds: Int) {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
+        deadlines = requestTimeoutSeconds > 0 ? RequestDeadlines(timeoutSeconds: requestTimeoutSeconds) : nil
         payloadTooLarge = Problem.response(
             slug: "payload-too-large", title: "Payload Too Large", status: 413,
             detail: "The request body is larger than \(maxBodyBytes) bytes; send a smaller body.")

@@ -15,7 +15,14 @@ public struct SignedDocument: Codable, Sendable, Hashable {
     }
 
     /// The bytes the signature covers: the ASCII of `protected + "." + payload`, exactly as sent.
-    public var signingInput: [UInt8] { Array((protected + "." + payload).utf8) }
+    public var signingInput: [UInt8] {
+        var input = [UInt8]()
+        input.reserveCapacity(protected.utf8.count + 1 + payload.utf8.count)
+        input.append(contentsOf: protected.utf8)
+        input.append(UInt8(ascii: "."))
+        input.append(contentsOf: payload.utf8)
+        return input
+    }
 
     /// The document's wire form: `{"protected":…,"payload":…,"signature":…}` with no whitespace.
     public var serialized: [UInt8] {

@@ -69,10 +69,13 @@ public struct Pin: Codable, Sendable, Hashable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        // Plain strings, not nested Decodable types: every nested type costs JSONDecoder a decoder, a container
+        // and generic metadata look-ups, and pins were most of a document verification's decoding time (B8).
+        // The errors are the ones the nested types threw.
         sha256 = try container.decode(String.self, forKey: .sha256)
-        type = try container.decodeIfPresent(PinType.self, forKey: .type) ?? .spki
-        role = try container.decodeIfPresent(PinRole.self, forKey: .role) ?? .current
-        expiresAt = try container.decodeIfPresent(RFC3339Date.self, forKey: .expiresAt)?.date
+        type = try container.decodeRawValueIfPresent(PinType.self, forKey: .type) ?? .spki
+        role = try container.decodeRawValueIfPresent(PinRole.self, forKey: .role) ?? .current
+        expiresAt = try container.decodeRFC3339IfPresent(forKey: .expiresAt)
         comment = try container.decodeIfPresent(String.self, forKey: .comment)
     }
 
@@ -98,13 +101,49 @@ public struct RFC3339Date: Codable, Sendable, Hashable {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let date = RFC3339.parse(text) else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "\"\(text.prefix(40))\" is not an RFC 3339 time"))
+                .init(codingPath: decoder.codingPath, debugDescription: Self.notRFC3339(text)))
         }
         self.date = date
     }
 
+    static func notRFC3339(_ text: String) -> String { "\"\(text.prefix(40))\" is not an RFC 3339 time" }
+
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(RFC3339.format(date))
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// `decode(RFC3339Date.self, forKey: key).date` without the nested decoder, with the same errors.
+    func decodeRFC3339(forKey key: Key) throws -> Date {
+        let text = try decode(String.self, forKey: key)
+        guard let date = RFC3339.parse(text) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: RFC3339Date.notRFC3339(text))
+        }
+        return date
+    }
+
+    /// `decodeIfPresent(RFC3339Date.self, forKey: key)?.date` without the nested decoder, with the same errors.
+    func decodeRFC3339IfPresent(forKey key: Key) throws -> Date? {
+        guard let text = try decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard let date = RFC3339.parse(text) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: RFC3339Date.notRFC3339(text))
+        }
+        return date
+    }
+
+    /// `decodeIfPresent(T.self, forKey: key)` for a string enum without the nested decoder, with the error of the
+    /// standard library's `RawRepresentable` decoding.
+    func decodeRawValueIfPresent<T: RawRepresentable>(_ type: T.Type, forKey key: Key) throws -> T?
+    where T.RawValue == String {
+        guard let raw = try decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard let value = T(rawValue: raw) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "Cannot initialize \(T.self) from invalid String value \(raw)")
+        }
+        return value
     }
 }

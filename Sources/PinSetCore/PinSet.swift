@@ -45,8 +45,8 @@ public struct PinSet: Codable, Sendable, Hashable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         host = try container.decode(String.self, forKey: .host)
         version = try container.decode(Int.self, forKey: .version)
-        issuedAt = try container.decode(RFC3339Date.self, forKey: .issuedAt).date
-        expiresAt = try container.decode(RFC3339Date.self, forKey: .expiresAt).date
+        issuedAt = try container.decodeRFC3339(forKey: .issuedAt)
+        expiresAt = try container.decodeRFC3339(forKey: .expiresAt)
         includeSubdomains = try container.decode(Bool.self, forKey: .includeSubdomains)
         enforce = try container.decode(Bool.self, forKey: .enforce)
         pins = try container.decode([Pin].self, forKey: .pins)

@@ -39,6 +39,8 @@ struct Serve: AsyncParsableCommand {
     var perAddressLimit: Int?
     @Option(help: "Seconds before an idle connection is closed. Env PINSET_IDLE_TIMEOUT. Default 15.")
     var idleTimeout: Int?
+    @Option(help: "Seconds a connection gets for each request, headers to answer (closes slowloris clients; 0 = off). Env PINSET_REQUEST_TIMEOUT. Default 30.")
+    var requestTimeout: Int?
     @Option(help: "Default reportUri for sets that give none. Env PINSET_REPORT_URI. Default none.")
     var reportUri: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error. Env PINSET_LOG_LEVEL. Default info.")
@@ -92,6 +94,10 @@ struct Serve: AsyncParsableCommand {
         http.connectionLimit = try Environment.int(connectionLimit, "PINSET_CONNECTION_LIMIT", default: 1024)
         http.perAddressConnectionLimit = try Environment.int(perAddressLimit, "PINSET_PER_ADDRESS_LIMIT", default: 0)
         http.idleTimeoutSeconds = try Environment.int(idleTimeout, "PINSET_IDLE_TIMEOUT", default: 15)
+        http.requestTimeoutSeconds = try Environment.int(requestTimeout, "PINSET_REQUEST_TIMEOUT", default: 30)
+        guard (0...86_400).contains(http.requestTimeoutSeconds) else {
+            throw CLIError("request timeout must be between 0 and 86400 seconds")
+        }
         var service = ServiceConfiguration()
         service.documentLifetime = try Environment.duration(
             Environment.string(lifetime, "PINSET_LIFETIME", default: "14d"), name: "lifetime")

@@ -130,6 +130,14 @@ final class RawHTTPClient {
         }
     }
 
+    /// True when the server has closed (or reset) the connection, waiting up to `waitSeconds` for it; bytes that
+    /// arrive meanwhile are kept in the buffer.
+    func isClosed(waitSeconds: Double) -> Bool {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, Int32(waitSeconds * 1000)) > 0 else { return false }
+        return (try? fill()) == false
+    }
+
     /// Bytes received but not consumed by `readResponse` (e.g. a body sent for HEAD would show up here).
     func pendingBytes(waitSeconds: Double) -> Int {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

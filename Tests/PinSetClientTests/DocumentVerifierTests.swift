@@ -159,6 +159,40 @@ import Testing
         #expect((try? ok.get()) != nil)
     }
 
+    @Test func otherHeaderAndEnvelopeFormsStillVerify() throws {
+        // The exact header and compact body the server writes are recognised directly; any other valid form takes
+        // the general JSON path and gives the same answers.
+        let verifier = DocumentVerifier(trustedKeys: [signer.trustedKey])
+        let payload = Base64URL.encode(try makeSet(version: 9).encodedJSON())
+        func document(header: String) -> SignedDocument {
+            let protected = Base64URL.encode(Array(header.utf8))
+            let signature = try! signer.key.signature(for: Array((protected + "." + payload).utf8))
+            return SignedDocument(protected: protected, payload: payload, signature: Base64URL.encode(signature))
+        }
+        let reordered = document(header: #"{"typ":"pinset+jws","kid":"\#(signer.kid)","alg":"EdDSA"}"#)
+        let spaced = document(header: #"{ "alg": "EdDSA", "kid": "\#(signer.kid)", "typ": "pinset+jws" }"#)
+        for candidate in [reordered, spaced] {
+            let pretty =
+                #"{ "signature": "\#(candidate.signature)", "payload": "\#(candidate.payload)", "#
+                + #""protected": "\#(candidate.protected)" }"#
+            for body in [candidate.serialized, Array(pretty.utf8)] {
+                let result = verifier.verify(body, host: "example.com", now: testNow, lastAccepted: nil)
+                #expect(try result.get().pinSet.version == 9)
+            }
+        }
+        let wrongAlg = document(header: #"{"typ":"pinset+jws","kid":"\#(signer.kid)","alg":"EdDSA "}"#)
+        let wrongType = document(header: #"{"typ":"JWT","kid":"\#(signer.kid)","alg":"EdDSA"}"#)
+        for (candidate, code) in [(wrongAlg, DocumentRejection.Code.unsupportedAlgorithm), (wrongType, .wrongType)] {
+            if case .failure(let rejection) = verifier.verify(
+                candidate.serialized, host: "example.com", now: testNow, lastAccepted: nil)
+            {
+                #expect(rejection.code == code, "\(rejection)")
+            } else {
+                Issue.record("accepted a header with \(code)")
+            }
+        }
+    }
+
     @Test func stepsRunInOrder() {
         // Signed by an unknown key AND for another host AND expired: step 2 (unknown key) wins.
         let set = makeSet(

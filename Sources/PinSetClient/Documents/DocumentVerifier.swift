@@ -13,6 +13,9 @@ public struct DocumentVerifier: Sendable {
     public var skew: TimeInterval
     /// The largest body accepted (step 1). Default ``SignedDocument/maxBytes`` (64 KiB).
     public var maxBytes: Int
+    /// The decoded header of every exact protected member the server writes for a trusted key
+    /// (base64url of ``SignedDocument/protectedHeader(kid:)``): such a header needs no base64 or JSON decoding.
+    private let knownHeaders: [String: JWSHeader]
 
     /// Creates a verifier.
     /// - Parameters:
@@ -21,6 +24,13 @@ public struct DocumentVerifier: Sendable {
     ///   - maxBytes: body size limit, default 64 KiB as the protocol fixes it.
     public init(trustedKeys: [TrustedKey], skew: TimeInterval = 300, maxBytes: Int = SignedDocument.maxBytes) {
         self.trustedKeys = Dictionary(trustedKeys.map { ($0.kid, $0) }, uniquingKeysWith: { first, _ in first })
+        self.knownHeaders = Dictionary(
+            trustedKeys.map {
+                (
+                    Base64URL.encode(SignedDocument.protectedHeader(kid: $0.kid)),
+                    JWSHeader(alg: SignedDocument.algorithm, kid: $0.kid, typ: SignedDocument.type)
+                )
+            }, uniquingKeysWith: { first, _ in first })
         self.skew = skew
         self.maxBytes = maxBytes
     }
@@ -56,14 +66,18 @@ public struct DocumentVerifier: Sendable {
             return .failure(.init(.tooLarge, "the document is \(bytes.count) bytes; at most \(maxBytes) are accepted"))
         }
         let raw = Array(bytes)
-        guard let document = try? JSONDecoder().decode(SignedDocument.self, from: Data(raw)) else {
+        guard let document = try? SignedDocument.decode(json: raw) else {
             return .failure(
                 .init(
                     .malformedJSON, "the body is not a JSON object with string members protected, payload and signature"
                 ))
         }
-        guard let headerBytes = Base64URL.decode(document.protected),
-            let header = try? JSONDecoder().decode(JWSHeader.self, from: Data(headerBytes))
+        // The usual header is one of the few exact strings the server writes; any other goes through JSONDecoder.
+        guard
+            let header = knownHeaders[document.protected]
+                ?? Base64URL.decode(document.protected).flatMap({
+                    try? JSONDecoder().decode(JWSHeader.self, from: Data($0))
+                })
         else {
             return .failure(
                 .init(.malformedJSON, "the protected header is not base64url of a JSON object with an alg member"))

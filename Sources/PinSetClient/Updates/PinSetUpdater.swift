@@ -156,6 +156,9 @@ public actor PinSetUpdater {
             let response = try await transport.get(url, headers: headers)
             maxAge = response.maxAge
             event = handle(response, host: host)
+        } catch let limit as TransportLimitError where limit.kind == .bodyTooLarge {
+            // Refused like any other document over the limit (PROTOCOL §5 step 1), without reading the rest.
+            event = .rejected(host: host, DocumentRejection(.tooLarge, limit.description))
         } catch {
             event = .fetchFailed(host: host, UpdateError(.transport, "GET \(url.absoluteString) failed: \(error)"))
         }
