@@ -83,6 +83,13 @@ if rss and stored:
     ok = rss * 1024 <= limit
     rows.append(f"| B7b | RSS with all hosts vs 2 × stored document bytes + 30 MB | **{rss / 1024:.1f} MB** | | | "
                 f"≤ {limit / 1048576:.1f} MB | {'pass' if ok else 'FAIL'} | stored ≈ {stored / 1048576:.1f} MB |")
+    warm = median_of("B7", "pinset", "rss_warm_kb")
+    if warm:
+        served = median_of("B7", "pinset", "warm_requests") or 0
+        ok = warm * 1024 <= limit
+        rows.append(f"| B7c | RSS once every host was served a 200 and a 304 ({served:,.0f} requests) | "
+                    f"**{warm / 1024:.1f} MB** | | | ≤ {limit / 1048576:.1f} MB | {'pass' if ok else 'FAIL'} | "
+                    f"see notes: libmicrohttpd's per-response header copies |")
 
 client = open(client_rows).read().strip() if client_rows and os.path.exists(client_rows) else ""
 if client:

@@ -339,6 +339,16 @@ if want B4 || want B7; then
             end=$(date +%s.%N)
             curl -s -o /dev/null "http://127.0.0.1:$PINSET_PORT/pins/h1.bench.example"
             rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+            if [ "$round" = 1 ]; then
+                # B7c: responses are built on a host's first request, so also read RSS once every host has
+                # been served a 200 and a 304 (2 × HOSTS requests, one wrk thread so the Lua counter is shared).
+                BENCH_HOSTS="$HOSTS" taskset -c 1 wrk -t1 -c8 -d"$(( HOSTS / 5000 + 10 ))s" -s "$HERE/all_hosts.lua" \
+                    "http://127.0.0.1:$PINSET_PORT/" >"$TMP/b7c.txt" 2>&1 || log "B7c: wrk failed"
+                warm_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+                warm_requests=$(awk '/requests in/ {print $1}' "$TMP/b7c.txt")
+                echo "B7	0	pinset	rss_warm_kb	$warm_kb" >>"$RESULTS"
+                echo "B7	0	pinset	warm_requests	${warm_requests:-0}" >>"$RESULTS"
+            fi
             stop_server "$pid"
             s2=$(date +%s.%N)
             sqlite3 "$DB" "SELECT * FROM $DOCS_TABLE" >"$TMP/dump.txt" || log "B7: no table $DOCS_TABLE (set DOCS_TABLE)"
