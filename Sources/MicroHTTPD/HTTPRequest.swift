@@ -51,6 +51,19 @@ public struct HTTPRequest {
         return String(decoding: UnsafeRawBufferPointer(start: found, count: foundSize), as: UTF8.self)
     }
 
+    /// Calls `body` with the bytes of request header `name` (case-insensitive), or `nil` when absent, without
+    /// allocating; the pointer is valid only inside `body`. Repeated headers: the first.
+    public func withHeaderBytes<R>(_ name: StaticString, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        precondition(name.hasPointerRepresentation, "withHeaderBytes needs a string literal name")
+        var found: UnsafePointer<CChar>? = nil
+        var foundSize = 0
+        let result = name.utf8Start.withMemoryRebound(to: CChar.self, capacity: name.utf8CodeUnitCount) {
+            MHD_lookup_connection_value_n(connection, .HEADER_KIND, $0, name.utf8CodeUnitCount, &found, &foundSize)
+        }
+        guard result == .YES, let found else { return try body(nil) }
+        return try body(UnsafeRawBufferPointer(start: found, count: foundSize))
+    }
+
     /// True when header `name` (case-insensitive) is present and its value equals `value` byte for byte.
     /// Allocates nothing: meant for `If-None-Match` on the hot path.
     public func headerEquals(_ name: StaticString, _ value: UnsafeRawBufferPointer) -> Bool {

@@ -69,26 +69,16 @@ final class PinSetRouter: HTTPHandler {
 
     @inline(__always)
     private func answer(_ entry: DocumentSnapshot.Entry, _ request: HTTPRequest) -> HTTPResponse {
-        let matches = entry.document.withETag { request.headerEquals("If-None-Match", $0) }
-        if matches || ifNoneMatchListMatches(entry, request) {
+        let matches = request.withHeaderBytes("If-None-Match") { header in
+            guard let header else { return false }
+            return entry.document.withETag { IfNoneMatch.matches(header, etag: $0) }
+        }
+        if matches {
             metrics.count(.pins, status: 304)
             return .prepared(entry.notModifiedResponse(cacheControl: snapshot.cacheControl))
         }
         metrics.count(.pins, status: 200)
         return .prepared(entry.okResponse(cacheControl: snapshot.cacheControl))
-    }
-
-    /// The slow half of `If-None-Match` (RFC 9110 §13.1.2): lists, weak validators and `*`.
-    private func ifNoneMatchListMatches(_ entry: DocumentSnapshot.Entry, _ request: HTTPRequest) -> Bool {
-        guard let header = request.header(named: "If-None-Match") else { return false }
-        let etag = entry.document.etag
-        for candidate in header.split(separator: ",") {
-            var tag = candidate.trimmingCharacters(in: .whitespaces)
-            if tag == "*" { return true }
-            if tag.hasPrefix("W/") { tag.removeFirst(2) }
-            if tag == etag { return true }
-        }
-        return false
     }
 
     /// `GET /pins/{host}` for a host not in normal form or not served: normalise, then 400 or 404.

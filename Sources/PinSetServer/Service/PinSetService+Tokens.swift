@@ -58,7 +58,7 @@ extension PinSetService {
 
     /// Reloads the active token hashes from the database.
     func reloadTokens() throws(ServiceError) {
-        let entries = try store.read { db in try AdminTokenTable.activeHashes(db) }
+        let entries = try store.readOneStatement { db in try AdminTokenTable.activeHashes(db) }
         tokenCache.withLock {
             $0.entries = entries
             $0.loadedAt = ProcessInfo.processInfo.systemUptime

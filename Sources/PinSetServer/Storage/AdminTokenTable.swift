@@ -37,7 +37,7 @@ enum AdminTokenTable {
 
     /// The (name, hash) of every non-revoked token.
     static func activeHashes(_ db: Database) throws -> [(name: String, hash: [UInt8])] {
-        try Row.fetchAll(db, sql: "SELECT name, hash FROM adminToken WHERE revokedAt IS NULL").map { row in
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT name, hash FROM adminToken WHERE revokedAt IS NULL")).map { row in
             (row["name"], [UInt8](row["hash"] as Data))
         }
     }

@@ -28,13 +28,15 @@ enum HostTable {
     static func fetch(_ db: Database, name: String) throws -> HostState? {
         guard
             let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT h.*, \(documentColumns) FROM host h JOIN document d ON d.hostId = h.id WHERE h.name = ?
-                    """, arguments: [name])
+                db.cachedStatement(
+                    sql: """
+                        SELECT h.*, \(documentColumns) FROM host h JOIN document d ON d.hostId = h.id WHERE h.name = ?
+                        """), arguments: [name])
         else { return nil }
         let id: Int64 = row["id"]
-        let pins = try Row.fetchAll(db, sql: "SELECT * FROM pin WHERE hostId = ? ORDER BY position", arguments: [id])
+        let pins = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM pin WHERE hostId = ? ORDER BY position"), arguments: [id]
+        )
             .map { pin in
                 Pin(
                     sha256: pin["sha256"], type: PinType(rawValue: pin["type"]) ?? .spki,
@@ -134,39 +136,39 @@ enum HostTable {
         let hostId: Int64
         if let existingId {
             hostId = existingId
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE host SET version = ?, includeSubdomains = ?, enforce = ?, reportUri = ?, retired = ?, updatedAt = ?
                     WHERE id = ?
-                    """,
+                    """).execute(
                 arguments: [set.version, set.includeSubdomains, set.enforce, set.reportUri, new.retired, at, hostId])
-            try db.execute(sql: "DELETE FROM pin WHERE hostId = ?", arguments: [hostId])
+            try db.cachedStatement(sql: "DELETE FROM pin WHERE hostId = ?").execute(arguments: [hostId])
         } else {
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO host (name, version, includeSubdomains, enforce, reportUri, retired, createdAt, updatedAt)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
+                    """).execute(
                 arguments: [
                     set.host, set.version, set.includeSubdomains, set.enforce, set.reportUri, new.retired, at, at,
                 ])
             hostId = db.lastInsertedRowID
         }
         for (position, pin) in set.pins.enumerated() {
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO pin (hostId, position, sha256, type, role, expiresAt, comment) VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
+                    """).execute(
                 arguments: [
                     hostId, position, pin.sha256, pin.type.rawValue, pin.role.rawValue,
                     pin.expiresAt.map(StoredTime.seconds), pin.comment,
                 ])
         }
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO hostVersion (hostId, version, at, tokenName, change, added, removed, payload)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+                """).execute(
             arguments: [
                 hostId, set.version, at, new.tokenName, new.change.rawValue, jsonArray(new.added),
                 jsonArray(new.removed), Data(new.payload),
@@ -177,12 +179,12 @@ enum HostTable {
 
     /// Makes `document` the current document of host `hostId`.
     static func replaceDocument(_ db: Database, hostId: Int64, _ document: PublishedDocument) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO document (hostId, version, body, etag, kid, issuedAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(hostId) DO UPDATE SET version = excluded.version, body = excluded.body, etag = excluded.etag,
                     kid = excluded.kid, issuedAt = excluded.issuedAt, expiresAt = excluded.expiresAt
-                """,
+                """).execute(
             arguments: [
                 hostId, document.version, Data(document.body), document.etag, document.kid,
                 StoredTime.seconds(document.issuedAt), StoredTime.seconds(document.expiresAt),

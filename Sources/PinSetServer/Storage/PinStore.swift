@@ -73,6 +73,19 @@ public final class PinStore: Sendable {
         }
     }
 
+    /// Runs one single-statement read on a reader connection without wrapping it in a transaction (SQLite runs
+    /// a lone statement atomically in autocommit mode), for hot paths such as the per-request token check.
+    /// `body` must run exactly one statement.
+    func readOneStatement<T>(_ body: (Database) throws -> T) throws(ServiceError) -> T {
+        do {
+            return try pool.unsafeRead(body)
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw storageFailure(error)
+        }
+    }
+
     /// Runs `body` alone on the writer connection (serialized with every other write), mapping database
     /// failures to a logged 500. `body` opens its own transaction(s).
     func serializedWrite<T>(_ body: (Database) throws -> T) throws(ServiceError) -> T {
