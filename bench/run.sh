@@ -189,6 +189,11 @@ C_PORT="$(free_port)"
 start_server "$TMP/baseline.log" "$TMP/baseline" "$C_PORT" "$DOC" "$ETAG"
 C_PID=$LAST_PID
 wait_http "$C_PORT" /
+# The same C server with pinset's 8 KiB connection pool (MHD's default is 32 KiB): rows B0m and B1m.
+C8_PORT="$(free_port)"
+start_server "$TMP/baseline8.log" "$TMP/baseline" "$C8_PORT" "$DOC" "$ETAG" 8192
+C8_PID=$LAST_PID
+wait_http "$C8_PORT" /
 
 # The wrapper's own floor (row B0w): optional, needs swiftc; WRAPPER_REF=0 skips it.
 HAVE_WREF=0
@@ -214,7 +219,7 @@ sed -e "s|@PORT@|$NGINX_PORT|g" -e "s|@ROOT@|$TMP/www|g" -e "s|@TMP@|$TMP|g" -e 
     "$HERE/nginx.conf" >"$TMP/nginx.conf"
 start_server "$TMP/nginx.log" "$NGINX" -p "$TMP" -c "$TMP/nginx.conf"
 wait_http "$NGINX_PORT" "/pins/$HOST"
-for port in "$C_PORT" "$NGINX_PORT" ${W_PORT:-}; do
+for port in "$C_PORT" "$C8_PORT" "$NGINX_PORT" ${W_PORT:-}; do
     cmp -s "$DOC" <(curl -s "http://127.0.0.1:$port/pins/$HOST") || { log "port $port serves other bytes"; exit 1; }
 done
 
@@ -222,6 +227,7 @@ done
 if want B0 || want B1 || want B2 || want B3 || want B5; then
     for round in $(seq 1 "$ROUNDS"); do
         SERVER_PID=$C_PID run_wrk R "$round" c "http://127.0.0.1:$C_PORT/pins/$HOST"
+        SERVER_PID=$C8_PID run_wrk R "$round" c8 "http://127.0.0.1:$C8_PORT/pins/$HOST"
         run_wrk R "$round" nginx "http://127.0.0.1:$NGINX_PORT/pins/$HOST"
         if [ "$HAVE_WREF" = 1 ]; then
             run_wrk R "$round" wrapper "http://127.0.0.1:$W_PORT/pins/$HOST"

@@ -108,19 +108,18 @@ final class RequestDeadlines: @unchecked Sendable {
     }
 
     private func sweep(now: Int64) {
-        var closed = 0
         open.withLock { open in
             for state in open.values where !state.closedByDeadline {
                 if now - cmhd_atomic_load(state.windowStart) > timeoutMilliseconds {
+                    // Counted before the shutdown, so whoever sees the connection close also sees the count.
+                    expired.withLock { $0 += 1 }
+                    state.closedByDeadline = true
                     // libmicrohttpd sees end-of-file or an error on its next read or write and closes the
                     // connection itself (which unregisters it).
                     shutdown(state.socket, Int32(SHUT_RDWR))
-                    state.closedByDeadline = true
-                    closed += 1
                 }
             }
         }
-        if closed > 0 { expired.withLock { $0 += closed } }
     }
 
     private static func monotonicMilliseconds() -> Int64 {
