@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s PORT BODY_FILE ETAG [CONNECTION_MEMORY_LIMIT]\n", argv[0]);
     return 2;
   }
-  /* libmicrohttpd's default per-connection pool is 32 KiB; pinset runs with 8 KiB (row B0m measures the gap). */
+  /* libmicrohttpd's default per-connection pool is 32 KiB, as in pinset; row B0m measures an 8 KiB pool. */
   size_t memory_limit = argc == 5 ? (size_t)atol(argv[4]) : (size_t)32768;
   int port = atoi(argv[1]);
   etag = argv[3];

@@ -189,7 +189,7 @@ C_PORT="$(free_port)"
 start_server "$TMP/baseline.log" "$TMP/baseline" "$C_PORT" "$DOC" "$ETAG"
 C_PID=$LAST_PID
 wait_http "$C_PORT" /
-# The same C server with pinset's 8 KiB connection pool (MHD's default is 32 KiB): rows B0m and B1m.
+# The same C server with an 8 KiB connection pool instead of MHD's (and pinset's) 32 KiB default: row B0m.
 C8_PORT="$(free_port)"
 start_server "$TMP/baseline8.log" "$TMP/baseline" "$C8_PORT" "$DOC" "$ETAG" 8192
 C8_PID=$LAST_PID
