@@ -38,19 +38,6 @@ public struct HTTPRequest {
         MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
     }
 
-    /// The value of request header `name` (case-insensitive), or `nil` when absent; for the hot path: nothing
-    /// is allocated when the header is absent (``header(_:)`` converts its `String` name, which allocates).
-    public func header(named name: StaticString) -> String? {
-        precondition(name.hasPointerRepresentation, "header(named:) needs a string literal name")
-        var found: UnsafePointer<CChar>? = nil
-        var foundSize = 0
-        let result = name.utf8Start.withMemoryRebound(to: CChar.self, capacity: name.utf8CodeUnitCount) {
-            MHD_lookup_connection_value_n(connection, .HEADER_KIND, $0, name.utf8CodeUnitCount, &found, &foundSize)
-        }
-        guard result == .YES, let found else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(start: found, count: foundSize), as: UTF8.self)
-    }
-
     /// Calls `body` with the bytes of request header `name` (case-insensitive), or `nil` when absent, without
     /// allocating; the pointer is valid only inside `body`. Repeated headers: the first.
     public func withHeaderBytes<R>(_ name: StaticString, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
@@ -65,17 +52,12 @@ public struct HTTPRequest {
     }
 
     /// True when header `name` (case-insensitive) is present and its value equals `value` byte for byte.
-    /// Allocates nothing: meant for `If-None-Match` on the hot path.
+    /// Allocates nothing.
     public func headerEquals(_ name: StaticString, _ value: UnsafeRawBufferPointer) -> Bool {
-        precondition(name.hasPointerRepresentation, "headerEquals needs a string literal name")
-        var found: UnsafePointer<CChar>? = nil
-        var foundSize = 0
-        let result = name.utf8Start.withMemoryRebound(to: CChar.self, capacity: name.utf8CodeUnitCount) {
-            MHD_lookup_connection_value_n(connection, .HEADER_KIND, $0, name.utf8CodeUnitCount, &found, &foundSize)
+        withHeaderBytes(name) { found in
+            guard let found, found.count == value.count else { return false }
+            return found.count == 0 || memcmp(found.baseAddress!, value.baseAddress!, found.count) == 0
         }
-        guard result == .YES, let found, foundSize == value.count else { return false }
-        guard foundSize > 0 else { return true }
-        return memcmp(found, value.baseAddress!, foundSize) == 0
     }
 
     /// The value of query parameter `name` (percent-decoded), or `nil` when absent. A parameter without `=`

@@ -117,17 +117,15 @@ public struct RFC3339Date: Codable, Sendable, Hashable {
 extension KeyedDecodingContainer {
     /// `decode(RFC3339Date.self, forKey: key).date` without the nested decoder, with the same errors.
     func decodeRFC3339(forKey key: Key) throws -> Date {
-        let text = try decode(String.self, forKey: key)
-        guard let date = RFC3339.parse(text) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: self, debugDescription: RFC3339Date.notRFC3339(text))
-        }
-        return date
+        try rfc3339(decode(String.self, forKey: key), forKey: key)
     }
 
     /// `decodeIfPresent(RFC3339Date.self, forKey: key)?.date` without the nested decoder, with the same errors.
     func decodeRFC3339IfPresent(forKey key: Key) throws -> Date? {
-        guard let text = try decodeIfPresent(String.self, forKey: key) else { return nil }
+        try decodeIfPresent(String.self, forKey: key).map { try rfc3339($0, forKey: key) }
+    }
+
+    private func rfc3339(_ text: String, forKey key: Key) throws -> Date {
         guard let date = RFC3339.parse(text) else {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: self, debugDescription: RFC3339Date.notRFC3339(text))

@@ -21,11 +21,16 @@ import Testing
         return nil
     }
 
-    @Test func headersTrickledByteByByteAreClosedByTheDeadline() throws {
-        let server = try startServer {
+    /// A server whose idle timeout (10 s) never fires during a test, so only the request deadline can close.
+    private func deadlineServer(requestTimeout: Int) throws -> HTTPServer {
+        try startServer {
             $0.idleTimeoutSeconds = 10
-            $0.requestTimeoutSeconds = 1
+            $0.requestTimeoutSeconds = requestTimeout
         }
+    }
+
+    @Test func headersTrickledByteByByteAreClosedByTheDeadline() throws {
+        let server = try deadlineServer(requestTimeout: 1)
         let client = try RawHTTPClient(port: server.port, timeout: 6)
         try client.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n")
         // One header byte every 100 ms keeps the idle timer (10 s) from ever firing.
@@ -40,10 +45,7 @@ import Testing
     }
 
     @Test func bodyTrickledByteByByteIsClosedByTheDeadline() throws {
-        let server = try startServer {
-            $0.idleTimeoutSeconds = 10
-            $0.requestTimeoutSeconds = 1
-        }
+        let server = try deadlineServer(requestTimeout: 1)
         let client = try RawHTTPClient(port: server.port, timeout: 6)
         try client.send("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000\r\n\r\n")
         let closedAfter = trickle(client, Array("x".utf8), gap: 0.1, limit: 5)
@@ -52,10 +54,7 @@ import Testing
     }
 
     @Test func keepAliveClientWithRegularRequestsOutlivesTheWindow() throws {
-        let server = try startServer {
-            $0.idleTimeoutSeconds = 10
-            $0.requestTimeoutSeconds = 1
-        }
+        let server = try deadlineServer(requestTimeout: 1)
         let client = try RawHTTPClient(port: server.port)
         // 16 requests 150 ms apart: 2.4 s on one connection, each request well inside its own 1 s window.
         for _ in 0..<16 {
@@ -67,10 +66,7 @@ import Testing
     }
 
     @Test func idleKeepAliveConnectionGoesWhenTheWindowRunsOut() throws {
-        let server = try startServer {
-            $0.idleTimeoutSeconds = 10
-            $0.requestTimeoutSeconds = 1
-        }
+        let server = try deadlineServer(requestTimeout: 1)
         let client = try RawHTTPClient(port: server.port, timeout: 5)
         try client.send(get("/hello"))
         #expect(try client.readResponse().status == 200)
@@ -80,10 +76,7 @@ import Testing
     }
 
     @Test func zeroTurnsTheDeadlineOff() throws {
-        let server = try startServer {
-            $0.idleTimeoutSeconds = 10
-            $0.requestTimeoutSeconds = 0
-        }
+        let server = try deadlineServer(requestTimeout: 0)
         let client = try RawHTTPClient(port: server.port)
         try client.send("GET /hello HTTP/1.1\r\n")
         #expect(trickle(client, Array("X-Slow: a\r\n".utf8), gap: 0.1, limit: 1.5) == nil)

@@ -64,7 +64,7 @@ import Testing
         #expect(detail.version == 1 && detail.etag == renewed.etag && detail.issuedAt == renewed.issuedAt)
         #expect(detail.updatedAt == original.detail.updatedAt)
         #expect(try f.service.history(host: "example.com").count == 1)
-        #expect(try f.service.loadPublishedDocuments().first { $0.host == "example.com" } == renewed)
+        #expect(try PublishedDocuments.load(store: f.store).first { $0.host == "example.com" } == renewed)
         // Nothing is due right after.
         #expect(try f.service.resignDue() == 0)
         // The old ETag is now stale for writes.
@@ -89,7 +89,7 @@ import Testing
         #expect(keys.map(\.publicKeyBytes) == [oldKey.publicKey, newKey.publicKey])
         #expect(keys.allSatisfy { $0.alg == "EdDSA" && $0.use == "sig" && $0.kty == "OKP" && $0.crv == "Ed25519" })
         // Opening with the new key re-signs nothing by itself.
-        #expect(try f.service.loadPublishedDocuments() == [old.document])
+        #expect(try PublishedDocuments.load(store: f.store) == [old.document])
 
         #expect(try f.service.resignDue() == 1)
         let resigned = try #require(f.published.all.last)

@@ -86,7 +86,7 @@ import Testing
             _ = try f.service.replace(host: host, request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
         }
         #expect(try f.service.hosts().map(\.host) == ["a.example", "b.example", "c.example"])
-        #expect(try f.service.loadPublishedDocuments().map(\.host) == ["a.example", "b.example", "c.example"])
+        #expect(try PublishedDocuments.load(store: f.store).map(\.host) == ["a.example", "b.example", "c.example"])
     }
 
     @Test func staleOrMisplacedIfMatchIs412() throws {

@@ -31,12 +31,12 @@ import Testing
         _ = try f.service.replace(
             host: "b.example", request: SetRequest(pins: [pin()], enforce: false), ifMatch: nil, tokenName: "t")
         let token = try f.service.createToken(name: "ops")
-        let before = try f.service.loadPublishedDocuments()
+        let before = try PublishedDocuments.load(store: f.store)
         let detailBefore = try f.service.detail(host: "a.example")
         let historyBefore = try f.service.history(host: "a.example")
 
         try f.reopen()
-        let after = try f.service.loadPublishedDocuments()
+        let after = try PublishedDocuments.load(store: f.store)
         #expect(after == before)
         #expect(after.map(\.version) == [2, 1])
         #expect(after.map(\.body) == before.map(\.body))

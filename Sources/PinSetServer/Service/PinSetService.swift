@@ -46,11 +46,6 @@ public final class PinSetService: Sendable {
         try reloadTokens()
     }
 
-    /// Every host's current document, as stored (startup: no signing happens).
-    public func loadPublishedDocuments() throws(ServiceError) -> [PublishedDocument] {
-        try store.read { db in try HostTable.documents(db) }
-    }
-
     /// Every host (retired ones included, with 0 pins), by name.
     public func hosts() throws(ServiceError) -> [HostSummary] {
         try store.read { db in try HostTable.summaries(db) }

@@ -117,12 +117,12 @@ final class DocumentSnapshot: Sendable {
         return count
     }
 
-    /// Adds one entry (start-up load or a write). The entry it replaces is released after the lock.
+    /// Adds one entry (start-up load or a write). The entry it replaces is returned out of the lock, so it is
+    /// released (with its libmicrohttpd responses) after the lock, not while readers wait.
     func insert(_ entry: Entry) {
-        let replaced = index.withLock { index in
+        _ = index.withLock { index in
             index.insert(entry) { current in current.document.version <= entry.document.version }
         }
-        _ = replaced
     }
 
     /// The entry of an already normalised host name, given as its bytes. Allocates nothing.

@@ -64,33 +64,26 @@ public final class PinStore: Sendable {
 
     /// Runs a read, mapping database failures to a logged 500.
     func read<T>(_ body: (Database) throws -> T) throws(ServiceError) -> T {
-        do {
-            return try pool.read(body)
-        } catch let error as ServiceError {
-            throw error
-        } catch {
-            throw storageFailure(error)
-        }
+        try mappingFailures { try pool.read(body) }
     }
 
     /// Runs one single-statement read on a reader connection without wrapping it in a transaction (SQLite runs
     /// a lone statement atomically in autocommit mode), for hot paths such as the per-request token check.
     /// `body` must run exactly one statement.
     func readOneStatement<T>(_ body: (Database) throws -> T) throws(ServiceError) -> T {
-        do {
-            return try pool.unsafeRead(body)
-        } catch let error as ServiceError {
-            throw error
-        } catch {
-            throw storageFailure(error)
-        }
+        try mappingFailures { try pool.unsafeRead(body) }
     }
 
     /// Runs `body` alone on the writer connection (serialized with every other write), mapping database
     /// failures to a logged 500. `body` opens its own transaction(s).
     func serializedWrite<T>(_ body: (Database) throws -> T) throws(ServiceError) -> T {
+        try mappingFailures { try pool.writeWithoutTransaction(body) }
+    }
+
+    /// Passes a ``ServiceError`` through and turns any other failure into the logged 500 of ``storageFailure(_:)``.
+    private func mappingFailures<T>(_ operation: () throws -> T) throws(ServiceError) -> T {
         do {
-            return try pool.writeWithoutTransaction(body)
+            return try operation()
         } catch let error as ServiceError {
             throw error
         } catch {
