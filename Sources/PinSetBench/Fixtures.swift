@@ -17,7 +17,7 @@ enum Fixtures {
             expiresAt: now.addingTimeInterval(86_400), pins: pins)
         let header = #"{"alg":"EdDSA","kid":"\#(trusted.kid)","typ":"pinset+jws"}"#
         let protected = Base64URL.encode(Array(header.utf8))
-        let payload = Base64URL.encode(try set.encodedJSON())
+        let payload = Base64URL.encode(set.encodedJSON())
         let signature = try key.signature(for: Array((protected + "." + payload).utf8))
         let json = #"{"protected":"\#(protected)","payload":"\#(payload)","signature":"\#(Base64URL.encode(signature))"}"#
         return (Array(json.utf8), key)

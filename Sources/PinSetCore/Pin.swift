@@ -145,3 +145,27 @@ extension KeyedDecodingContainer {
         return value
     }
 }
+
+extension JSONWriter {
+    /// Writes `pins` as a JSON array, each pin with sorted keys, as `JSONEncoder` encodes `[Pin]`.
+    public mutating func pins(_ pins: [Pin]) {
+        array(pins) { json, pin in
+            json.object { json in
+                if let comment = pin.comment {
+                    json.key("comment")
+                    json.string(comment)
+                }
+                if let expiresAt = pin.expiresAt {
+                    json.key("expiresAt")
+                    json.date(expiresAt)
+                }
+                json.key("role")
+                json.string(pin.role.rawValue)
+                json.key("sha256")
+                json.string(pin.sha256)
+                json.key("type")
+                json.string(pin.type.rawValue)
+            }
+        }
+    }
+}

@@ -65,11 +65,31 @@ public struct PinSet: Codable, Sendable, Hashable {
         try container.encodeIfPresent(reportUri, forKey: .reportUri)
     }
 
-    /// The payload's canonical JSON bytes: sorted keys, no escaped slashes. Used by the signer.
-    public func encodedJSON() throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return [UInt8](try encoder.encode(self))
+    /// The payload's canonical JSON bytes: sorted keys, no escaped slashes, byte for byte what `JSONEncoder`
+    /// with `[.sortedKeys, .withoutEscapingSlashes]` writes for it (see ``JSONWriter``). Used by the signer.
+    public func encodedJSON() -> [UInt8] {
+        var writer = JSONWriter(capacity: 256 + 160 * pins.count)
+        writer.object { json in
+            json.key("enforce")
+            json.bool(enforce)
+            json.key("expiresAt")
+            json.date(expiresAt)
+            json.key("host")
+            json.string(host)
+            json.key("includeSubdomains")
+            json.bool(includeSubdomains)
+            json.key("issuedAt")
+            json.date(issuedAt)
+            json.key("pins")
+            json.pins(pins)
+            if let reportUri {
+                json.key("reportUri")
+                json.string(reportUri)
+            }
+            json.key("version")
+            json.int(version)
+        }
+        return writer.bytes
     }
 
     /// Decodes a payload from JSON bytes and checks its structure (host form, version ≥ 1, each pin's fields).

@@ -31,6 +31,12 @@ public final class FuzzHarness: @unchecked Sendable {
 
     /// The host every document is verified for.
     public static let host = "fuzz.example.com"
+    /// `JSONEncoder` as the protocol's reference encoding: the oracle ``JSONWriter``'s payload bytes must match.
+    static let referenceEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
     /// The verifier's clock: a fixed instant, so runs are reproducible.
     public static let now = Date(timeIntervalSince1970: 1_795_000_000)
     /// The version floor given to the verifier in ``Target/signedParts``.
@@ -96,7 +102,7 @@ eKivMF40nJnm966vwWs=
         let header = SignedDocument.protectedHeader(kid: kid)
         var seeds: [[UInt8]] = []
         for (version, host) in [(5, Self.host), (2, Self.host), (7, "other.example.com")] {
-            let payload = try! Self.validSet(version: version, host: host).encodedJSON()
+            let payload = Self.validSet(version: version, host: host).encodedJSON()
             seeds.append(tagged(.document, sign(header: header, payload: payload)))
             seeds.append(tagged(.signedParts, header + [0] + payload))
             seeds.append(tagged(.payload, payload))
@@ -231,8 +237,9 @@ eKivMF40nJnm966vwWs=
 
     private func payload(_ data: [UInt8]) throws(FuzzFinding) {
         guard let set = try? PinSet.decode(json: data) else { return }
-        guard let encoded = try? set.encodedJSON() else {
-            throw FuzzFinding(.payload, "a decoded set cannot be encoded")
+        let encoded = set.encodedJSON()
+        guard let reference = try? Self.referenceEncoder.encode(set), [UInt8](reference) == encoded else {
+            throw FuzzFinding(.payload, "JSONWriter's payload bytes differ from JSONEncoder's")
         }
         guard let again = try? PinSet.decode(json: encoded), again == set else {
             throw FuzzFinding(.payload, "decode(encode(set)) differs from the set")

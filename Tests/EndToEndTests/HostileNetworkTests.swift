@@ -132,7 +132,7 @@ struct Forger: Sendable {
     func resign(_ body: [UInt8], _ change: (inout PinSet) -> Void) -> [UInt8] {
         var set = try! PinSet.decode(json: Base64URL.decode(Self.envelope(body).payload)!)
         change(&set)
-        return Self.sign(payload: try! set.encodedJSON(), with: key, kid: kid)
+        return Self.sign(payload: set.encodedJSON(), with: key, kid: kid)
     }
 
     /// The same payload signed by `signer`, with `kid` in the header.

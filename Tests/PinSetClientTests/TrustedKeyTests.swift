@@ -39,7 +39,7 @@ import Testing
         let pem = String(decoding: try shell("openssl pkey -in '\(keyPath)' -pubout"), as: UTF8.self)
         let key = try TrustedKey(spkiPEM: pem)
         let protected = Base64URL.encode(SignedDocument.protectedHeader(kid: key.kid))
-        let payload = Base64URL.encode(try makeSet().encodedJSON())
+        let payload = Base64URL.encode(makeSet().encodedJSON())
         let input = directory.appendingPathComponent("input")
         try Data((protected + "." + payload).utf8).write(to: input)
         let signature = try shell("openssl pkeyutl -sign -inkey '\(keyPath)' -rawin -in '\(input.path)'")

@@ -27,7 +27,7 @@ import Testing
     let set = PinSet(
         host: "api.example.com", version: 3, issuedAt: Date(timeIntervalSince1970: 1_795_000_000),
         expiresAt: Date(timeIntervalSince1970: 1_796_000_000), pins: [pin], reportUri: "https://r.example/x")
-    let bytes = try set.encodedJSON()
+    let bytes = set.encodedJSON()
     #expect(String(decoding: bytes, as: UTF8.self).contains("\"issuedAt\":\"2026-11-18T11:06:40Z\""))
     #expect(try PinSet.decode(json: bytes) == set)
 }

@@ -154,4 +154,19 @@ import Testing
         #expect(!text.contains("reportUri"))
         #expect(try JSONDecoder().decode(HostDetail.self, from: Data(text.utf8)) == detail)
     }
+
+    @Test func hostDetailWriterMatchesJSONEncoder() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let pin = Pin(
+            sha256: Base64.encode([UInt8](repeating: 0xFB, count: 32)), type: .certificate, role: .backup,
+            expiresAt: Date(timeIntervalSince1970: 1_800_000_000), comment: "a \"quoted\"\n/comment\u{1}é")
+        for (pins, reportUri) in [([Pin](), String?.none), ([pin, pin], "https://r.example/a/b?c=\"d\"")] {
+            let detail = HostDetail(
+                host: "a.example", version: 12, etag: "\"abc/def\"", issuedAt: Date(timeIntervalSince1970: 1),
+                expiresAt: Date(timeIntervalSince1970: 1_790_000_000), updatedAt: Date(timeIntervalSince1970: 0),
+                includeSubdomains: true, enforce: false, pins: pins, reportUri: reportUri, kid: "k-_1")
+            #expect(detail.encodedJSON() == [UInt8](try encoder.encode(detail)))
+        }
+    }
 }

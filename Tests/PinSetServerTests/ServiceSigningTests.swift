@@ -37,7 +37,7 @@ import Testing
         #expect(payload.issuedAt == f.clock.now && RFC3339.format(payload.issuedAt).hasSuffix("Z"))
         #expect(
             String(decoding: Base64URL.decode(jws.payload)!, as: UTF8.self)
-                == String(decoding: try payload.encodedJSON(), as: UTF8.self))
+                == String(decoding: payload.encodedJSON(), as: UTF8.self))
     }
 
     @Test func resignDueKeepsTheVersionAndRenewsTheSignature() throws {

@@ -62,8 +62,7 @@ struct AdminRoutes {
             let host = String(parts[1])
             switch method {
             case .get:
-                let detail = try service.detail(host: host)
-                return try json(200, detail, etag: detail.etag)
+                return json(200, try service.detail(host: host))
             case .put:
                 let body = try SetRequest.decode(json: request.body)
                 let outcome = try service.replace(host: host, request: body, ifMatch: ifMatch, tokenName: tokenName)
@@ -116,14 +115,20 @@ struct AdminRoutes {
                 "host": "\(outcome.detail.host)", "version": "\(outcome.detail.version)", "change": "\(change)",
                 "token": "\(tokenName)",
             ])
-        return (try? json(outcome.created ? 201 : 200, outcome.detail, etag: outcome.detail.etag))
-            ?? Problem.internalError.response
+        return json(outcome.created ? 201 : 200, outcome.detail)
     }
 
-    private func json(_ status: Int, _ value: some Encodable, etag: String? = nil) throws -> HTTPResponse {
-        var headers = [("Content-Type", "application/json")]
-        if let etag { headers.append(("ETag", etag)) }
-        return .dynamic(status: status, headers: headers, body: [UInt8](try JSONCoding.encoder.encode(value)))
+    private func json(_ status: Int, _ value: some Encodable) throws -> HTTPResponse {
+        .dynamic(
+            status: status, headers: [("Content-Type", "application/json")],
+            body: [UInt8](try JSONCoding.encoder.encode(value)))
+    }
+
+    /// A host's detail with its ETag, written by ``HostDetail/encodedJSON()`` (the write path's answer).
+    private func json(_ status: Int, _ detail: HostDetail) -> HTTPResponse {
+        .dynamic(
+            status: status, headers: [("Content-Type", "application/json"), ("ETag", detail.etag)],
+            body: detail.encodedJSON())
     }
 
     private func problem(for error: ServiceError) -> Problem {

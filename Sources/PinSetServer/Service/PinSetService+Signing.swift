@@ -5,13 +5,7 @@ import PinSetCore
 extension PinSetService {
     /// Signs `set` with the active key: returns the document and the payload JSON it carries.
     func sign(_ set: PinSet) throws(ServiceError) -> (PublishedDocument, [UInt8]) {
-        let payload: [UInt8]
-        do {
-            payload = try set.encodedJSON()
-        } catch {
-            logger.error("cannot encode payload", metadata: ["host": "\(set.host)", "error": "\(error)"])
-            throw ServiceError(.storage, "the pin set could not be encoded; the server log has the details")
-        }
+        let payload = set.encodedJSON()
         let unsigned = SignedDocument(
             protected: Base64URL.encode(SignedDocument.protectedHeader(kid: signingKey.kid)),
             payload: Base64URL.encode(payload), signature: "")

@@ -208,7 +208,9 @@ enum HostTable {
     }
 
     private static func jsonArray(_ values: [String]) -> String {
-        String(decoding: (try? JSONEncoder().encode(values)) ?? Data("[]".utf8), as: UTF8.self)
+        var writer = JSONWriter(capacity: 2 + 47 * values.count)
+        writer.array(values) { json, value in json.string(value) }
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     private static func parseArray(_ text: String) -> [String] {
