@@ -130,4 +130,17 @@ import Testing
         }
         #expect(try server.client.request("GET", "/pins/api.example.com").status == 200)
     }
+
+    @Test func bearerSchemeIsCaseInsensitiveAndBlanksAroundTheTokenAreIgnored() throws {
+        let server = try TestServer()
+        for value in ["bearer \(server.token)", "BEARER \(server.token)", "Bearer  \t\(server.token) \t"] {
+            let response = try server.client.request("GET", "/admin/hosts", headers: ["Authorization": value])
+            #expect(response.status == 200, "\(value.debugDescription)")
+        }
+        for value in ["Bearer\t\(server.token)", "Bearerx\(server.token)", "Bearer \(server.token)x", "Bearer  ",
+                      "Bear \(server.token)", "Bearer \(String(repeating: "a", count: 257))"] {
+            let response = try server.client.request("GET", "/admin/hosts", headers: ["Authorization": value])
+            #expect(response.status == 401, "\(value.debugDescription)")
+        }
+    }
 }

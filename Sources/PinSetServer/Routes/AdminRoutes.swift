@@ -43,11 +43,19 @@ struct AdminRoutes {
     /// The token's name, or `nil` when the header is missing, malformed or names no active token.
     private func authenticate() -> String? {
         guard let header = request.header("Authorization") else { return nil }
-        let scheme = "bearer "
-        guard header.count > scheme.count, header.prefix(scheme.count).lowercased() == scheme else { return nil }
-        let token = header.dropFirst(scheme.count).trimmingCharacters(in: .whitespaces)
-        guard !token.isEmpty, token.utf8.count <= 256 else { return nil }
-        return router.service.authenticate(bearer: token)
+        // `Bearer` in any case, a space, then the token with spaces and tabs around it ignored.
+        var utf8 = Substring(header).utf8
+        let scheme = "bearer".utf8
+        guard utf8.count > scheme.count + 1,
+            zip(utf8.prefix(scheme.count), scheme).allSatisfy({ $0 | 0x20 == $1 }),
+            utf8.dropFirst(scheme.count).first == 0x20
+        else { return nil }
+        utf8 = utf8.dropFirst(scheme.count + 1)
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        while let first = utf8.first, blank(first) { utf8 = utf8.dropFirst() }
+        while let last = utf8.last, blank(last) { utf8 = utf8.dropLast() }
+        guard !utf8.isEmpty, utf8.count <= 256 else { return nil }
+        return router.service.authenticate(bearer: String(Substring(utf8)))
     }
 
     private func answer(_ route: ServerMetrics.Route, parts: [Substring], tokenName: String) throws -> HTTPResponse {

@@ -125,13 +125,12 @@ extension PinSetService {
             includeSubdomains: planned.includeSubdomains, enforce: planned.enforce, pins: planned.pins,
             reportUri: planned.reportUri)
         let (document, payload) = try sign(set)
-        let before = Set(current?.pins.map(\.sha256) ?? [])
-        let after = Set(planned.pins.map(\.sha256))
-        let new = HostTable.NewVersion(
+        let old = current?.pins.map { $0.sha256 } ?? []
+        let new = planned.pins.map { $0.sha256 }
+        let version = HostTable.NewVersion(
             set: set, payload: payload, document: document, retired: planned.retired, tokenName: tokenName,
-            change: planned.change, added: planned.pins.map(\.sha256).filter { !before.contains($0) },
-            removed: (current?.pins.map(\.sha256) ?? []).filter { !after.contains($0) })
-        let hostId = try HostTable.save(db, new, existingId: current?.id)
+            change: planned.change, added: new.filter { !old.contains($0) }, removed: old.filter { !new.contains($0) })
+        let hostId = try HostTable.save(db, version, existingId: current?.id)
         let state = HostState(
             id: hostId, name: host, version: set.version, includeSubdomains: set.includeSubdomains,
             enforce: set.enforce, reportUri: set.reportUri, retired: planned.retired, updatedAt: now,

@@ -30,6 +30,17 @@ public struct PublishedDocument: Sendable, Hashable {
         self.expiresAt = expiresAt
     }
 
+    /// A document record whose ETag was computed when it was signed (read back from storage).
+    init(host: String, version: Int, body: [UInt8], etag: String, kid: String, issuedAt: Date, expiresAt: Date) {
+        self.host = host
+        self.version = version
+        self.body = body
+        self.etag = etag
+        self.kid = kid
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
+
     /// The strong ETag of a body: `"` + base64url(first 18 bytes of SHA-256(body)) + `"`.
     public static func etag(for body: [UInt8]) -> String {
         "\"" + Base64URL.encode(SHA256Digest.hash(body).prefix(18)) + "\""

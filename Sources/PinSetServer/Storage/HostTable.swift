@@ -24,31 +24,35 @@ enum HostTable {
             issuedAt: StoredTime.date(row["issuedAt"]), expiresAt: StoredTime.date(row["expiresAt"]))
     }
 
-    /// The current state of `name`, or `nil` if the host was never written.
+    /// The current state of `name`, or `nil` if the host was never written. Columns are read by position
+    /// (GRDB's by-name lookup lower-cases each name: measurable on the write path) and the stored ETag is used.
     static func fetch(_ db: Database, name: String) throws -> HostState? {
         guard
             let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT h.*, \(documentColumns) FROM host h JOIN document d ON d.hostId = h.id WHERE h.name = ?
+                        SELECT h.id, h.version, h.includeSubdomains, h.enforce, h.reportUri, h.retired, h.updatedAt,
+                               d.version, d.body, d.etag, d.kid, d.issuedAt, d.expiresAt
+                        FROM host h JOIN document d ON d.hostId = h.id WHERE h.name = ?
                         """), arguments: [name])
         else { return nil }
-        let id: Int64 = row["id"]
+        let id: Int64 = row[0]
         let pins = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM pin WHERE hostId = ? ORDER BY position"), arguments: [id]
+            db.cachedStatement(
+                sql: "SELECT sha256, type, role, expiresAt, comment FROM pin WHERE hostId = ? ORDER BY position"),
+            arguments: [id]
         )
-            .map { pin in
-                Pin(
-                    sha256: pin["sha256"], type: PinType(rawValue: pin["type"]) ?? .spki,
-                    role: PinRole(rawValue: pin["role"]) ?? .current,
-                    expiresAt: (pin["expiresAt"] as Int64?).map(StoredTime.date), comment: pin["comment"])
-            }
+        .map { pin in
+            Pin(
+                sha256: pin[0], type: PinType(rawValue: pin[1]) ?? .spki, role: PinRole(rawValue: pin[2]) ?? .current,
+                expiresAt: (pin[3] as Int64?).map(StoredTime.date), comment: pin[4])
+        }
+        let document = PublishedDocument(
+            host: name, version: row[7], body: [UInt8](row[8] as Data), etag: row[9], kid: row[10],
+            issuedAt: StoredTime.date(row[11]), expiresAt: StoredTime.date(row[12]))
         return HostState(
-            id: id, name: name, version: row["version"], includeSubdomains: row["includeSubdomains"],
-            enforce: row["enforce"],
-            reportUri: row["reportUri"], retired: row["retired"], updatedAt: StoredTime.date(row["updatedAt"]),
-            pins: pins,
-            document: document(row, host: name))
+            id: id, name: name, version: row[1], includeSubdomains: row[2], enforce: row[3], reportUri: row[4],
+            retired: row[5], updatedAt: StoredTime.date(row[6]), pins: pins, document: document)
     }
 
     /// Every host's summary, by name.
