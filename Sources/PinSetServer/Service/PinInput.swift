@@ -35,9 +35,10 @@ public struct PinInput: Codable, Sendable, Hashable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case sha256, certificate, type, role, expiresAt, comment
     }
+    private static let members = CodingKeys.allCases.map { $0.rawValue }
 
     public init(from decoder: any Decoder) throws {
-        try StrictKeys.check(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "a pin")
+        try StrictKeys.check(decoder, allowed: Self.members, in: "a pin")
         let container = try decoder.container(keyedBy: CodingKeys.self)
         sha256 = try container.decodeIfPresent(String.self, forKey: .sha256)
         certificate = try container.decodeIfPresent(String.self, forKey: .certificate)

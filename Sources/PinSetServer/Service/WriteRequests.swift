@@ -23,9 +23,10 @@ public struct SetRequest: Codable, Sendable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable { case pins, includeSubdomains, enforce, reportUri }
+    private static let members = CodingKeys.allCases.map { $0.rawValue }
 
     public init(from decoder: any Decoder) throws {
-        try StrictKeys.check(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "the request body")
+        try StrictKeys.check(decoder, allowed: Self.members, in: "the request body")
         let container = try decoder.container(keyedBy: CodingKeys.self)
         pins = try container.decode([PinInput].self, forKey: .pins)
         includeSubdomains = try container.decodeIfPresent(Bool.self, forKey: .includeSubdomains) ?? false
@@ -50,9 +51,10 @@ public struct PinsRequest: Codable, Sendable, Hashable {
     public init(pins: [PinInput]) { self.pins = pins }
 
     private enum CodingKeys: String, CodingKey, CaseIterable { case pins }
+    private static let members = CodingKeys.allCases.map { $0.rawValue }
 
     public init(from decoder: any Decoder) throws {
-        try StrictKeys.check(decoder, allowed: CodingKeys.allCases.map(\.rawValue), in: "the request body")
+        try StrictKeys.check(decoder, allowed: Self.members, in: "the request body")
         let container = try decoder.container(keyedBy: CodingKeys.self)
         pins = try container.decode([PinInput].self, forKey: .pins)
     }
