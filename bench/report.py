@@ -95,6 +95,23 @@ row("B5", f"p99 latency at {conns} connections vs bare C", ratio("R", "pinset", 
 row("B6", "sequential admin PUTs/s vs sqlite3 CLI (WAL, synchronous=FULL)",
     ratio("B6", "pinset", "sqlite3", "rps"), "≥ 0.5x",
     note=f"pinset {median_of('B6', 'pinset', 'rps') or 0:,.0f}/s, sqlite3 {median_of('B6', 'sqlite3', 'rps') or 0:,.0f}/s")
+
+
+def bound(storage):
+    """Per-round upper bound on B6: `storage` transactions plus one Ed25519 signature each, vs the sqlite3 rate."""
+    store, sign, base = (values.get(("B6", v, "rps"), {}) for v in (storage, "sign", "sqlite3"))
+    return [1 / (1 / store[r] + 1 / sign[r]) / base[r] for r in sorted(store)
+            if r in sign and r in base and store[r] > 0 and sign[r] > 0 and base[r] > 0]
+
+
+row("B6s", "floor: one PUT's SQL alone (pinset's schema and statements; no HTTP, JSON or signing) vs sqlite3",
+    ratio("B6", "floor_pinset", "sqlite3", "rps"), None,
+    note=f"{median_of('B6', 'floor_pinset', 'rps') or 0:,.0f} transactions/s (bench/put_floor.py pinset)")
+row("B6b", "bound: B6s plus one Ed25519 signature per PUT, vs sqlite3", bound("floor_pinset"), None,
+    note=f"Ed25519 {median_of('B6', 'sign', 'rps') or 0:,.0f} signatures/s (openssl speed ed25519)")
+row("B6m", "bound for any design: one history row + one current document + one signature per PUT, vs sqlite3",
+    bound("floor_minimal"), None,
+    note=f"{median_of('B6', 'floor_minimal', 'rps') or 0:,.0f} transactions/s (bench/put_floor.py minimal)")
 row("B7a", "start-up with all hosts vs sqlite3 dumping the documents", ratio("B7", "pinset", "sqlite3", "start_s"),
     "≤ 3x", higher_is_better=False,
     note=f"pinset {median_of('B7', 'pinset', 'start_s') or 0:.3f} s, sqlite3 {median_of('B7', 'sqlite3', 'start_s') or 0:.3f} s")

@@ -11,6 +11,7 @@
 #   B4 100k hosts stored, random hosts vs one host             goal >= 0.9x  (both via random_hosts.lua)
 #   B5 p99 latency at 50 connections vs the C server's p99     goal <= 1.3x
 #   B6 sequential admin PUTs/s vs sqlite3 CLI single-row transactions, WAL + synchronous=FULL  goal >= 0.5x
+#      with floor rows B6s/B6b/B6m: pinset's SQL alone, plus one signature, and the least any audited signed write costs
 #   I1 instructions per request under callgrind, wrapper and pinset vs C (load-independent; needs valgrind)
 #   B7 start-up time and RSS with 100k hosts vs sqlite3 dumping the documents table
 #      goal start-up <= 3x, RSS <= 2 x stored document bytes + 30 MB
@@ -22,7 +23,7 @@
 #   ROUNDS=5 DURATION=5           rounds and seconds per wrk run (every run is bounded)
 #   CONNECTIONS=50                wrk -c
 #   HOSTS=100000                  hosts seeded for B4/B7 (with the hidden `pinset seed`, see below)
-#   PUTS=2000                     single-row sqlite3 transactions per B6 baseline round
+#   PUTS=5000                     transactions per B6 baseline (and floor) round
 #   SERVER_CPU=0 LOAD_CPU=1       taskset cores for the servers and for wrk
 #   ONLY="B0 B1 B2 B3 B4 B5 B6 B7"  subset to run; add I1 for callgrind instruction counts (slow)
 #   DOCS_TABLE=document           table sqlite3 dumps for B7
@@ -36,7 +37,7 @@ ROUNDS="${ROUNDS:-5}"
 DURATION="${DURATION:-5}"
 CONNECTIONS="${CONNECTIONS:-50}"
 HOSTS="${HOSTS:-100000}"
-PUTS="${PUTS:-2000}"
+PUTS="${PUTS:-5000}"
 SERVER_CPU="${SERVER_CPU:-0}"
 LOAD_CPU="${LOAD_CPU:-1}"
 ONLY="${ONLY:-B0 B1 B2 B3 B4 B5 B6 B7}"
@@ -309,6 +310,19 @@ PY
         sqlite3 "$SQ" <"$TMP/b6.sql" >/dev/null
         end=$(date +%s.%N)
         python3 -c "print('B6\t$round\tsqlite3\trps\t' + str($PUTS / ($end - $start)))" >>"$RESULTS"
+        # Floors under B6 (not goals): one PUT's SQL on pinset's schema, and the least an audited write stores,
+        # both through Python's sqlite3 with reused statements (bench/put_floor.py), and the Ed25519 signatures
+        # per second of the libcrypto pinset signs with.
+        sqlite3 "$DB" .schema >"$TMP/schema.sql"
+        for floor in pinset minimal; do
+            rm -f "$TMP/floor.sqlite"*
+            files=("$DOC"); [ "$floor" = pinset ] && files=("$TMP/schema.sql" "$DOC")
+            rate="$(python3 "$HERE/put_floor.py" "$floor" "$PUTS" "$TMP/floor.sqlite" "${files[@]}")"
+            printf 'B6\t%s\tfloor_%s\trps\t%s\n' "$round" "$floor" "$rate" >>"$RESULTS"
+        done
+        rm -f "$TMP/floor.sqlite"*
+        sign="$(openssl speed -seconds 1 ed25519 2>/dev/null | awk '/Ed25519/ {print $(NF-1)}')"
+        printf 'B6\t%s\tsign\trps\t%s\n' "$round" "${sign:-nan}" >>"$RESULTS"
         log "B6 round $round done"
     done
 fi
