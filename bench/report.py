@@ -181,7 +181,7 @@ B3 adds `-H "If-None-Match: <etag>"`; B4 runs `-s bench/random_hosts.lua` for bo
 seeded with the hidden `pinset seed --db F --key F --hosts N`: `BENCH_HOSTS=N` for random hosts and
 `BENCH_HOSTS=1` (always `h0.bench.example`) for the one-host baseline, so both pay the same Lua cost in wrk; B6 runs `wrk -t1 -c1 -s bench/put.lua` (sequential keep-alive `PUT /admin/hosts/{{host}}` with fresh pins) against
 `sqlite3` running `BEGIN; INSERT OR REPLACE ...; COMMIT;` per row with `journal_mode=WAL`, `synchronous=FULL`
-on the same disk; B7 times `pinset serve` until `/healthz` answers vs `sqlite3 DB "SELECT * FROM document"`,
+on the same disk (B6s/B6m: `bench/put_floor.py pinset|minimal` through Python's sqlite3, same pragmas; B6b/B6m add `openssl speed -seconds 1 ed25519`'s signing rate); B7 times `pinset serve` until `/healthz` answers vs `sqlite3 DB "SELECT * FROM document"`,
 and reads VmRSS after one request. {hosts_note}
 A noisy machine (other builds running) widens the min–max spread; trust the median.
 """)
