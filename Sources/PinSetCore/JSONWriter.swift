@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 
 /// Writes JSON bytes exactly as `JSONEncoder` with `[.sortedKeys, .withoutEscapingSlashes]` does, for the
@@ -96,30 +89,10 @@ public struct JSONWriter {
     /// Writes a date as an RFC 3339 string with seconds precision (``RFC3339/format(_:)``).
     public mutating func date(_ value: Date) {
         separate()
-        var seconds = time_t(value.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
         bytes.append(UInt8(ascii: "\""))
-        digits(Int(parts.tm_year) + 1900, 4)
-        bytes.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mon) + 1, 2)
-        bytes.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mday), 2)
-        bytes.append(UInt8(ascii: "T"))
-        digits(Int(parts.tm_hour), 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_min), 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_sec), 2)
-        bytes.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
+        RFC3339.append(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
         needsComma = true
-    }
-
-    /// Writes `value` zero-padded to at least `width` digits (`value` ≥ 0), as ``RFC3339/format(_:)`` does.
-    private mutating func digits(_ value: Int, _ width: Int) {
-        let text = String(value)
-        for _ in text.utf8.count..<max(width, text.utf8.count) { bytes.append(UInt8(ascii: "0")) }
-        bytes.append(contentsOf: text.utf8)
     }
 
     private mutating func separate() {

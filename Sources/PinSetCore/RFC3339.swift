@@ -11,15 +11,44 @@ import Foundation
 public enum RFC3339 {
     /// Formats a date with seconds precision and a `Z` suffix (fractions are truncated).
     public static func format(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20)
+        append(date, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the UTF-8 bytes of ``format(_:)`` to `bytes`, without intermediate strings (``JSONWriter``).
+    public static func append(_ date: Date, to bytes: inout [UInt8]) {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        func digits(_ value: Int32, _ width: Int) {
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            let magnitude = Int(value.magnitude)
+            var divisor = 1
+            var count = 1
+            while magnitude / divisor >= 10 {
+                divisor *= 10
+                count += 1
+            }
+            for _ in count..<max(width, count) { bytes.append(UInt8(ascii: "0")) }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
+                divisor /= 10
+            }
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))Z"
+        digits(parts.tm_year + 1900, 4)
+        bytes.append(UInt8(ascii: "-"))
+        digits(parts.tm_mon + 1, 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(parts.tm_mday, 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(parts.tm_hour, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(parts.tm_min, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(parts.tm_sec, 2)
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; lowercase `t`/`z` are accepted as RFC 3339 allows.
