@@ -3,6 +3,7 @@ import PackageDescription
 
 // Layers, bottom up:
 //   C system libraries      CMicroHTTPD, COpenSSL
+//   one lock type           Locking                     (pthread mutex; no Synchronization.Mutex: iOS 18+)
 //   thin Swift wrappers     MicroHTTPD, OpenSSLCrypto   (no C type leaves them)
 //   wire format             PinSetCore                  (Foundation only; shared by server and client)
 //   server domain           PinSetServer                (storage, signing, routes)
@@ -39,8 +40,11 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // MARK: The one lock type (works on iOS 16 / macOS 13, where Synchronization.Mutex does not exist)
+        .target(name: "Locking"),
+
         // MARK: Thin wrappers
-        .target(name: "MicroHTTPD", dependencies: ["CMicroHTTPD"]),
+        .target(name: "MicroHTTPD", dependencies: ["CMicroHTTPD", "Locking"]),
         .target(name: "OpenSSLCrypto", dependencies: ["COpenSSL"]),
 
         // MARK: Wire format
@@ -50,7 +54,7 @@ let package = Package(
         .target(
             name: "PinSetServer",
             dependencies: [
-                "MicroHTTPD", "OpenSSLCrypto", "PinSetCore",
+                "MicroHTTPD", "OpenSSLCrypto", "PinSetCore", "Locking",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -60,7 +64,7 @@ let package = Package(
         .target(
             name: "PinSetClient",
             dependencies: [
-                "PinSetCore",
+                "PinSetCore", "Locking",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -81,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "pinset",
             dependencies: [
-                "PinSetServer", "PinSetClient", "PinSetNIO",
+                "PinSetServer", "PinSetClient", "PinSetNIO", "Locking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

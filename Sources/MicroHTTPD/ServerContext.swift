@@ -1,3 +1,5 @@
+import Locking
+
 /// What libmicrohttpd's callbacks need, passed to them as an unretained pointer; the ``HTTPServer`` owns it
 /// and keeps it alive until `MHD_stop_daemon` has returned.
 final class ServerContext: @unchecked Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -65,19 +66,10 @@ enum ChainProbe {
 }
 
 /// Holds the chain the verification callback saw.
-private final class ChainRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var recorded: [[UInt8]] = []
-    func record(_ chain: [[UInt8]]) {
-        lock.lock()
-        recorded = chain
-        lock.unlock()
-    }
-    var chain: [[UInt8]] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
-    }
+private final class ChainRecorder: Sendable {
+    private let recorded = Locked<[[UInt8]]>([])
+    func record(_ chain: [[UInt8]]) { recorded.withLock { $0 = chain } }
+    var chain: [[UInt8]] { recorded.withLock { $0 } }
 }
 
 /// Completes a promise when the TLS handshake finishes or fails.

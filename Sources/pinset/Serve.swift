@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Locking
 import Logging
 import MicroHTTPD
 import PinSetServer
@@ -130,15 +131,14 @@ struct Serve: AsyncParsableCommand {
 }
 
 /// Resumes a continuation at most once, whichever signal comes first.
-private final class ResumeOnce: @unchecked Sendable {
-    private var continuation: CheckedContinuation<Void, Never>?
-    private let lock = NSLock()
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+private final class ResumeOnce: Sendable {
+    private let continuation: Locked<CheckedContinuation<Void, Never>?>
+    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = Locked(continuation) }
     func resume() {
-        lock.lock()
-        let pending = continuation
-        continuation = nil
-        lock.unlock()
+        let pending = continuation.withLock { pending in
+            defer { pending = nil }
+            return pending
+        }
         pending?.resume()
     }
 }

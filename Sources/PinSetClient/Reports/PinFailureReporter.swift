@@ -1,6 +1,6 @@
 import Foundation
 import PinSetCore
-import Synchronization
+import Locking
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -33,7 +33,7 @@ public final class PinFailureReporter: Sendable {
     private let session: URLSession
     private let timeout: TimeInterval
     private let clock: @Sendable () -> Date
-    private let lastSent: Mutex<[String: Date]>
+    private let lastSent: Locked<[String: Date]>
 
     /// Creates a reporter.
     /// - Parameters:
@@ -51,7 +51,7 @@ public final class PinFailureReporter: Sendable {
         self.session = session ?? URLSession(configuration: .ephemeral)
         self.timeout = timeout
         self.clock = clock
-        lastSent = Mutex([:])
+        lastSent = Locked([:])
     }
 
     /// Queues the report of `failure` and returns at once. The returned task (which nobody has to await) ends

@@ -1,6 +1,6 @@
 import Foundation
 import PinSetCore
-import Synchronization
+import Locking
 
 /// Holds the pin set in force for each host and evaluates TLS chains against them (PROTOCOL §5).
 ///
@@ -17,7 +17,7 @@ public final class PinTrustManager: Sendable {
     public let verifier: DocumentVerifier
     /// How unpinned hosts and stale sets are treated.
     public let options: PinningOptions
-    let state: Mutex<State>
+    let state: Locked<State>
     let onPinFailure: (@Sendable (PinFailure) -> Void)?
 
     /// Creates a manager with no sets.
@@ -33,7 +33,7 @@ public final class PinTrustManager: Sendable {
         self.verifier = verifier
         self.options = options
         self.onPinFailure = onPinFailure
-        state = Mutex(State(cache: CertificateHashCache(capacity: options.cacheCapacity)))
+        state = Locked(State(cache: CertificateHashCache(capacity: options.cacheCapacity)))
     }
 
     /// Verifies a freshly fetched document for `host` (PROTOCOL §5 steps 1–6, rollback checked against the set

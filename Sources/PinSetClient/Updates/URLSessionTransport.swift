@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import PinSetCore
 
 #if canImport(FoundationNetworking)
@@ -128,14 +129,13 @@ final class BoundedFetchDelegate: NSObject, URLSessionDataDelegate, @unchecked S
         var body: [UInt8] = []
     }
 
-    private let lock = NSLock()
-    private var pending: [Int: Pending] = [:]
+    private let pending = Locked<[Int: Pending]>([:])
 
     func start(
         _ task: URLSessionDataTask, limits: Limits, continuation: CheckedContinuation<TransportResponse, any Error>
     ) {
         let id = task.taskIdentifier
-        lock.withLock { pending[id] = Pending(continuation: continuation, limits: limits) }
+        pending.withLock { $0[id] = Pending(continuation: continuation, limits: limits) }
         DispatchQueue.global().asyncAfter(deadline: .now() + max(0, limits.timeout)) { [weak self, weak task] in
             self?.finish(id, .failure(TransportLimitError(.timedOut, limit: Int(limits.timeout.rounded(.up)))))
             task?.cancel()
@@ -148,7 +148,7 @@ final class BoundedFetchDelegate: NSObject, URLSessionDataDelegate, @unchecked S
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
         let id = dataTask.taskIdentifier
-        let tooLarge: Int? = lock.withLock {
+        let tooLarge: Int? = pending.withLock { pending in
             guard var entry = pending[id] else { return nil }
             if response.expectedContentLength > Int64(entry.limits.maximumBodyBytes) {
                 return entry.limits.maximumBodyBytes
@@ -167,7 +167,7 @@ final class BoundedFetchDelegate: NSObject, URLSessionDataDelegate, @unchecked S
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
-        let tooLarge: Int? = lock.withLock {
+        let tooLarge: Int? = pending.withLock { pending in
             guard var entry = pending[id] else { return nil }
             if entry.body.count + data.count > entry.limits.maximumBodyBytes { return entry.limits.maximumBodyBytes }
             pending[id] = nil  // drop the reference while appending, so the array is not copied
@@ -187,13 +187,13 @@ final class BoundedFetchDelegate: NSObject, URLSessionDataDelegate, @unchecked S
             finish(id, .failure(error))
             return
         }
-        guard let entry = lock.withLock({ pending[id] }) else { return }
+        guard let entry = pending.withLock({ $0[id] }) else { return }
         finish(id, Result { try Self.makeResponse(entry.response ?? task.response, body: entry.body) })
     }
 
     /// Completes the task's continuation once; later calls for the same task do nothing.
     private func finish(_ id: Int, _ result: Result<TransportResponse, any Error>) {
-        guard let entry = lock.withLock({ pending.removeValue(forKey: id) }) else { return }
+        guard let entry = pending.withLock({ $0.removeValue(forKey: id) }) else { return }
         entry.continuation.resume(with: result)
     }
 

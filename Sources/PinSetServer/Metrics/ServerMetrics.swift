@@ -1,3 +1,5 @@
+import Locking
+
 import Synchronization
 
 /// Prometheus counters for the server, kept in pre-allocated atomics so that counting a `GET` costs one
@@ -38,7 +40,7 @@ final class ServerMetrics: Sendable {
     private let signingErrorsCounter = Counter()
     private let storageErrorsCounter = Counter()
     private let resignedCounter = Counter()
-    private let reportsByHost = Mutex<[String: Int]>([:])
+    private let reportsByHost = Locked<[String: Int]>([:])
 
     init() {
         requests = (0..<(Route.allCases.count * (Self.statuses.count + 1))).map { _ in Counter() }

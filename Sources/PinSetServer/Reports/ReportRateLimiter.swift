@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A token bucket per source address: `capacity` reports at once, refilled at `capacity` per minute.
 /// The table is bounded: when it grows past `maxAddresses`, full (idle) buckets are dropped.
@@ -11,7 +11,7 @@ final class ReportRateLimiter: Sendable {
 
     private let capacity: Double
     private let maxAddresses = 50_000
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let buckets = Locked<[String: Bucket]>([:])
 
     init(perMinute: Int) {
         capacity = Double(max(1, perMinute))

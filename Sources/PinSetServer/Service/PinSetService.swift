@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import OpenSSLCrypto
 import PinSetCore
+import Locking
 
 /// The pin set service: validates writes, versions and signs sets, stores them durably and publishes each
 /// new document, in commit order, through the `publish` callback.

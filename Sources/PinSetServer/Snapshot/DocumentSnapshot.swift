@@ -1,5 +1,5 @@
 import MicroHTTPD
-import Synchronization
+import Locking
 
 /// The read path's view of every host's current document, with the `200` and `304` responses made from
 /// bytes signed at write time.
@@ -80,7 +80,7 @@ final class DocumentSnapshot: Sendable {
         }
     }
 
-    private let index = Mutex(HostIndex())
+    private let index = Locked(HostIndex())
     /// `public, max-age=N`, shared by every response.
     let cacheControl: String
 
