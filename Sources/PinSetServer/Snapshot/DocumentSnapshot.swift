@@ -1,5 +1,6 @@
 import MicroHTTPD
 import Locking
+import Synchronization
 
 /// The read path's view of every host's current document, with the `200` and `304` responses made from
 /// bytes signed at write time.
