@@ -84,7 +84,11 @@ public struct PinSetVerificationCallback: Sendable {
 
         let isIP = PinSetNIO.isIPAddress(host)
         let host = self.host
-        var verifier = Verifier(rootCertificates: configuration.trustRoots) {
+        let roots: CertificateStore
+        do { roots = try configuration.resolvedTrustRoots() } catch {
+            return .standardValidationFailed(error.description)
+        }
+        var verifier = Verifier(rootCertificates: roots) {
             RFC5280Policy(fixedExpiryValidationTime: now)
             ServerIdentityPolicy(serverHostname: isIP ? nil : host, serverIP: isIP ? host : nil)
         }

@@ -14,7 +14,8 @@ public enum UpdateEvent: Sendable {
     case fetchFailed(host: String, UpdateError)
     /// A document was accepted but could not be persisted.
     case persistenceFailed(host: String, PinStorage.Error)
-    /// A chain matched no pin (forwarded with ``PinSetUpdater/reportPinFailure(_:)``).
+    /// A chain matched no pin; for an enforcing set, ``PinFailure/classification`` says whether a newer set
+    /// accepts it (``PinSetUpdater/reportPinFailure(_:port:)``).
     case pinFailure(PinFailure)
 }
 
