@@ -108,8 +108,17 @@ public enum PinSetNIO {
     public static func makeClientHandler(
         serverHostname: String, configuration: PinnedTLSConfiguration, context: NIOSSLContext? = nil
     ) throws -> NIOSSLClientHandler {
+        try makeClientHandler(
+            serverHostname: serverHostname, configuration: configuration, context: context, onOutcome: nil)
+    }
+
+    static func makeClientHandler(
+        serverHostname: String, configuration: PinnedTLSConfiguration, context: NIOSSLContext?,
+        onOutcome: (@Sendable (PinSetVerificationCallback.Outcome) -> Void)?
+    ) throws -> NIOSSLClientHandler {
         _ = try configuration.resolvedTrustRoots()
-        let callback = PinSetVerificationCallback(host: serverHostname, configuration: configuration)
+        let callback = PinSetVerificationCallback(
+            host: serverHostname, configuration: configuration, onOutcome: onOutcome)
         let isIP = isIPAddress(serverHostname)
         return try NIOSSLClientHandler(
             context: context ?? configuration.makeContext(), serverHostname: isIP ? nil : serverHostname,

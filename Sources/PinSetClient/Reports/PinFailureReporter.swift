@@ -8,8 +8,8 @@ import PinSetCore
 
 /// Posts pin failure reports (TrustKit format, PROTOCOL §3) in the background.
 ///
-/// A report goes to the set's `reportUri`, else to the fallback (the `fallbackReportURI` of ``submit(_:port:fallbackReportURI:)``,
-/// else ``fallbackReportURI``). When the `reportUri` fails (transport error or a status other than 2xx), the
+/// A report goes to the set's `reportUri`, else to the fallback (the reporter's ``fallbackReportURI``, else the
+/// `fallbackReportURI` of ``submit(_:port:fallbackReportURI:)``). When the `reportUri` fails (transport error or a status other than 2xx), the
 /// report goes to the fallback instead: ``PinSetUpdater`` passes the pin server's `/reports`, so a report gets
 /// through even when the report endpoint is itself pinned and failing (TrustKit-Android issue 72).
 ///
@@ -70,12 +70,12 @@ public final class PinFailureReporter: Sendable {
     /// - Parameters:
     ///   - failure: the failure from ``PinTrustManager``'s `onPinFailure`, or classified by ``PinSetUpdater``.
     ///   - port: the port the app connected to, default 443.
-    ///   - fallbackReportURI: where the report goes if the set has no `reportUri` or it fails; default the
-    ///     reporter's ``fallbackReportURI``.
+    ///   - fallbackReportURI: where the report goes if the set has no `reportUri` or it fails, when the reporter
+    ///     has no ``fallbackReportURI`` of its own; ``PinSetUpdater`` passes the pin server's `/reports`.
     @discardableResult
     public func submit(_ failure: PinFailure, port: Int = 443, fallbackReportURI: URL? = nil) -> Task<Outcome, Never> {
         let report = failure.report(port: port)
-        let fallback = Self.httpURL(fallbackReportURI) ?? Self.httpURL(self.fallbackReportURI)
+        let fallback = Self.httpURL(self.fallbackReportURI) ?? Self.httpURL(fallbackReportURI)
         guard let destination = Self.httpURL(failure.reportUri.flatMap(URL.init(string:))) ?? fallback else {
             return Task { .noReportURI }
         }
