@@ -14,6 +14,8 @@ final class PinSetRouter: HTTPHandler {
     let reports: PinReportService
     private let reportLimiter: ReportRateLimiter
     private let keys: PreparedResponse
+    private let keysNotModified: PreparedResponse
+    private let keysETag: [UInt8]
 
     init(
         snapshot: DocumentSnapshot, service: PinSetService, reports: PinReportService, store: PinStore,
@@ -27,9 +29,22 @@ final class PinSetRouter: HTTPHandler {
         self.metrics = metrics
         self.logger = logger
         let body = (try? JSONCoding.encoder.encode(service.keySet())).map { [UInt8]($0) } ?? []
+        let etag = PublishedDocument.etag(for: body)
+        let cacheControl = "public, max-age=300"
+        keysETag = Array(etag.utf8)
         keys = PreparedResponse(
-            status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "public, max-age=300")],
+            status: 200,
+            headers: [("Content-Type", "application/json"), ("ETag", etag), ("Cache-Control", cacheControl)],
             body: body)
+        // The 304 is built over the 200's bytes (not sent) so its Content-Length is the 200's, as RFC 9110 §8.6 asks.
+        let stored = body.withUnsafeBytes { body in
+            StoredDocument.make(
+                version: 0, host: UnsafeRawBufferPointer(start: nil, count: 0),
+                etag: UnsafeRawBufferPointer(start: nil, count: 0), body: body)
+        }
+        keysNotModified = stored.withBody { body in
+            .notModified(headers: [("ETag", etag), ("Cache-Control", cacheControl)], representation: body, owner: stored)
+        }
     }
 
     private static let pinsPrefix: StaticString = "/pins/"
@@ -113,7 +128,11 @@ final class PinSetRouter: HTTPHandler {
         switch path {
         case "/keys":
             guard method == .get else { return (.keys, Problem.methodNotAllowed(["GET"]).response) }
-            return (.keys, .prepared(keys))
+            let fresh = request.withHeaderBytes("If-None-Match") { header in
+                guard let header else { return false }
+                return keysETag.withUnsafeBytes { IfNoneMatch.matches(header, etag: $0) }
+            }
+            return (.keys, .prepared(fresh ? keysNotModified : keys))
         case "/healthz":
             guard method == .get else { return (.healthz, Problem.methodNotAllowed(["GET"]).response) }
             return (.healthz, health())
