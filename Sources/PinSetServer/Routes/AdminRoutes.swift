@@ -9,13 +9,13 @@ struct AdminRoutes {
     let request: HTTPRequest
 
     func dispatch() -> (ServerMetrics.Route?, HTTPResponse) {
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
-        let route = Self.route(of: Array(parts))
+        let parts = Self.segments(of: request.path)
+        let route = Self.route(of: parts)
         guard let tokenName = authenticate() else {
             return (route, Problem.unauthorized("send an admin token as `Authorization: Bearer <token>`; create one with `pinset token create`").response)
         }
         do {
-            return (route, try answer(route, parts: Array(parts), tokenName: tokenName))
+            return (route, try answer(route, parts: parts, tokenName: tokenName))
         } catch let error as ServiceError {
             return (route, problem(for: error).response)
         } catch let error as HostName.Error {
@@ -26,6 +26,17 @@ struct AdminRoutes {
             router.logger.error("admin request failed", metadata: ["path": "\(request.path)", "error": "\(error)"])
             return (route, Problem.internalError.response)
         }
+    }
+
+    /// The path's segments after `/admin/`. A pin in `/hosts/{host}/pins/{sha256}` given in standard base64
+    /// (the form every answer carries) may hold `/` once percent-decoded: its pieces are joined back.
+    static func segments(of path: String) -> [Substring] {
+        var parts = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2))
+        if parts.count > 4, parts[0] == "hosts", parts[2] == "pins" {
+            parts[3] = Substring(parts[3...].joined(separator: "/"))
+            parts.removeSubrange(4...)
+        }
+        return parts
     }
 
     private static func route(of parts: [Substring]) -> ServerMetrics.Route {

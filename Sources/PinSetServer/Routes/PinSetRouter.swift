@@ -163,7 +163,7 @@ final class PinSetRouter: HTTPHandler {
         }
         do {
             let stored = try reports.submit(json: request.body)
-            metrics.report(host: stored.host)
+            metrics.report(host: snapshot.entry(stored.host) != nil ? stored.host : nil)
             return .dynamic(status: 204, headers: [], body: [])
         } catch {
             if error.code == .storage {
