@@ -1,0 +1,193 @@
+import COpenSSL
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Collects the certificate chain a TLS server presents, with OpenSSL, and nothing else.
+///
+/// - Warning: the chain is NOT verified. The probe exists to compare what a host serves with pins: trust is
+///   decided by the pins, never by this handshake. Never use it to carry data.
+public enum TLSProbe {
+    /// Connects to `address`, completes a TLS handshake with SNI `serverName` (none when `nil`) and returns the
+    /// DER certificates the peer presented, leaf first. Sends no application data; closes at once.
+    ///
+    /// - Parameters:
+    ///   - address: a numeric address and port (see ``AddressResolver``).
+    ///   - serverName: the SNI name; `nil` sends none (for a bare address).
+    ///   - timeout: seconds for the connection and the handshake together. Default 5.
+    /// - Throws: ``TLSProbeError`` with ``TLSProbeError/Code/connectFailed``, ``TLSProbeError/Code/timeout``,
+    ///   ``TLSProbeError/Code/handshakeFailed`` or ``TLSProbeError/Code/noCertificate``.
+    public static func presentedChain(to address: ProbeAddress, serverName: String?, timeout: Double = 5)
+        throws(TLSProbeError) -> [[UInt8]]
+    {
+        precondition(timeout > 0, "a probe needs a positive timeout")
+        let deadline = Deadline(seconds: timeout)
+        let socket = try ProbeSocket.connect(address, deadline: deadline)
+        let connection = try TLSConnection(fd: socket.fd, serverName: serverName, peer: address)
+        try connection.handshake(deadline: deadline, wait: socket.wait)
+        return try connection.peerChain()
+    }
+}
+
+/// A point on the monotonic clock.
+struct Deadline {
+    private let end: Double
+
+    init(seconds: Double) { end = Self.now() + seconds }
+
+    /// Milliseconds left, at least 0.
+    var remainingMilliseconds: Int32 { Int32(max(0, min((end - Self.now()) * 1000, Double(Int32.max)))) }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+/// An owned, non-blocking TCP socket; closed in `deinit`.
+final class ProbeSocket {
+    let fd: Int32
+    private let peer: ProbeAddress
+
+    private init(fd: Int32, peer: ProbeAddress) {
+        self.fd = fd
+        self.peer = peer
+    }
+
+    deinit { close(fd) }
+
+    /// A connected socket to `address`, or a typed error.
+    static func connect(_ address: ProbeAddress, deadline: Deadline) throws(TLSProbeError) -> ProbeSocket {
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
+        #if canImport(Glibc)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(address.ip, String(address.port), &hints, &list) == 0, let entry = list else {
+            throw TLSProbeError(.connectFailed, "\(address) is not a numeric address")
+        }
+        defer { freeaddrinfo(entry) }
+        #if canImport(Glibc)
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        #else
+        let type = SOCK_STREAM
+        #endif
+        let fd = socket(entry.pointee.ai_family, type, 0)
+        guard fd >= 0 else { throw TLSProbeError(.connectFailed, "socket() failed: \(errnoText())") }
+        let socket = ProbeSocket(fd: fd, peer: address)
+        #if !canImport(Glibc)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
+        #endif
+        if Glibc.connect(fd, entry.pointee.ai_addr, entry.pointee.ai_addrlen) != 0 {
+            guard errno == EINPROGRESS else {
+                throw TLSProbeError(.connectFailed, "cannot connect to \(address): \(errnoText())")
+            }
+            try socket.wait(forWriting: true, deadline: deadline, what: "connecting to \(address)")
+            var error: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+            guard error == 0 else {
+                throw TLSProbeError(.connectFailed, "cannot connect to \(address): \(String(cString: strerror(error)))")
+            }
+        }
+        return socket
+    }
+
+    /// Waits until the socket is readable (or writable), or throws ``TLSProbeError/Code/timeout``.
+    func wait(forWriting: Bool, deadline: Deadline, what: String) throws(TLSProbeError) {
+        while true {
+            var entry = pollfd(fd: fd, events: Int16(forWriting ? POLLOUT : POLLIN), revents: 0)
+            let ready = poll(&entry, 1, deadline.remainingMilliseconds)
+            if ready > 0 { return }
+            if ready == 0 { throw TLSProbeError(.timeout, "\(what): no answer in time") }
+            guard errno == EINTR else { throw TLSProbeError(.connectFailed, "\(what): poll failed: \(errnoText())") }
+        }
+    }
+}
+
+/// An owned OpenSSL client connection over a socket; frees the `SSL` and its `SSL_CTX` in `deinit`.
+final class TLSConnection {
+    private let context: OpaquePointer
+    private let ssl: OpaquePointer
+    private let peer: ProbeAddress
+
+    init(fd: Int32, serverName: String?, peer: ProbeAddress) throws(TLSProbeError) {
+        self.peer = peer
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            throw TLSProbeError(.handshakeFailed, "SSL_CTX_new failed: \(OpenSSLCall.drainErrors())")
+        }
+        // No verification: the probe collects the chain; pins decide trust.
+        SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
+        guard let ssl = SSL_new(context) else {
+            SSL_CTX_free(context)
+            throw TLSProbeError(.handshakeFailed, "SSL_new failed: \(OpenSSLCall.drainErrors())")
+        }
+        self.context = context
+        self.ssl = ssl
+        guard SSL_set_fd(ssl, fd) == 1 else {
+            throw TLSProbeError(.handshakeFailed, "SSL_set_fd failed: \(OpenSSLCall.drainErrors())")
+        }
+        if let serverName, pinset_ssl_set_sni(ssl, serverName) != 1 {
+            throw TLSProbeError(.handshakeFailed, "cannot set SNI \(serverName): \(OpenSSLCall.drainErrors())")
+        }
+        SSL_set_connect_state(ssl)
+    }
+
+    deinit {
+        SSL_free(ssl)
+        SSL_CTX_free(context)
+    }
+
+    /// Drives the handshake to completion on the non-blocking socket, waiting with `wait` in between.
+    func handshake(
+        deadline: Deadline, wait: (Bool, Deadline, String) throws(TLSProbeError) -> Void
+    ) throws(TLSProbeError) {
+        while true {
+            let result = SSL_do_handshake(ssl)
+            if result == 1 { return }
+            switch SSL_get_error(ssl, result) {
+            case SSL_ERROR_WANT_READ: try wait(false, deadline, "TLS handshake with \(peer)")
+            case SSL_ERROR_WANT_WRITE: try wait(true, deadline, "TLS handshake with \(peer)")
+            case SSL_ERROR_SYSCALL:
+                _ = OpenSSLCall.drainErrors()
+                throw TLSProbeError(.handshakeFailed, "TLS handshake with \(peer) failed: connection closed by the peer")
+            default:
+                throw TLSProbeError(.handshakeFailed, "TLS handshake with \(peer) failed: \(OpenSSLCall.drainErrors())")
+            }
+        }
+    }
+
+    /// The DER certificates the peer presented, leaf first.
+    func peerChain() throws(TLSProbeError) -> [[UInt8]] {
+        guard let stack = SSL_get_peer_cert_chain(ssl) else {
+            throw TLSProbeError(.noCertificate, "\(peer) presented no certificate")
+        }
+        var chain = [[UInt8]]()
+        for index in 0..<OPENSSL_sk_num(stack) {
+            guard let raw = OPENSSL_sk_value(stack, index) else { continue }
+            let certificate = OpaquePointer(raw)
+            guard let der = try? OpenSSLCall.der("i2d_X509", { i2d_X509(certificate, $0) }) else {
+                throw TLSProbeError(.noCertificate, "\(peer) presented a certificate OpenSSL cannot encode")
+            }
+            chain.append(der)
+        }
+        guard !chain.isEmpty else { throw TLSProbeError(.noCertificate, "\(peer) presented no certificate") }
+        return chain
+    }
+}
+
+extension ProbeSocket {
+    /// `wait(forWriting:deadline:what:)` as a closure for ``TLSConnection/handshake(deadline:wait:)``.
+    var wait: (Bool, Deadline, String) throws(TLSProbeError) -> Void {
+        { (writing, deadline, what) throws(TLSProbeError) in try self.wait(forWriting: writing, deadline: deadline, what: what) }
+    }
+}
+
+private func errnoText() -> String { String(cString: strerror(errno)) }

@@ -1,0 +1,29 @@
+/// Why a TLS probe got no chain. Compare ``code``, not the message.
+public struct TLSProbeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Code: String, Sendable, Equatable {
+        /// The name did not resolve (or resolved to no usable address).
+        case dnsFailure
+        /// The TCP connection was refused or failed.
+        case connectFailed
+        /// The connection or the handshake did not finish in time.
+        case timeout
+        /// The TLS handshake failed.
+        case handshakeFailed
+        /// The handshake finished but the peer presented no certificate.
+        case noCertificate
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// What went wrong, for the operator (addresses and library reasons, never data).
+    public let detail: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public var description: String { detail }
+}
