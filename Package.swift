@@ -86,13 +86,9 @@ let package = Package(
         .executableTarget(
             name: "pinset",
             dependencies: [
-                "PinSetServer", "PinSetClient", "PinSetNIO", "Locking",
+                // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13).
+                "PinSetServer", "PinSetClient", "OpenSSLCrypto", "Locking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -10,6 +10,12 @@ public struct PinSetError: Error, Sendable, Equatable, CustomStringConvertible {
         case tooManyPins
         case backupRuleViolated
         case invalidReportURI
+        /// A live address of the host serves a chain that no pin of the new set matches (server pre-flight).
+        case wouldLockOut = "would-lock-out"
+        /// The host could not be probed and the server requires a pre-flight check.
+        case preflightUnreachable = "preflight-unreachable"
+        /// `"capture": "leaf"` found no single key served by the host.
+        case captureFailed = "capture-failed"
     }
 
     /// The rule broken.

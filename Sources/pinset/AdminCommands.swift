@@ -30,6 +30,10 @@ enum AdminOutput {
             if let comment = pin.comment { line += "  # \(comment)" }
             print(line)
         }
+        struct Written: Decodable { var preflight: PreflightReport? }
+        if let preflight = (try? JSONDecoder().decode(Written.self, from: data))?.preflight {
+            print("preflight:         \(preflight.status.rawValue)\(preflight.forced ? " (forced)" : ""): \(preflight.detail)")
+        }
     }
 
     static func pinInputs(pins: [String], certs: [String], role: PinRole?) throws -> [PinInput] {
@@ -98,13 +102,16 @@ struct SetCommand: AsyncParsableCommand {
     @Flag(help: "Report-only: failures are reported, connections not blocked (enforce=false).") var reportOnly = false
     @Option(help: "Where clients POST pin failure reports.") var reportUri: String?
     @Option(help: "Only write if the host's current ETag is this one (412 otherwise).") var ifMatch: String?
+    @Flag(help: "Publish even if the server's pre-flight check refuses (would-lock-out); recorded in the history.")
+    var force = false
 
     func run() async throws {
         let pins =
             try AdminOutput.pinInputs(pins: pin, certs: cert, role: .current)
             + AdminOutput.pinInputs(pins: backup, certs: backupCert, role: .backup)
-        let request = SetRequest(
+        var request = SetRequest(
             pins: pins, includeSubdomains: includeSubdomains, enforce: !reportOnly, reportUri: reportUri)
+        request.force = force
         let data = try await options.client().send(
             "PUT", "/admin/hosts/\(host.pathSegment)", body: AdminOutput.body(request), ifMatch: ifMatch)
         try AdminOutput.printDetail(data, options: options)
@@ -120,6 +127,8 @@ struct AddCommand: AsyncParsableCommand {
     @Option(help: "A certificate file (PEM/DER) whose SPKI becomes a pin. Repeatable.") var cert: [String] = []
     @Option(help: "Role of the added pins: current, backup or future. Default current.") var role: String = "current"
     @Option(help: "Only write if the host's current ETag is this one (412 otherwise).") var ifMatch: String?
+    @Flag(help: "Publish even if the server's pre-flight check refuses (would-lock-out); recorded in the history.")
+    var force = false
 
     func validate() throws {
         guard PinRole(rawValue: role) != nil else { throw ValidationError("--role must be current, backup or future") }
@@ -127,8 +136,9 @@ struct AddCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let request = PinsRequest(
+        var request = PinsRequest(
             pins: try AdminOutput.pinInputs(pins: pin, certs: cert, role: PinRole(rawValue: role)))
+        request.force = force
         let data = try await options.client().send(
             "POST", "/admin/hosts/\(host.pathSegment)/pins", body: AdminOutput.body(request), ifMatch: ifMatch)
         try AdminOutput.printDetail(data, options: options)
@@ -143,13 +153,16 @@ struct RemoveCommand: AsyncParsableCommand {
     @Argument(help: "The host.") var host: String
     @Argument(help: "The pin, in standard base64 as `pinset pin` prints it.") var pin: String
     @Option(help: "Only write if the host's current ETag is this one (412 otherwise).") var ifMatch: String?
+    @Flag(help: "Remove even if the server's pre-flight check refuses (would-lock-out); recorded in the history.")
+    var force = false
 
     func run() async throws {
         guard let bytes = Base64.decode(pin), bytes.count == 32 else {
             throw CLIError("\"\(pin)\" is not a pin: expected standard base64 of 32 bytes")
         }
         let data = try await options.client().send(
-            "DELETE", "/admin/hosts/\(host.pathSegment)/pins/\(Base64URL.encode(bytes))", ifMatch: ifMatch)
+            "DELETE", "/admin/hosts/\(host.pathSegment)/pins/\(Base64URL.encode(bytes))\(force ? "?force=true" : "")",
+            ifMatch: ifMatch)
         try AdminOutput.printDetail(data, options: options)
     }
 }

@@ -48,6 +48,7 @@ struct Serve: AsyncParsableCommand {
     var logLevel: String?
     @Flag(help: "Development start (what `make run` uses): create the signing key if it is missing, and print a new admin token if none exists.")
     var dev = false
+    @OptionGroup(title: "Lock-out protection") var probes: ProbeOptions
 
     func run() async throws {
         let level = Environment.string(logLevel, "PINSET_LOG_LEVEL", default: "info")
@@ -111,6 +112,7 @@ struct Serve: AsyncParsableCommand {
             throw CLIError("refresh must be well under half the lifetime, so clients always see fresh documents")
         }
         service.defaultReportURI = reportUri ?? ProcessInfo.processInfo.environment["PINSET_REPORT_URI"]
+        service.probes = try probes.configuration()
         return PinSetServerConfiguration(
             databasePath: Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite"),
             keyPath: Environment.string(key, "PINSET_KEY", default: "./data/signing-key.pem"),

@@ -7,13 +7,13 @@ final class RunningServer {
     let token: String
     let directory: URL
 
-    init(directory: URL) throws {
+    init(directory: URL, arguments extra: [String] = []) throws {
         self.directory = directory
         process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
         process.arguments = [
             "serve", "--dev", "--db", directory.appendingPathComponent("db.sqlite").path,
             "--key", directory.appendingPathComponent("key.pem").path, "--port", "0",
-        ]
+        ] + extra
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

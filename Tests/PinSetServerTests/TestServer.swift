@@ -18,7 +18,7 @@ final class TestServer: @unchecked Sendable {
 
     init(
         lifetime: TimeInterval = 14 * 86_400, resignAfter: TimeInterval? = nil, resignCheck: TimeInterval = 60,
-        reports: ReportConfiguration = ReportConfiguration()
+        reports: ReportConfiguration = ReportConfiguration(), probes: ProbeConfiguration = ProbeConfiguration()
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -28,6 +28,7 @@ final class TestServer: @unchecked Sendable {
         var service = ServiceConfiguration()
         service.documentLifetime = lifetime
         service.resignAfter = resignAfter
+        service.probes = probes
         var http = HTTPServerConfiguration()
         http.port = 0
         configuration = PinSetServerConfiguration(

@@ -13,6 +13,7 @@ public final class PinSetServerApp: Sendable {
     private let http: HTTPServer
     private let snapshot: DocumentSnapshot
     private let resigner: Task<Void, Never>
+    private let monitor: HostMonitor?
     private let logger: Logger
 
     /// Opens the database, loads the key and the published documents (without re-signing them), and
@@ -44,6 +45,11 @@ public final class PinSetServerApp: Sendable {
         self.store = store
         self.service = service
         self.snapshot = snapshot
+        let probes = configuration.service.probes
+        self.monitor = probes.monitorInterval.map { interval in
+            HostMonitor(store: store, configuration: probes, interval: interval, logger: logger)
+        }
+        monitor?.start()
         let interval = configuration.resignCheckInterval
         self.resigner = Task.detached(priority: .utility) {
             while !Task.isCancelled {
@@ -69,6 +75,7 @@ public final class PinSetServerApp: Sendable {
     /// re-signer and closes the database cleanly.
     public func shutdown(gracePeriod: Double = 10) {
         resigner.cancel()
+        monitor?.stop()
         http.shutdown(gracePeriodSeconds: gracePeriod)
         do {
             try store.close()

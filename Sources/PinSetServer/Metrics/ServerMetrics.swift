@@ -9,6 +9,7 @@ final class ServerMetrics: Sendable {
     enum Route: Int, CaseIterable, Sendable {
         case pins, keys, healthz, metrics, reports, adminHosts, adminHost, adminPins, adminPin, adminHistory
         case adminReports, unknown
+        case adminHostStatus
 
         var label: String {
             switch self {
@@ -24,6 +25,7 @@ final class ServerMetrics: Sendable {
             case .adminHistory: "/admin/hosts/{host}/history"
             case .adminReports: "/admin/reports"
             case .unknown: "other"
+            case .adminHostStatus: "/admin/hosts/{host}/status"
             }
         }
     }

@@ -46,6 +46,7 @@ struct AdminRoutes {
         case ("hosts", 3) where parts[2] == "pins": .adminPins
         case ("hosts", 4) where parts[2] == "pins": .adminPin
         case ("hosts", 3) where parts[2] == "history": .adminHistory
+        case ("hosts", 3) where parts[2] == "status": .adminHostStatus
         case ("reports", 1): .adminReports
         default: .unknown
         }
@@ -76,7 +77,7 @@ struct AdminRoutes {
         switch route {
         case .adminHosts:
             guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
-            return try json(200, ["hosts": service.hosts()])
+            return try json(200, ["hosts": service.hostsWithState()])
         case .adminHost:
             let host = String(parts[1])
             switch method {
@@ -98,12 +99,16 @@ struct AdminRoutes {
         case .adminPin:
             guard method == .delete else { throw Problem.methodNotAllowed(["DELETE"]) }
             return written(
-                try service.removePin(host: String(parts[1]), sha256URL: String(parts[3]), ifMatch: ifMatch, tokenName: tokenName),
+                try service.removePin(host: String(parts[1]), sha256URL: String(parts[3]), ifMatch: ifMatch, tokenName: tokenName,
+                    force: request.query("force") == "true"),
                 "remove", tokenName)
         case .adminHistory:
             guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
             let host = try HostName.normalize(String(parts[1]))
             return try json(200, HistoryBody(host: host, versions: service.history(host: host)))
+        case .adminHostStatus:
+            guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
+            return try json(200, service.status(host: String(parts[1])))
         case .adminReports:
             guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
             var host: String?
@@ -134,7 +139,8 @@ struct AdminRoutes {
                 "host": "\(outcome.detail.host)", "version": "\(outcome.detail.version)", "change": "\(change)",
                 "token": "\(tokenName)",
             ])
-        return json(outcome.created ? 201 : 200, outcome.detail)
+        guard let preflight = outcome.preflight else { return json(outcome.created ? 201 : 200, outcome.detail) }
+        return json(outcome.created ? 201 : 200, outcome.detail, preflight: preflight)
     }
 
     private func json(_ status: Int, _ value: some Encodable) throws -> HTTPResponse {
@@ -150,6 +156,17 @@ struct AdminRoutes {
             body: detail.encodedJSON())
     }
 
+    /// A host's detail with its ETag and the write's pre-flight report as a `preflight` member.
+    private func json(_ status: Int, _ detail: HostDetail, preflight: PreflightReport) -> HTTPResponse {
+        var body = detail.encodedJSON()
+        guard body.last == UInt8(ascii: "}"), let report = try? JSONCoding.encoder.encode(preflight) else {
+            return json(status, detail)
+        }
+        body.removeLast()
+        body += Array(",\"preflight\":".utf8) + [UInt8](report) + [UInt8(ascii: "}")]
+        return .dynamic(status: status, headers: [("Content-Type", "application/json"), ("ETag", detail.etag)], body: body)
+    }
+
     private func problem(for error: ServiceError) -> Problem {
         switch error.code {
         case .badRequest: return .badRequest(error.detail)
@@ -160,7 +177,7 @@ struct AdminRoutes {
         case .unprocessable:
             return Problem(
                 slug: "unprocessable", title: "Safety rule broken", status: 422, detail: error.detail,
-                rule: error.rule?.rawValue)
+                rule: error.rule?.rawValue, preflight: error.preflight)
         case .conflict:
             return Problem(slug: "conflict", title: "Conflict", status: 409, detail: error.detail)
         case .unavailable:

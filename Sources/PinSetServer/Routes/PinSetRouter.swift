@@ -138,7 +138,7 @@ final class PinSetRouter: HTTPHandler {
             return (.healthz, health())
         case "/metrics":
             guard method == .get else { return (.metrics, Problem.methodNotAllowed(["GET"]).response) }
-            let body = Array(metrics.render(hosts: snapshot.count).utf8)
+            let body = Array((metrics.render(hosts: snapshot.count) + HostProbeMetrics.render(store)).utf8)
             return (.metrics, .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body))
         case "/reports":
             guard method == .post else { return (.reports, Problem.methodNotAllowed(["POST"]).response) }

@@ -12,10 +12,12 @@ struct Problem: Error, Encodable, Sendable {
     var status: Int
     var detail: String
     var rule: String?
+    /// The pre-flight report of a refused write (what each address serves).
+    var preflight: PreflightReport?
     /// Extra response headers, such as `WWW-Authenticate` or `Allow`.
     var headers: [(String, String)] = []
 
-    private enum CodingKeys: String, CodingKey { case type, title, status, detail, rule }
+    private enum CodingKeys: String, CodingKey { case type, title, status, detail, rule, preflight }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -24,6 +26,7 @@ struct Problem: Error, Encodable, Sendable {
         try container.encode(status, forKey: .status)
         try container.encode(detail, forKey: .detail)
         try container.encodeIfPresent(rule, forKey: .rule)
+        try container.encodeIfPresent(preflight, forKey: .preflight)
     }
 
     var response: HTTPResponse {

@@ -24,6 +24,7 @@ enum RouteTable {
         Route(method: "POST", path: "/admin/hosts/{host}/pins"),
         Route(method: "DELETE", path: "/admin/hosts/{host}/pins/{sha256}"),
         Route(method: "GET", path: "/admin/hosts/{host}/history"),
+        Route(method: "GET", path: "/admin/hosts/{host}/status"),
         Route(method: "GET", path: "/admin/reports"),
     ]
 }

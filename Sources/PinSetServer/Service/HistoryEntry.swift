@@ -29,6 +29,8 @@ public struct HistoryEntry: Codable, Sendable, Hashable {
     public var added: [String]
     /// The `sha256` of every pin that was in the previous version but not in this one.
     public var removed: [String]
+    /// `true` when the write overrode the pre-flight check with `"force": true` (``tokenName`` says who).
+    public var forced = false
 
     /// Creates an entry.
     public init(version: Int, at: Date, tokenName: String, change: ChangeKind, added: [String], removed: [String]) {
@@ -40,7 +42,7 @@ public struct HistoryEntry: Codable, Sendable, Hashable {
         self.removed = removed
     }
 
-    private enum CodingKeys: String, CodingKey { case version, at, tokenName, change, added, removed }
+    private enum CodingKeys: String, CodingKey { case version, at, tokenName, change, added, removed, forced }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -50,6 +52,7 @@ public struct HistoryEntry: Codable, Sendable, Hashable {
         change = try c.decode(ChangeKind.self, forKey: .change)
         added = try c.decode([String].self, forKey: .added)
         removed = try c.decode([String].self, forKey: .removed)
+        forced = try c.decodeIfPresent(Bool.self, forKey: .forced) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -60,5 +63,6 @@ public struct HistoryEntry: Codable, Sendable, Hashable {
         try c.encode(change, forKey: .change)
         try c.encode(added, forKey: .added)
         try c.encode(removed, forKey: .removed)
+        if forced { try c.encode(true, forKey: .forced) }
     }
 }

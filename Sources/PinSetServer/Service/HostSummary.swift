@@ -15,6 +15,8 @@ public struct HostSummary: Codable, Sendable, Hashable {
     public var expiresAt: Date
     /// The ETag of the current document.
     public var etag: String
+    /// The monitor's verdict (``MonitorState/unknown`` until probed, and for sets it does not watch).
+    public var state: MonitorState = .unknown
 
     /// Creates a summary.
     public init(host: String, version: Int, pinCount: Int, updatedAt: Date, expiresAt: Date, etag: String) {
@@ -26,7 +28,7 @@ public struct HostSummary: Codable, Sendable, Hashable {
         self.etag = etag
     }
 
-    private enum CodingKeys: String, CodingKey { case host, version, pinCount, updatedAt, expiresAt, etag }
+    private enum CodingKeys: String, CodingKey { case host, version, pinCount, updatedAt, expiresAt, etag, state }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -36,6 +38,7 @@ public struct HostSummary: Codable, Sendable, Hashable {
         updatedAt = try c.decode(RFC3339Date.self, forKey: .updatedAt).date
         expiresAt = try c.decode(RFC3339Date.self, forKey: .expiresAt).date
         etag = try c.decode(String.self, forKey: .etag)
+        state = try c.decodeIfPresent(MonitorState.self, forKey: .state) ?? .unknown
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -46,5 +49,6 @@ public struct HostSummary: Codable, Sendable, Hashable {
         try c.encode(RFC3339Date(updatedAt), forKey: .updatedAt)
         try c.encode(RFC3339Date(expiresAt), forKey: .expiresAt)
         try c.encode(etag, forKey: .etag)
+        try c.encode(state, forKey: .state)
     }
 }

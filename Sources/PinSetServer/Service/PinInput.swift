@@ -18,6 +18,9 @@ public struct PinInput: Codable, Sendable, Hashable {
     public var expiresAt: Date?
     /// Free text for administrators, at most 200 characters.
     public var comment: String?
+    /// `"leaf"`: instead of ``sha256`` or ``certificate``, pin the key (or, with type `certificate`, the
+    /// certificate) of the leaf the host serves now, found by the same probe as the pre-flight check.
+    public var capture: String?
 
     /// Creates a pin input.
     public init(
@@ -33,7 +36,7 @@ public struct PinInput: Codable, Sendable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case sha256, certificate, type, role, expiresAt, comment
+        case sha256, certificate, type, role, expiresAt, comment, capture
     }
     private static let members = CodingKeys.allCases.map { $0.rawValue }
 
@@ -46,6 +49,7 @@ public struct PinInput: Codable, Sendable, Hashable {
         role = try container.decodeIfPresent(PinRole.self, forKey: .role)
         expiresAt = try container.decodeIfPresent(RFC3339Date.self, forKey: .expiresAt)?.date
         comment = try container.decodeIfPresent(String.self, forKey: .comment)
+        capture = try container.decodeIfPresent(String.self, forKey: .capture)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -56,5 +60,6 @@ public struct PinInput: Codable, Sendable, Hashable {
         try container.encodeIfPresent(role, forKey: .role)
         try container.encodeIfPresent(expiresAt.map(RFC3339Date.init), forKey: .expiresAt)
         try container.encodeIfPresent(comment, forKey: .comment)
+        try container.encodeIfPresent(capture, forKey: .capture)
     }
 }

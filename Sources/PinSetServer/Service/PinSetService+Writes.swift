@@ -19,8 +19,9 @@ extension PinSetService {
     public func replace(host: String, request: SetRequest, ifMatch: String?, tokenName: String) throws(ServiceError)
         -> WriteOutcome
     {
-        let pins = try PinResolver.resolve(request.pins)
-        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: false) { current in
+        let probe = try preflightProbe(host: host, inputs: request.pins, force: request.force)
+        let pins = try PinResolver.resolve(probe?.capturing(request.pins) ?? request.pins)
+        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: false, probe: probe) { current in
             PlannedSet(
                 pins: pins, includeSubdomains: request.includeSubdomains, enforce: request.enforce,
                 reportUri: request.reportUri ?? self.configuration.defaultReportURI,
@@ -32,9 +33,10 @@ extension PinSetService {
     public func addPins(host: String, request: PinsRequest, ifMatch: String?, tokenName: String) throws(ServiceError)
         -> WriteOutcome
     {
-        let pins = try PinResolver.resolve(request.pins)
+        let probe = try preflightProbe(host: host, inputs: request.pins, force: request.force)
+        let pins = try PinResolver.resolve(probe?.capturing(request.pins) ?? request.pins)
         guard !pins.isEmpty else { throw ServiceError(.badRequest, "\"pins\" is empty: give at least one pin to add") }
-        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true) { current in
+        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true, probe: probe) { current in
             PlannedSet(
                 pins: current!.pins + pins, includeSubdomains: current!.includeSubdomains, enforce: current!.enforce,
                 reportUri: current!.reportUri, change: .add)
@@ -44,10 +46,10 @@ extension PinSetService {
     /// Removes the pin whose hash is `sha256URL` (base64url without padding, as documented for the URL path, or
     /// the standard base64 every answer carries) from an existing host. 400 if it is not 32 bytes of either,
     /// 404 for an unknown host or pin, 422 if what is left breaks a safety rule (remove from an enforcing set
-    /// only while a backup pin and another pin remain).
-    public func removePin(host: String, sha256URL: String, ifMatch: String?, tokenName: String) throws(ServiceError)
-        -> WriteOutcome
-    {
+    /// only while a backup pin and another pin remain). `force` overrides the pre-flight check.
+    public func removePin(
+        host: String, sha256URL: String, ifMatch: String?, tokenName: String, force: Bool = false
+    ) throws(ServiceError) -> WriteOutcome {
         guard let bytes = Base64URL.decode(sha256URL) ?? Base64.decode(sha256URL), bytes.count == 32 else {
             throw ServiceError(
                 .badRequest,
@@ -55,7 +57,8 @@ extension PinSetService {
             )
         }
         let sha256 = Base64.encode(bytes)
-        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true) {
+        let probe = try preflightProbe(host: host, inputs: [], force: force)
+        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true, probe: probe) {
             current throws(ServiceError) in
             let remaining = current!.pins.filter { $0.sha256 != sha256 }
             guard remaining.count < current!.pins.count else {
@@ -78,20 +81,37 @@ extension PinSetService {
     }
 
     /// The one write path: a serialized section holding one transaction, then `publish` in commit order.
+    /// With a `probe`, the pre-flight check runs first, on a read of the current state and outside the
+    /// writer (never hold the writer during network I/O); the transaction then refuses (409) a plan whose pins
+    /// changed meanwhile.
     private func write(
-        host rawHost: String, ifMatch: String?, tokenName: String, mustExist: Bool,
+        host rawHost: String, ifMatch: String?, tokenName: String, mustExist: Bool, probe: PreflightProbe? = nil,
         plan: (HostState?) throws(ServiceError) -> PlannedSet
     ) throws(ServiceError) -> WriteOutcome {
         let host = try Self.normalize(rawHost)
+        let checked = try probe.flatMap { probe throws(ServiceError) in
+            try preflightCheck(probe, host: host, mustExist: mustExist, plan: plan)
+        }
         return try store.serializedWrite { db in
             var outcome: WriteOutcome?
             try db.inTransaction {
                 outcome = try apply(
-                    db, host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: mustExist, plan: plan)
+                    db, host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: mustExist,
+                    forced: checked?.report.forced ?? false
+                ) { current throws(ServiceError) in
+                    let planned = try plan(current)
+                    if let checked, planned.pins != checked.pins {
+                        throw ServiceError(
+                            .conflict,
+                            "the pin set of \(host) changed during the pre-flight check; send the write again")
+                    }
+                    return planned
+                }
                 return .commit
             }
             // Committed (synchronous=FULL: durable). Still inside the serialized section: publish in commit order.
             publish(outcome!.document)
+            outcome!.preflight = checked?.report
             return outcome!
         }
     }
@@ -99,7 +119,7 @@ extension PinSetService {
     /// One host's write inside an open transaction on the writer connection: checks, signs and saves the new
     /// version of `host` (already normalized). The caller commits, then publishes the outcome's document.
     func apply(
-        _ db: Database, host: String, ifMatch: String?, tokenName: String, mustExist: Bool,
+        _ db: Database, host: String, ifMatch: String?, tokenName: String, mustExist: Bool, forced: Bool = false,
         plan: (HostState?) throws(ServiceError) -> PlannedSet
     ) throws -> WriteOutcome {
         let now = StoredTime.truncate(clock())
@@ -130,7 +150,8 @@ extension PinSetService {
         let new = planned.pins.map { $0.sha256 }
         let version = HostTable.NewVersion(
             set: set, payload: payload, document: document, retired: planned.retired, tokenName: tokenName,
-            change: planned.change, added: new.filter { !old.contains($0) }, removed: old.filter { !new.contains($0) })
+            change: planned.change, added: new.filter { !old.contains($0) }, removed: old.filter { !new.contains($0) },
+            forced: forced)
         let hostId = try HostTable.save(db, version, existingId: current?.id)
         let state = HostState(
             id: hostId, name: host, version: set.version, includeSubdomains: set.includeSubdomains,

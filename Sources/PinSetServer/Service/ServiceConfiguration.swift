@@ -10,6 +10,8 @@ public struct ServiceConfiguration: Sendable {
     public var resignAfter: TimeInterval?
     /// The `reportUri` put into sets whose write gives none. Default `nil` (no report URI).
     public var defaultReportURI: String?
+    /// Pre-flight checks of writes and the host monitor (issue 14). Default: both off.
+    public var probes = ProbeConfiguration()
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(

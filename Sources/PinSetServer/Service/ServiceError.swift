@@ -44,6 +44,8 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     public let detail: String
     /// For 422: the safety rule broken.
     public let rule: PinSetError.Code?
+    /// For a 422 of the pre-flight check: what each address serves.
+    public var preflight: PreflightReport?
 
     /// Creates an error.
     public init(_ code: Code, _ detail: String, rule: PinSetError.Code? = nil) {

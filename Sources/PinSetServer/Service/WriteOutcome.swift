@@ -7,6 +7,8 @@ public struct WriteOutcome: Sendable {
     public let document: PublishedDocument
     /// `true` when the host did not exist or had been retired before this write.
     public let created: Bool
+    /// The pre-flight check of the write, when one ran.
+    public var preflight: PreflightReport?
 
     /// Creates an outcome.
     public init(detail: HostDetail, document: PublishedDocument, created: Bool) {

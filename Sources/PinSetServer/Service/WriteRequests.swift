@@ -13,6 +13,9 @@ public struct SetRequest: Codable, Sendable, Hashable {
     public var enforce: Bool
     /// Where clients report failures; an absolute http(s) URL. `nil` takes the configured default.
     public var reportUri: String?
+    /// Publish even when the pre-flight check finds that a live address serves a chain no pin matches (or
+    /// the host cannot be probed under `--preflight require`). The history records it. Default `false`.
+    public var force = false
 
     /// Creates a request with the protocol's defaults.
     public init(pins: [PinInput], includeSubdomains: Bool = false, enforce: Bool = true, reportUri: String? = nil) {
@@ -22,7 +25,7 @@ public struct SetRequest: Codable, Sendable, Hashable {
         self.reportUri = reportUri
     }
 
-    private enum CodingKeys: String, CodingKey, CaseIterable { case pins, includeSubdomains, enforce, reportUri }
+    private enum CodingKeys: String, CodingKey, CaseIterable { case pins, includeSubdomains, enforce, reportUri, force }
     private static let members = CodingKeys.allCases.map { $0.rawValue }
 
     public init(from decoder: any Decoder) throws {
@@ -32,6 +35,7 @@ public struct SetRequest: Codable, Sendable, Hashable {
         includeSubdomains = try container.decodeIfPresent(Bool.self, forKey: .includeSubdomains) ?? false
         enforce = try container.decodeIfPresent(Bool.self, forKey: .enforce) ?? true
         reportUri = try container.decodeIfPresent(String.self, forKey: .reportUri)
+        force = try container.decodeIfPresent(Bool.self, forKey: .force) ?? false
     }
 
     /// Decodes a JSON body; a 400 ``ServiceError`` whose detail names the offending member otherwise.
@@ -46,17 +50,20 @@ public struct SetRequest: Codable, Sendable, Hashable {
 public struct PinsRequest: Codable, Sendable, Hashable {
     /// The pins to add.
     public var pins: [PinInput]
+    /// Publish even when the pre-flight check refuses the result (see ``SetRequest/force``). Default `false`.
+    public var force = false
 
     /// Creates a request.
     public init(pins: [PinInput]) { self.pins = pins }
 
-    private enum CodingKeys: String, CodingKey, CaseIterable { case pins }
+    private enum CodingKeys: String, CodingKey, CaseIterable { case pins, force }
     private static let members = CodingKeys.allCases.map { $0.rawValue }
 
     public init(from decoder: any Decoder) throws {
         try StrictKeys.check(decoder, allowed: Self.members, in: "the request body")
         let container = try decoder.container(keyedBy: CodingKeys.self)
         pins = try container.decode([PinInput].self, forKey: .pins)
+        force = try container.decodeIfPresent(Bool.self, forKey: .force) ?? false
     }
 
     /// Decodes a JSON body; a 400 ``ServiceError`` whose detail names the offending member otherwise.

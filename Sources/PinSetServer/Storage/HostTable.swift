@@ -14,6 +14,7 @@ enum HostTable {
         var change: ChangeKind
         var added: [String]
         var removed: [String]
+        var forced = false
     }
 
     private static let documentColumns = "d.version AS dVersion, d.body, d.kid, d.issuedAt, d.expiresAt"
@@ -170,12 +171,12 @@ enum HostTable {
         }
         try db.cachedStatement(
             sql: """
-                INSERT INTO hostVersion (hostId, version, at, tokenName, change, added, removed, payload)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO hostVersion (hostId, version, at, tokenName, change, added, removed, payload, forced)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(
             arguments: [
                 hostId, set.version, at, new.tokenName, new.change.rawValue, jsonArray(new.added),
-                jsonArray(new.removed), Data(new.payload),
+                jsonArray(new.removed), Data(new.payload), new.forced,
             ])
         try replaceDocument(db, hostId: hostId, new.document)
         return hostId
@@ -204,10 +205,12 @@ enum HostTable {
             db, sql: "SELECT * FROM hostVersion WHERE hostId = ? ORDER BY version DESC", arguments: [hostId]
         )
         .map { row in
-            HistoryEntry(
+            var entry = HistoryEntry(
                 version: row["version"], at: StoredTime.date(row["at"]), tokenName: row["tokenName"],
                 change: ChangeKind(rawValue: row["change"]) ?? .replace, added: parseArray(row["added"]),
                 removed: parseArray(row["removed"]))
+            entry.forced = (row["forced"] as Int64?) == 1
+            return entry
         }
     }
 

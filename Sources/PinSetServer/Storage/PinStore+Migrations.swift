@@ -89,6 +89,22 @@ extension PinStore {
                     CREATE INDEX pinReportHost ON pinReport(host, lastSeen);
                     """)
         }
+        // Lock-out protection (issue 14): forced writes in the history, the monitor's last probe of each host.
+        migrator.registerMigration("v3-host-probe") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE hostVersion ADD COLUMN forced INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE hostProbe (
+                        hostId INTEGER PRIMARY KEY REFERENCES host(id) ON DELETE CASCADE,
+                        at INTEGER NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('ok', 'warning', 'failing')),
+                        pinsMatch INTEGER NOT NULL,
+                        leafNotAfter INTEGER,
+                        warnings TEXT NOT NULL,
+                        addresses TEXT NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,83 @@
+import Foundation
+import Locking
+import Logging
+import PinSetCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// POSTs a small JSON event to `--alert-webhook` whenever the monitor sees a host change state, on a serial
+/// queue of its own (events stay in order and never hold up the monitor), with retries and a timeout.
+final class AlertWebhook: Sendable {
+    /// The event's JSON body.
+    struct Event: Codable, Sendable, Equatable {
+        var event = "host-state-changed"
+        var host: String
+        var state: MonitorState
+        var previousState: MonitorState
+        var warnings: [HostStatus.Warning]
+        var at: String
+    }
+
+    private let url: URL
+    private let attempts: Int
+    private let timeout: TimeInterval
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "pinset.alert-webhook")
+
+    /// - Parameters:
+    ///   - attempts: tries per event (default 3), 1 s then 2 s apart.
+    ///   - timeout: seconds per try (default 5).
+    init(url: URL, attempts: Int = 3, timeout: TimeInterval = 5, logger: Logger) {
+        self.url = url
+        self.attempts = attempts
+        self.timeout = timeout
+        self.logger = logger
+    }
+
+    /// Queues `event` for delivery.
+    func send(_ event: Event) {
+        queue.async { self.deliver(event) }
+    }
+
+    /// Waits until every queued event has been tried (for shutdown and tests), at most `seconds`.
+    func drain(seconds: TimeInterval) {
+        let done = DispatchSemaphore(value: 0)
+        queue.async { done.signal() }
+        _ = done.wait(timeout: .now() + seconds)
+    }
+
+    private func deliver(_ event: Event) {
+        guard let body = try? JSONCoding.encoder.encode(event) else { return }
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = body
+        for attempt in 1...max(1, attempts) {
+            let status = Self.post(request, timeout: timeout)
+            if let status, (200..<300).contains(status) { return }
+            logger.warning(
+                "alert webhook failed",
+                metadata: ["host": "\(event.host)", "attempt": "\(attempt)", "status": "\(status.map(String.init) ?? "none")"])
+            if attempt < attempts { Thread.sleep(forTimeInterval: Double(attempt)) }
+        }
+        logger.error("alert webhook gave up", metadata: ["host": "\(event.host)", "state": "\(event.state.rawValue)"])
+    }
+
+    /// The HTTP status of one POST, or `nil` when there was no answer in time.
+    private static func post(_ request: URLRequest, timeout: TimeInterval) -> Int? {
+        let status = Locked<Int?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let task = URLSession.shared.dataTask(with: request) { _, response, _ in
+            status.withLock { $0 = (response as? HTTPURLResponse)?.statusCode }
+            done.signal()
+        }
+        task.resume()
+        if done.wait(timeout: .now() + timeout + 1) == .timedOut {
+            task.cancel()
+            return nil
+        }
+        return status.withLock { $0 }
+    }
+}

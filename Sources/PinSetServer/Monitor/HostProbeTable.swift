@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+import PinSetCore
+
+/// SQL for the monitor's last probe of each host (table `hostProbe`, one row per host).
+enum HostProbeTable {
+    /// A host the monitor watches: not retired, with an enforcing set.
+    struct Watched {
+        var name: String
+        var pins: [Pin]
+    }
+
+    /// Every host with an enforcing, non-retired set, by name.
+    static func watched(_ db: Database) throws -> [Watched] {
+        let names = try String.fetchAll(
+            db, sql: "SELECT name FROM host WHERE enforce = 1 AND retired = 0 ORDER BY name")
+        return try names.compactMap { name in
+            try HostTable.fetch(db, name: name).map { Watched(name: name, pins: $0.pins) }
+        }
+    }
+
+    /// Stores `status` as the last result of its host (nothing when the host no longer exists). Returns the
+    /// state stored before, `nil` when there was none.
+    @discardableResult
+    static func save(_ db: Database, _ status: HostStatus) throws -> MonitorState? {
+        guard let hostId = try Int64.fetchOne(db, sql: "SELECT id FROM host WHERE name = ?", arguments: [status.host])
+        else { return nil }
+        let previous = try String.fetchOne(db, sql: "SELECT state FROM hostProbe WHERE hostId = ?", arguments: [hostId])
+        let addresses = String(decoding: try JSONCoding.encoder.encode(status.addresses), as: UTF8.self)
+        let warnings = String(decoding: try JSONCoding.encoder.encode(status.warnings), as: UTF8.self)
+        try db.execute(
+            sql: """
+                INSERT INTO hostProbe (hostId, at, state, pinsMatch, leafNotAfter, warnings, addresses)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(hostId) DO UPDATE SET at = excluded.at, state = excluded.state,
+                    pinsMatch = excluded.pinsMatch, leafNotAfter = excluded.leafNotAfter,
+                    warnings = excluded.warnings, addresses = excluded.addresses
+                """,
+            arguments: [
+                hostId, StoredTime.seconds(status.checkedAt ?? Date()), status.state.rawValue, status.pinsMatch ?? false,
+                status.leafNotAfter.map(StoredTime.seconds), warnings, addresses,
+            ])
+        return previous.flatMap(MonitorState.init(rawValue:))
+    }
+
+    /// The last status of `name`: `nil` for an unknown host, state ``MonitorState/unknown`` when never probed.
+    static func status(_ db: Database, name: String) throws -> HostStatus? {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT h.name, h.enforce, h.retired, p.at, p.state, p.pinsMatch, p.leafNotAfter, p.warnings, p.addresses
+                    FROM host h LEFT JOIN hostProbe p ON p.hostId = h.id WHERE h.name = ?
+                    """, arguments: [name])
+        else { return nil }
+        return status(row)
+    }
+
+    /// The state of every host that has a probe result, by name (hosts missing are ``MonitorState/unknown``).
+    static func states(_ db: Database) throws -> [String: MonitorState] {
+        var states = [String: MonitorState]()
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT h.name, p.state FROM hostProbe p JOIN host h ON h.id = p.hostId
+                WHERE h.enforce = 1 AND h.retired = 0
+                """)
+        {
+            states[row["name"]] = MonitorState(rawValue: row["state"]) ?? .unknown
+        }
+        return states
+    }
+
+    /// `(host, pinsMatch, leafNotAfter)` of every probed host still in the database with an enforcing set.
+    static func gauges(_ db: Database) throws -> [(host: String, match: Bool, leafNotAfter: Int64?)] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT h.name, p.pinsMatch, p.leafNotAfter FROM hostProbe p JOIN host h ON h.id = p.hostId
+                WHERE h.enforce = 1 AND h.retired = 0 ORDER BY h.name
+                """
+        ).map { row in (row["name"], row["pinsMatch"], row["leafNotAfter"]) }
+    }
+
+    private static func status(_ row: Row) -> HostStatus {
+        let name: String = row["name"]
+        let monitored = (row["enforce"] as Bool) && !(row["retired"] as Bool)
+        guard monitored, let at = row["at"] as Int64?, let state = MonitorState(rawValue: row["state"] ?? "") else {
+            return HostStatus(host: name, state: .unknown)
+        }
+        let decoder = JSONDecoder()
+        let warnings = (try? decoder.decode([HostStatus.Warning].self, from: Data((row["warnings"] as String).utf8))) ?? []
+        let addresses = (try? decoder.decode([AddressProbe].self, from: Data((row["addresses"] as String).utf8))) ?? []
+        return HostStatus(
+            host: name, state: state, checkedAt: StoredTime.date(at), pinsMatch: row["pinsMatch"],
+            leafNotAfter: (row["leafNotAfter"] as Int64?).map(StoredTime.date), warnings: warnings,
+            addresses: addresses)
+    }
+}

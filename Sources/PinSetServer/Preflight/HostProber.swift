@@ -1,0 +1,71 @@
+import Foundation
+import Locking
+import OpenSSLCrypto
+
+/// Probes a host the way the pre-flight check and the monitor do: port 443 (or a `--connect-to` mapping),
+/// every address the name resolves to (at most ``ProbeConfiguration/addressLimit``), SNI set to the host,
+/// no application data. Blocking: call it from a thread of its own, never from Swift's cooperative pool.
+public struct HostProber: Sendable {
+    /// The configuration in force.
+    public let configuration: ProbeConfiguration
+
+    /// At most this many handshakes run at once, across every prober in the process.
+    static let concurrency = 8
+    private static let slots = DispatchSemaphore(value: concurrency)
+
+    /// Creates a prober.
+    public init(configuration: ProbeConfiguration) { self.configuration = configuration }
+
+    /// What each address of `host` serves. Never throws: failures are per address (`error`).
+    public func probe(_ host: String) -> [AddressProbe] {
+        let rule = configuration.connectTo.first { $0.applies(to: host, port: 443) }
+        let target = rule?.targetHost ?? host
+        let port = rule?.targetPort ?? 443
+        let addresses: [ProbeAddress]
+        do {
+            addresses = try AddressResolver.resolve(target, port: port, limit: configuration.addressLimit)
+        } catch {
+            return [AddressProbe(address: target == host ? host : "\(target) (for \(host))", error: error.detail)]
+        }
+        let results = Locked([AddressProbe?](repeating: nil, count: addresses.count))
+        let group = DispatchGroup()
+        for (index, address) in addresses.enumerated() {
+            if rule == nil, !configuration.allowPrivate, let why = AddressPolicy.restriction(address.bytes) {
+                let refusal = AddressProbe(
+                    address: address.description,
+                    error:
+                        "refused: \(address.ip) is a \(why) address; the server probes only public addresses unless started with --probe-allow-private or a --connect-to mapping names the host"
+                )
+                results.withLock { $0[index] = refusal }
+                continue
+            }
+            group.enter()
+            let timeout = configuration.timeout
+            let thread = Thread {
+                Self.slots.wait()
+                defer {
+                    Self.slots.signal()
+                    group.leave()
+                }
+                let result = Self.probe(address, serverName: host, timeout: timeout)
+                results.withLock { $0[index] = result }
+            }
+            thread.name = "pinset.probe"
+            thread.start()
+        }
+        group.wait()
+        return results.withLock { $0.compactMap { $0 } }
+    }
+
+    /// One address: the chain with its pins, or the error.
+    static func probe(_ address: ProbeAddress, serverName: String, timeout: TimeInterval) -> AddressProbe {
+        do {
+            let chain = try TLSProbe.presentedChain(to: address, serverName: serverName, timeout: timeout)
+            let notAfter = CertificateParser.notAfter(der: chain[0]).map { Date(timeIntervalSince1970: Double($0)) }
+            return AddressProbe(
+                address: address.description, served: ServedCertificate.chain(chain), leafNotAfter: notAfter)
+        } catch {
+            return AddressProbe(address: address.description, error: error.detail)
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// What the pre-flight check does with a write when the host cannot be probed.
+public enum PreflightMode: String, Sendable, CaseIterable {
+    /// Refuse the write (`422`, rule `preflight-unreachable`) unless it is forced.
+    case require
+    /// Let the write through and say so in its answer (`"preflight": {"status": "unreachable"}`).
+    case warn
+    /// No pre-flight check at all.
+    case off
+}
+
+/// How the server probes live hosts: the pre-flight check of writes and the background monitor.
+/// Every field has a default.
+public struct ProbeConfiguration: Sendable {
+    /// The pre-flight mode. Default ``PreflightMode/off`` here, so that embedding code and tests never touch
+    /// the network unless asked; `pinset serve` defaults to ``PreflightMode/warn``.
+    public var preflight: PreflightMode
+    /// `HOST:PORT:ADDR:PORT` mappings (curl's `--connect-to`): probe another address for a host. A mapping
+    /// also allows the address it names, even a loopback or private one.
+    public var connectTo: [ConnectToRule]
+    /// Probe loopback, private and link-local addresses too. Default `false`.
+    /// - Warning: without this the server cannot be made to probe its own network (SSRF).
+    public var allowPrivate: Bool
+    /// Seconds for one address's connection and handshake. Default 5.
+    public var timeout: TimeInterval
+    /// Most addresses probed per host. Default 8.
+    public var addressLimit: Int
+    /// How often the monitor probes every enforcing host; `nil` (the default here) runs no monitor.
+    /// `pinset serve` defaults to 10 minutes. Probes are spread across the interval.
+    public var monitorInterval: TimeInterval?
+    /// A served leaf certificate or the only matching pin expiring within this many seconds is a warning.
+    /// Default 21 days.
+    public var expiryWarning: TimeInterval
+    /// Where the monitor POSTs a JSON event when a host's state changes. Default none.
+    public var alertWebhook: URL?
+
+    /// Creates a configuration; every parameter has the default documented on its property.
+    public init(
+        preflight: PreflightMode = .off, connectTo: [ConnectToRule] = [], allowPrivate: Bool = false,
+        timeout: TimeInterval = 5, addressLimit: Int = 8, monitorInterval: TimeInterval? = nil,
+        expiryWarning: TimeInterval = 21 * 86_400, alertWebhook: URL? = nil
+    ) {
+        self.preflight = preflight
+        self.connectTo = connectTo
+        self.allowPrivate = allowPrivate
+        self.timeout = timeout
+        self.addressLimit = addressLimit
+        self.monitorInterval = monitorInterval
+        self.expiryWarning = expiryWarning
+        self.alertWebhook = alertWebhook
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+extension PinSetService {
+    /// Every host, as ``hosts()``, with the monitor's ``HostSummary/state``.
+    public func hostsWithState() throws(ServiceError) -> [HostSummary] {
+        let (summaries, states) = try store.read { db in (try HostTable.summaries(db), try HostProbeTable.states(db)) }
+        return summaries.map { summary in
+            var summary = summary
+            summary.state = states[summary.host] ?? .unknown
+            return summary
+        }
+    }
+
+    /// The monitor's last result for `host` (state ``MonitorState/unknown`` when not probed yet, or not watched).
+    /// 400 for a malformed host, 404 for an unknown one.
+    public func status(host: String) throws(ServiceError) -> HostStatus {
+        let name = try Self.normalize(host)
+        guard let status = try store.read({ db in try HostProbeTable.status(db, name: name) }) else {
+            throw Self.unknownHost(name)
+        }
+        return status
+    }
+}

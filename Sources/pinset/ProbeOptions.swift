@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import PinSetServer
+
+/// `pinset serve`'s options for the pre-flight check and the host monitor (issue 14).
+struct ProbeOptions: ParsableArguments {
+    @Option(help: "Pre-flight check of writes: require, warn or off. Env PINSET_PREFLIGHT. Default warn.")
+    var preflight: String?
+    @Option(
+        help:
+            "HOST:PORT:ADDR:PORT (curl's --connect-to): probe ADDR:PORT for HOST:PORT. Repeatable. Env PINSET_CONNECT_TO (space-separated)."
+    )
+    var connectTo: [String] = []
+    @Flag(help: "Let probes reach loopback, private and link-local addresses (otherwise only a --connect-to mapping can).")
+    var probeAllowPrivate = false
+    @Option(help: "How often the monitor probes every enforcing host (0 = no monitor). Env PINSET_MONITOR_INTERVAL. Default 10m.")
+    var monitorInterval: String?
+    @Option(help: "Warn when a served certificate or the only matching pin expires within this. Env PINSET_EXPIRY_WARNING. Default 21d.")
+    var expiryWarning: String?
+    @Option(help: "URL the monitor POSTs a JSON event to when a host changes state. Env PINSET_ALERT_WEBHOOK.")
+    var alertWebhook: String?
+
+    /// The probe configuration these options (and their environment fallbacks) describe.
+    func configuration() throws -> ProbeConfiguration {
+        var configuration = ProbeConfiguration()
+        let mode = Environment.string(preflight, "PINSET_PREFLIGHT", default: "warn")
+        guard let parsed = PreflightMode(rawValue: mode) else {
+            throw CLIError("--preflight must be require, warn or off, not \"\(mode)\"")
+        }
+        configuration.preflight = parsed
+        configuration.connectTo = try Self.rules(connectTo)
+        configuration.allowPrivate = probeAllowPrivate
+        let interval = Environment.string(monitorInterval, "PINSET_MONITOR_INTERVAL", default: "10m")
+        configuration.monitorInterval =
+            interval == "0" || interval == "off" ? nil : try Environment.duration(interval, name: "monitor-interval")
+        configuration.expiryWarning = try Environment.duration(
+            Environment.string(expiryWarning, "PINSET_EXPIRY_WARNING", default: "21d"), name: "expiry-warning")
+        if let text = alertWebhook ?? ProcessInfo.processInfo.environment["PINSET_ALERT_WEBHOOK"], !text.isEmpty {
+            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw CLIError("--alert-webhook \"\(text)\" is not an http(s) URL")
+            }
+            configuration.alertWebhook = url
+        }
+        return configuration
+    }
+
+    /// Parses `--connect-to` values, falling back to PINSET_CONNECT_TO (space- or comma-separated).
+    static func rules(_ flags: [String]) throws -> [ConnectToRule] {
+        var texts = flags
+        if texts.isEmpty, let env = ProcessInfo.processInfo.environment["PINSET_CONNECT_TO"] {
+            texts = env.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+        }
+        return try texts.map { text in
+            guard let rule = ConnectToRule(text) else {
+                throw CLIError("--connect-to \"\(text)\" is not HOST:PORT:ADDR:PORT (e.g. api.example.com:443:127.0.0.1:8443)")
+            }
+            return rule
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import PinSetCore
+import PinSetServer
+
+/// `pinset status [HOST]`: the monitor's view of one host or of every host.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the monitor's last probe of every host (or of HOST): state, warnings, served pins.",
+        discussion: """
+            States: ok, warning (unreachable, a certificate or the only matching pin expires soon), failing \
+            (a host serves a key its set does not pin: clients are being locked out), unknown (not probed yet, \
+            or a report-only or retired set). --json prints the server's JSON (an array without HOST).
+            """)
+    @OptionGroup var options: ServerOptions
+    @Argument(help: "One host; all hosts when omitted.") var host: String?
+
+    func run() async throws {
+        let client = try options.client()
+        var statuses: [HostStatus] = []
+        var raw: [Data] = []
+        let hosts: [String]
+        if let host {
+            hosts = [host]
+        } else {
+            struct Hosts: Decodable { var hosts: [HostSummary] }
+            hosts = try AdminOutput.decode(Hosts.self, try await client.send("GET", "/admin/hosts")).hosts.map { $0.host }
+        }
+        for name in hosts {
+            let data = try await client.send("GET", "/admin/hosts/\(name.pathSegment)/status")
+            raw.append(data)
+            statuses.append(try AdminOutput.decode(HostStatus.self, data))
+        }
+        if options.json {
+            let texts = raw.map { String(decoding: $0, as: UTF8.self) }
+            print(host != nil ? texts[0] : "[" + texts.joined(separator: ",") + "]")
+            return
+        }
+        print("HOST\tSTATE\tCHECKED\tCERT EXPIRES\tWARNINGS")
+        for status in statuses {
+            let checked = status.checkedAt.map(RFC3339.format) ?? "-"
+            let expires = status.leafNotAfter.map(RFC3339.format) ?? "-"
+            let warnings = status.warnings.isEmpty ? "-" : status.warnings.map { $0.rawValue }.joined(separator: ",")
+            print("\(status.host)\t\(status.state.rawValue)\t\(checked)\t\(expires)\t\(warnings)")
+        }
+        if let status = statuses.first, host != nil {
+            for address in status.addresses {
+                let verdict = address.error.map { "error: \($0)" } ?? (address.matches == true ? "matches" : "NOT PINNED")
+                print("  \(address.address)  \(verdict)")
+                for certificate in address.served {
+                    print("    \(certificate.spki)  \(certificate.position == 0 ? "leaf" : "chain")  \(certificate.subject)")
+                }
+            }
+        }
+    }
+}

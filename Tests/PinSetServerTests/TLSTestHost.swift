@@ -1,0 +1,124 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real TLS host for lock-out tests: `openssl s_server` on a random 127.0.0.0/8 address and port,
+/// serving a leaf issued by a test CA (chain: leaf, CA). ``serve(key:)`` switches to another leaf key.
+final class TLSTestHost: @unchecked Sendable {
+    let directory: URL
+    let name: String
+    let ip: String
+    private(set) var port = 0
+    private var server: Process?
+
+    /// Creates the CA and a first leaf key (`current`), and starts serving it.
+    init(name: String = "api.example.com", days: Int = 90) throws {
+        self.name = name
+        ip = "127.0.\(Int.random(in: 1...250)).\(Int.random(in: 2...250))"
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try shell(
+            """
+            printf 'basicConstraints=critical,CA:TRUE\\nkeyUsage=critical,keyCertSign,cRLSign\\n' > ca.ext && \
+            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 30 -subj /CN=Test-CA 2>/dev/null
+            """)
+        try makeKey("current")
+        try makeKey("backup")
+        try makeKey("rogue")
+        try serve(key: "current", days: days)
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// `HOST:443:ADDR:PORT`: the `--connect-to` mapping that sends probes of the host here.
+    var mapping: String { "\(name):443:\(ip):\(port)" }
+
+    /// Creates the EC key `NAME.key`.
+    func makeKey(_ key: String) throws {
+        try shell("openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 -out \(key).key 2>/dev/null")
+    }
+
+    /// The SPKI pin (base64 SHA-256) of key `NAME.key`.
+    func pin(_ key: String) throws -> String {
+        try shell("openssl pkey -in \(key).key -pubout -outform DER | openssl dgst -sha256 -binary | base64")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Issues `NAME.pem`, a leaf for ``name`` with key `NAME.key`, valid `days`, signed by the CA.
+    func issue(_ key: String, days: Int = 90) throws {
+        try shell(
+            """
+            printf 'subjectAltName=DNS:\(name)\\n' > leaf.ext && \
+            openssl req -new -key \(key).key -out \(key).csr -subj /CN=\(name) 2>/dev/null && \
+            openssl x509 -req -in \(key).csr -CA ca.pem -CAkey ca.key -CAcreateserial -out \(key).pem -days \(days) -extfile leaf.ext 2>/dev/null
+            """)
+    }
+
+    /// Path of a file in the host's directory.
+    func path(_ file: String) -> String { directory.appendingPathComponent(file).path }
+
+    /// (Re)starts the server with a leaf for `key`, on the same address and port as before.
+    func serve(key: String, days: Int = 90) throws {
+        try issue(key, days: days)
+        stop()
+        let restarting = port != 0  // a restart keeps its port: the server's --connect-to mapping names it
+        for attempt in 0..<5 {
+            if !restarting, port == 0 || attempt > 0 { port = Int.random(in: 20_000...60_000) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            process.currentDirectoryURL = directory
+            process.arguments = [
+                "s_server", "-accept", "\(ip):\(port)", "-cert", "\(key).pem", "-key", "\(key).key", "-cert_chain",
+                "ca.pem", "-quiet", "-www",
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            for _ in 0..<50 {
+                if Self.accepts(ip: ip, port: port) {
+                    server = process
+                    return
+                }
+                if !process.isRunning { break }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        throw CommandFailed(command: "openssl s_server on \(ip):\(port)", status: 1, output: "never accepted")
+    }
+
+    /// Stops the server (s_server does not always stop on SIGTERM: SIGKILL).
+    func stop() {
+        guard let server else { return }
+        kill(server.processIdentifier, SIGKILL)
+        server.waitUntilExit()
+        self.server = nil
+    }
+
+    @discardableResult
+    func shell(_ script: String) throws -> String {
+        try run("sh", "-c", "cd '\(directory.path)' && \(script)")
+    }
+
+    /// Whether a TCP connection to ip:port succeeds now.
+    static func accepts(ip: String, port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr(ip)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}
