@@ -58,25 +58,32 @@ final class HostMonitor: Sendable {
         return !isStopped
     }
 
-    /// One host per step, in name order, wrapping around; each step lists the hosts again, so a new host is
-    /// probed within one interval and a retired one is dropped. Steps are `interval / hosts` apart.
+    /// One pass over the watched hosts per interval, in name order, `interval / hosts` apart. The names are
+    /// listed once per pass (a host added meanwhile is probed in the next pass) and each host's pins are read
+    /// just before its probe, so a pass costs one small read per host.
     private func run() {
-        var last: String?
         while !isStopped {
-            let hosts: [HostProbeTable.Watched]
+            let names: [String]
             do {
-                hosts = try store.read { db in try HostProbeTable.watched(db) }
+                names = try store.read { db in try HostProbeTable.watchedNames(db) }
             } catch {
                 logger.error("monitor cannot list hosts", metadata: ["error": "\(error)"])
-                hosts = []
+                names = []
             }
-            guard let next = hosts.first(where: { $0.name > (last ?? "") }) ?? hosts.first else {
+            guard !names.isEmpty else {
                 guard pause(min(interval, 5)) else { return }
                 continue
             }
-            check(next)
-            last = next.name
-            guard pause(interval / Double(hosts.count)) else { return }
+            let spread = interval / Double(names.count)
+            for name in names {
+                guard !isStopped else { return }
+                do {
+                    if let host = try store.read({ db in try HostProbeTable.watched(db, name: name) }) { check(host) }
+                } catch {
+                    logger.error("monitor cannot read a host", metadata: ["host": "\(name)", "error": "\(error)"])
+                }
+                guard pause(spread) else { return }
+            }
         }
     }
 

@@ -10,13 +10,15 @@ enum HostProbeTable {
         var pins: [Pin]
     }
 
-    /// Every host with an enforcing, non-retired set, by name.
-    static func watched(_ db: Database) throws -> [Watched] {
-        let names = try String.fetchAll(
-            db, sql: "SELECT name FROM host WHERE enforce = 1 AND retired = 0 ORDER BY name")
-        return try names.compactMap { name in
-            try HostTable.fetch(db, name: name).map { Watched(name: name, pins: $0.pins) }
-        }
+    /// The name of every host with an enforcing, non-retired set, in name order.
+    static func watchedNames(_ db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT name FROM host WHERE enforce = 1 AND retired = 0 ORDER BY name")
+    }
+
+    /// `name` with its pins, or `nil` when it is gone, retired or report-only.
+    static func watched(_ db: Database, name: String) throws -> Watched? {
+        guard let state = try HostTable.fetch(db, name: name), state.enforce, !state.retired else { return nil }
+        return Watched(name: name, pins: state.pins)
     }
 
     /// Stores `status` as the last result of its host (nothing when the host no longer exists). Returns the
