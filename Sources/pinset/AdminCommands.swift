@@ -32,7 +32,8 @@ enum AdminOutput {
         }
         struct Written: Decodable { var preflight: PreflightReport? }
         if let preflight = (try? JSONDecoder().decode(Written.self, from: data))?.preflight {
-            print("preflight:         \(preflight.status.rawValue)\(preflight.forced ? " (forced)" : ""): \(preflight.detail)")
+            let forced = preflight.forced ? " (forced)" : ""
+            print("preflight:         \(preflight.status.rawValue)\(forced): \(preflight.detail)")
         }
     }
 

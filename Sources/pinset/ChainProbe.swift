@@ -19,7 +19,8 @@ enum ChainProbe {
             Thread.detachNewThread {
                 do {
                     let address = try AddressResolver.resolve(name, port: port, limit: 1)[0]
-                    continuation.resume(returning: try TLSProbe.presentedChain(to: address, serverName: sni, timeout: 10))
+                    let chain = try TLSProbe.presentedChain(to: address, serverName: sni, timeout: 10)
+                    continuation.resume(returning: chain)
                 } catch {
                     continuation.resume(throwing: CLIError("cannot probe \(endpoint): \(error)"))
                 }

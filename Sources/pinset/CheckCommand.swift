@@ -69,11 +69,14 @@ struct CheckCommand: AsyncParsableCommand {
         let results = LockoutCheck.evaluate(set.pins, probes: probes, now: now)
         print("# \(name): published version \(set.version), \(set.pins.count) pins, enforce \(set.enforce)")
         for result in results {
-            let verdict = result.error.map { "unreachable: \($0)" } ?? (result.matches == true ? "matches" : "WOULD LOCK OUT")
+            let verdict =
+                result.error.map { "unreachable: \($0)" } ?? (result.matches == true ? "matches" : "WOULD LOCK OUT")
             print("\(result.address)  \(verdict)")
             for certificate in result.served {
                 let pinned = set.pins.contains { certificate.matches($0) } ? "pinned" : "-"
-                print("  \(certificate.spki)  \(certificate.position == 0 ? "leaf" : "chain")  \(pinned)  \(certificate.subject)")
+                print(
+                    "  \(certificate.spki)  \(certificate.position == 0 ? "leaf" : "chain")  \(pinned)  \(certificate.subject)"
+                )
             }
         }
         if results.contains(where: { $0.matches == false }) { return Self.wouldLockOut }

@@ -11,11 +11,19 @@ struct ProbeOptions: ParsableArguments {
             "HOST:PORT:ADDR:PORT (curl's --connect-to): probe ADDR:PORT for HOST:PORT. Repeatable. Env PINSET_CONNECT_TO (space-separated)."
     )
     var connectTo: [String] = []
-    @Flag(help: "Let probes reach loopback, private and link-local addresses (otherwise only a --connect-to mapping can).")
+    @Flag(
+        help: "Let probes reach loopback, private and link-local addresses (otherwise only a --connect-to mapping can)."
+    )
     var probeAllowPrivate = false
-    @Option(help: "How often the monitor probes every enforcing host (0 = no monitor). Env PINSET_MONITOR_INTERVAL. Default 10m.")
+    @Option(
+        help:
+            "How often the monitor probes every enforcing host (0 = no monitor). Env PINSET_MONITOR_INTERVAL. Default 10m."
+    )
     var monitorInterval: String?
-    @Option(help: "Warn when a served certificate or the only matching pin expires within this. Env PINSET_EXPIRY_WARNING. Default 21d.")
+    @Option(
+        help:
+            "Warn when a served certificate or the only matching pin expires within this. Env PINSET_EXPIRY_WARNING. Default 21d."
+    )
     var expiryWarning: String?
     @Option(help: "URL the monitor POSTs a JSON event to when a host changes state. Env PINSET_ALERT_WEBHOOK.")
     var alertWebhook: String?
@@ -52,7 +60,8 @@ struct ProbeOptions: ParsableArguments {
         }
         return try texts.map { text in
             guard let rule = ConnectToRule(text) else {
-                throw CLIError("--connect-to \"\(text)\" is not HOST:PORT:ADDR:PORT (e.g. api.example.com:443:127.0.0.1:8443)")
+                throw CLIError(
+                    "--connect-to \"\(text)\" is not HOST:PORT:ADDR:PORT (e.g. api.example.com:443:127.0.0.1:8443)")
             }
             return rule
         }

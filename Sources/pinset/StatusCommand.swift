@@ -25,7 +25,9 @@ struct StatusCommand: AsyncParsableCommand {
             hosts = [host]
         } else {
             struct Hosts: Decodable { var hosts: [HostSummary] }
-            hosts = try AdminOutput.decode(Hosts.self, try await client.send("GET", "/admin/hosts")).hosts.map { $0.host }
+            hosts = try AdminOutput.decode(Hosts.self, try await client.send("GET", "/admin/hosts")).hosts.map {
+                $0.host
+            }
         }
         for name in hosts {
             let data = try await client.send("GET", "/admin/hosts/\(name.pathSegment)/status")
@@ -46,10 +48,13 @@ struct StatusCommand: AsyncParsableCommand {
         }
         if let status = statuses.first, host != nil {
             for address in status.addresses {
-                let verdict = address.error.map { "error: \($0)" } ?? (address.matches == true ? "matches" : "NOT PINNED")
+                let verdict =
+                    address.error.map { "error: \($0)" } ?? (address.matches == true ? "matches" : "NOT PINNED")
                 print("  \(address.address)  \(verdict)")
                 for certificate in address.served {
-                    print("    \(certificate.spki)  \(certificate.position == 0 ? "leaf" : "chain")  \(certificate.subject)")
+                    print(
+                        "    \(certificate.spki)  \(certificate.position == 0 ? "leaf" : "chain")  \(certificate.subject)"
+                    )
                 }
             }
         }

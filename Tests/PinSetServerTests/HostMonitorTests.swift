@@ -50,7 +50,8 @@ final class WebhookListener: HTTPHandler, @unchecked Sendable {
                 alertWebhook: listener.url))
         let put = try server.put(
             host.name,
-            #"{"pins":[{"sha256":"\#(try host.pin("current"))"},{"sha256":"\#(try host.pin("backup"))","role":"backup"}]}"#)
+            #"{"pins":[{"sha256":"\#(try host.pin("current"))"},{"sha256":"\#(try host.pin("backup"))","role":"backup"}]}"#
+        )
         #expect(put.status == 201, "\(put.text)")
         func status() throws -> [String: Any] {
             try server.client.request("GET", "/admin/hosts/\(host.name)/status", headers: server.auth).json()
@@ -75,7 +76,8 @@ final class WebhookListener: HTTPHandler, @unchecked Sendable {
         let summary = (hosts["hosts"] as? [[String: Any]])?.first { $0["host"] as? String == host.name }
         #expect(summary?["state"] as? String == "failing")
 
-        #expect(waitFor(seconds: 10) { listener.bodies.withLock { $0.contains { $0.contains(#""state":"failing""#) } } })
+        #expect(
+            waitFor(seconds: 10) { listener.bodies.withLock { $0.contains { $0.contains(#""state":"failing""#) } } })
         let event = listener.bodies.withLock { $0.first { $0.contains(#""state":"failing""#) } } ?? ""
         let json = try JSONSerialization.jsonObject(with: Data(event.utf8)) as? [String: Any] ?? [:]
         #expect(json["host"] as? String == host.name)

@@ -27,7 +27,8 @@ import Testing
     @Test func refusesASetTheLiveHostDoesNotMatchAndListsWhatItServes() throws {
         let host = try TLSTestHost()
         let server = try server(host)
-        let response = try server.put(host.name, body([(try host.pin("rogue"), "current"), (try host.pin("backup"), "backup")]))
+        let response = try server.put(
+            host.name, body([(try host.pin("rogue"), "current"), (try host.pin("backup"), "backup")]))
         #expect(response.status == 422, "\(response.text)")
         let json = try response.json()
         #expect(json["rule"] as? String == "would-lock-out")
@@ -44,7 +45,8 @@ import Testing
     @Test func acceptsASetThatMatchesAndSaysSo() throws {
         let host = try TLSTestHost()
         let server = try server(host)
-        let response = try server.put(host.name, body([(try host.pin("current"), "current"), (try host.pin("backup"), "backup")]))
+        let response = try server.put(
+            host.name, body([(try host.pin("current"), "current"), (try host.pin("backup"), "backup")]))
         #expect(response.status == 201, "\(response.text)")
         #expect(try preflight(response)["status"] as? String == "match")
         #expect(try preflight(response)["forced"] as? Bool == false)
@@ -70,7 +72,8 @@ import Testing
         let server = try server(host)
         let current = try host.pin("current")
         let created = try server.put(
-            host.name, body([(current, "current"), (try host.pin("backup"), "backup"), (try host.pin("rogue"), "future")]))
+            host.name,
+            body([(current, "current"), (try host.pin("backup"), "backup"), (try host.pin("rogue"), "future")]))
         #expect(created.status == 201, "\(created.text)")
         let path = "/admin/hosts/\(host.name)/pins/\(Base64URL.encode(Base64.decode(current)!))"
         let removed = try server.client.request("DELETE", path, headers: server.auth)
@@ -84,7 +87,8 @@ import Testing
         let host = try TLSTestHost()
         host.stop()
         let server = try server(host)
-        let response = try server.put(host.name, body([(try host.pin("rogue"), "current"), (try host.pin("backup"), "backup")]))
+        let response = try server.put(
+            host.name, body([(try host.pin("rogue"), "current"), (try host.pin("backup"), "backup")]))
         #expect(response.status == 201, "\(response.text)")
         #expect(try preflight(response)["status"] as? String == "unreachable")
         #expect((try preflight(response)["detail"] as? String)?.contains("cannot probe") == true)
@@ -153,7 +157,8 @@ import Testing
     @Test func offModeDoesNotProbe() throws {
         let host = try TLSTestHost()
         let server = try server(host, mode: .off)
-        let response = try server.put(host.name, body([(try host.pin("rogue"), "current"), (try host.pin("backup"), "backup")]))
+        let response = try server.put(
+            host.name, body([(try host.pin("rogue"), "current"), (try host.pin("backup"), "backup")]))
         #expect(response.status == 201)
         #expect(try response.json()["preflight"] == nil)
     }
@@ -199,18 +204,21 @@ import Testing
             Pin(sha256: pin(1), type: .spki, role: .current, expiresAt: soon),
             Pin(sha256: pin(3), type: .spki, role: .backup),
         ]
-        let status = HostStatus.evaluate(host: "a.example", pins: pins, probes: [probe], now: now, expiryWarning: 21 * 86_400)
+        let status = HostStatus.evaluate(
+            host: "a.example", pins: pins, probes: [probe], now: now, expiryWarning: 21 * 86_400)
         #expect(status.state == .warning)
         #expect(status.warnings == [.certificateExpiresSoon, .onlyMatchingPinExpiresSoon])
         #expect(status.pinsMatch == true)
         let failing = HostStatus.evaluate(
-            host: "a.example", pins: [pins[1]], probes: [probe, AddressProbe(address: "192.0.2.2:443", error: "timeout")],
+            host: "a.example", pins: [pins[1]],
+            probes: [probe, AddressProbe(address: "192.0.2.2:443", error: "timeout")],
             now: now, expiryWarning: 0)
         #expect(failing.state == .failing)
         #expect(failing.warnings == [.servedKeyNotPinned, .unreachable])
         #expect(failing.pinsMatch == false)
         let expired = HostStatus.evaluate(
-            host: "a.example", pins: [Pin(sha256: pin(1), type: .spki, role: .current, expiresAt: now)], probes: [probe],
+            host: "a.example", pins: [Pin(sha256: pin(1), type: .spki, role: .current, expiresAt: now)],
+            probes: [probe],
             now: now, expiryWarning: 0)
         #expect(expired.state == .failing)  // an expired pin matches nothing
     }

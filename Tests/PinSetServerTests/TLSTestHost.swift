@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real TLS host for lock-out tests: `openssl s_server` on a random 127.0.0.0/8 address and port,

@@ -1,9 +1,9 @@
 import COpenSSL
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Collects the certificate chain a TLS server presents, with OpenSSL, and nothing else.
@@ -25,10 +25,35 @@ public enum TLSProbe {
     {
         precondition(timeout > 0, "a probe needs a positive timeout")
         let deadline = Deadline(seconds: timeout)
-        let socket = try ProbeSocket.connect(address, deadline: deadline)
-        let connection = try TLSConnection(fd: socket.fd, serverName: serverName, peer: address)
-        try connection.handshake(deadline: deadline, wait: socket.wait)
-        return try connection.peerChain()
+        return try withoutSIGPIPE { () throws(TLSProbeError) in
+            let socket = try ProbeSocket.connect(address, deadline: deadline)
+            let connection = try TLSConnection(fd: socket.fd, serverName: serverName, peer: address)
+            try connection.handshake(deadline: deadline, wait: socket.wait)
+            return try connection.peerChain()
+        }
+    }
+
+    /// Runs `body` with SIGPIPE blocked on this thread. OpenSSL writes to the socket with write(2): a peer
+    /// that resets the connection mid-handshake would otherwise raise SIGPIPE, whose default action ends the
+    /// process. A SIGPIPE raised meanwhile is consumed before the mask is restored.
+    private static func withoutSIGPIPE<R>(_ body: () throws(TLSProbeError) -> R) throws(TLSProbeError) -> R {
+        #if canImport(Glibc)
+            var pipe = sigset_t()
+            sigemptyset(&pipe)
+            sigaddset(&pipe, SIGPIPE)
+            var previous = sigset_t()
+            pthread_sigmask(SIG_BLOCK, &pipe, &previous)
+            defer {
+                var pending = sigset_t()
+                sigpending(&pending)
+                if sigismember(&pending, SIGPIPE) == 1 {
+                    var now = timespec()
+                    _ = sigtimedwait(&pipe, nil, &now)
+                }
+                pthread_sigmask(SIG_SETMASK, &previous, nil)
+            }
+        #endif
+        return try body()
     }
 }
 
@@ -65,9 +90,9 @@ final class ProbeSocket {
         var hints = addrinfo()
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
         #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         #else
-        hints.ai_socktype = SOCK_STREAM
+            hints.ai_socktype = SOCK_STREAM
         #endif
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(address.ip, String(address.port), &hints, &list) == 0, let entry = list else {
@@ -75,15 +100,15 @@ final class ProbeSocket {
         }
         defer { freeaddrinfo(entry) }
         #if canImport(Glibc)
-        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+            let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         #else
-        let type = SOCK_STREAM
+            let type = SOCK_STREAM
         #endif
         let fd = socket(entry.pointee.ai_family, type, 0)
         guard fd >= 0 else { throw TLSProbeError(.connectFailed, "socket() failed: \(errnoText())") }
         let socket = ProbeSocket(fd: fd, peer: address)
         #if !canImport(Glibc)
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
         #endif
         if Glibc.connect(fd, entry.pointee.ai_addr, entry.pointee.ai_addrlen) != 0 {
             guard errno == EINPROGRESS else {
@@ -157,7 +182,8 @@ final class TLSConnection {
             case SSL_ERROR_WANT_WRITE: try wait(true, deadline, "TLS handshake with \(peer)")
             case SSL_ERROR_SYSCALL:
                 _ = OpenSSLCall.drainErrors()
-                throw TLSProbeError(.handshakeFailed, "TLS handshake with \(peer) failed: connection closed by the peer")
+                throw TLSProbeError(
+                    .handshakeFailed, "TLS handshake with \(peer) failed: connection closed by the peer")
             default:
                 throw TLSProbeError(.handshakeFailed, "TLS handshake with \(peer) failed: \(OpenSSLCall.drainErrors())")
             }
@@ -186,7 +212,9 @@ final class TLSConnection {
 extension ProbeSocket {
     /// `wait(forWriting:deadline:what:)` as a closure for ``TLSConnection/handshake(deadline:wait:)``.
     var wait: (Bool, Deadline, String) throws(TLSProbeError) -> Void {
-        { (writing, deadline, what) throws(TLSProbeError) in try self.wait(forWriting: writing, deadline: deadline, what: what) }
+        { (writing, deadline, what) throws(TLSProbeError) in
+            try self.wait(forWriting: writing, deadline: deadline, what: what)
+        }
     }
 }
 

@@ -4,7 +4,7 @@ import Logging
 import PinSetCore
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// POSTs a small JSON event to `--alert-webhook` whenever the monitor sees a host change state, on a serial
@@ -59,7 +59,9 @@ final class AlertWebhook: Sendable {
             if let status, (200..<300).contains(status) { return }
             logger.warning(
                 "alert webhook failed",
-                metadata: ["host": "\(event.host)", "attempt": "\(attempt)", "status": "\(status.map(String.init) ?? "none")"])
+                metadata: [
+                    "host": "\(event.host)", "attempt": "\(attempt)", "status": "\(status.map(String.init) ?? "none")",
+                ])
             if attempt < attempts { Thread.sleep(forTimeInterval: Double(attempt)) }
         }
         logger.error("alert webhook gave up", metadata: ["host": "\(event.host)", "state": "\(event.state.rawValue)"])

@@ -4,10 +4,12 @@ enum HostProbeMetrics {
     /// probe of each monitored host. An empty exposition part (headers only) when the database fails.
     static func render(_ store: PinStore) -> String {
         let gauges = (try? store.read { db in try HostProbeTable.gauges(db) }) ?? []
-        var out = "# HELP pinset_host_pins_match Whether every address of a host served a chain its set matches at the last probe (1) or not (0).\n"
+        var out =
+            "# HELP pinset_host_pins_match Whether every address of a host served a chain its set matches at the last probe (1) or not (0).\n"
         out += "# TYPE pinset_host_pins_match gauge\n"
         for gauge in gauges { out += "pinset_host_pins_match{host=\"\(gauge.host)\"} \(gauge.match ? 1 : 0)\n" }
-        out += "# HELP pinset_host_certificate_expiry_seconds The notAfter of the earliest-expiring leaf a host served, in seconds since 1970.\n"
+        out +=
+            "# HELP pinset_host_certificate_expiry_seconds The notAfter of the earliest-expiring leaf a host served, in seconds since 1970.\n"
         out += "# TYPE pinset_host_certificate_expiry_seconds gauge\n"
         for gauge in gauges {
             guard let notAfter = gauge.leafNotAfter else { continue }

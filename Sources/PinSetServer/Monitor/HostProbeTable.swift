@@ -39,7 +39,8 @@ enum HostProbeTable {
                     warnings = excluded.warnings, addresses = excluded.addresses
                 """,
             arguments: [
-                hostId, StoredTime.seconds(status.checkedAt ?? Date()), status.state.rawValue, status.pinsMatch ?? false,
+                hostId, StoredTime.seconds(status.checkedAt ?? Date()), status.state.rawValue,
+                status.pinsMatch ?? false,
                 status.leafNotAfter.map(StoredTime.seconds), warnings, addresses,
             ])
         return previous.flatMap(MonitorState.init(rawValue:))
@@ -91,7 +92,8 @@ enum HostProbeTable {
             return HostStatus(host: name, state: .unknown)
         }
         let decoder = JSONDecoder()
-        let warnings = (try? decoder.decode([HostStatus.Warning].self, from: Data((row["warnings"] as String).utf8))) ?? []
+        let warnings =
+            (try? decoder.decode([HostStatus.Warning].self, from: Data((row["warnings"] as String).utf8))) ?? []
         let addresses = (try? decoder.decode([AddressProbe].self, from: Data((row["addresses"] as String).utf8))) ?? []
         return HostStatus(
             host: name, state: state, checkedAt: StoredTime.date(at), pinsMatch: row["pinsMatch"],

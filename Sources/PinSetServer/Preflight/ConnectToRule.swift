@@ -50,6 +50,7 @@ public struct ConnectToRule: Sendable, Hashable, CustomStringConvertible {
             guard let host else { return "" }
             return host.contains(":") ? "[\(host)]" : host
         }
-        return "\(bracket(host)):\(port.map(String.init) ?? ""):\(bracket(targetHost)):\(targetPort.map(String.init) ?? "")"
+        return
+            "\(bracket(host)):\(port.map(String.init) ?? ""):\(bracket(targetHost)):\(targetPort.map(String.init) ?? "")"
     }
 }

@@ -18,11 +18,13 @@ struct PreflightProbe: Sendable {
         for (index, input) in inputs.enumerated() {
             guard let capture = input.capture else { continue }
             guard capture == "leaf" else {
-                throw ServiceError(.badRequest, "pins[\(index)].capture must be \"leaf\", not \"\(capture.prefix(40))\"")
+                throw ServiceError(
+                    .badRequest, "pins[\(index)].capture must be \"leaf\", not \"\(capture.prefix(40))\"")
             }
             guard input.sha256 == nil, input.certificate == nil else {
                 throw ServiceError(
-                    .badRequest, "pins[\(index)] gives \"capture\" with \"sha256\" or \"certificate\"; give exactly one")
+                    .badRequest, "pins[\(index)] gives \"capture\" with \"sha256\" or \"certificate\"; give exactly one"
+                )
             }
             let leaves = addresses.compactMap { $0.served.first }
             guard !leaves.isEmpty else {

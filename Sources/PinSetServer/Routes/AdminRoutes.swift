@@ -164,7 +164,8 @@ struct AdminRoutes {
         }
         body.removeLast()
         body += Array(",\"preflight\":".utf8) + [UInt8](report) + [UInt8(ascii: "}")]
-        return .dynamic(status: status, headers: [("Content-Type", "application/json"), ("ETag", detail.etag)], body: body)
+        return .dynamic(
+            status: status, headers: [("Content-Type", "application/json"), ("ETag", detail.etag)], body: body)
     }
 
     private func problem(for error: ServiceError) -> Problem {

@@ -45,7 +45,10 @@ extension PinSetService {
                 error.preflight = PreflightReport(status: .mismatch, detail: detail, addresses: addresses)
                 throw error
             }
-            return (planned.pins, PreflightReport(status: .mismatch, detail: detail, addresses: addresses, forced: enforcing))
+            return (
+                planned.pins,
+                PreflightReport(status: .mismatch, detail: detail, addresses: addresses, forced: enforcing)
+            )
         }
         if !unreachable.isEmpty {
             let reasons = unreachable.map { $0.error ?? "" }.joined(separator: "; ")
@@ -60,7 +63,10 @@ extension PinSetService {
                 error.preflight = PreflightReport(status: .unreachable, detail: detail, addresses: addresses)
                 throw error
             }
-            return (planned.pins, PreflightReport(status: .unreachable, detail: detail, addresses: addresses, forced: required))
+            return (
+                planned.pins,
+                PreflightReport(status: .unreachable, detail: detail, addresses: addresses, forced: required)
+            )
         }
         return (
             planned.pins,

@@ -21,7 +21,8 @@ extension PinSetService {
     {
         let probe = try preflightProbe(host: host, inputs: request.pins, force: request.force)
         let pins = try PinResolver.resolve(probe?.capturing(request.pins) ?? request.pins)
-        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: false, probe: probe) { current in
+        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: false, probe: probe) {
+            current in
             PlannedSet(
                 pins: pins, includeSubdomains: request.includeSubdomains, enforce: request.enforce,
                 reportUri: request.reportUri ?? self.configuration.defaultReportURI,

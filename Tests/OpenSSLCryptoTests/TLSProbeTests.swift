@@ -1,0 +1,129 @@
+import Foundation
+import OpenSSLCrypto
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The OpenSSL TLS probe against real peers on loopback: `openssl s_server`, a listener that never answers,
+/// one that resets the connection, and a closed port.
+@Suite struct TLSProbeTests {
+    /// Starts a Python TCP listener on 127.0.0.1 running `behaviour` on each accepted socket `c`; returns the
+    /// process and its port.
+    func listener(_ behaviour: String) throws -> (Process, Int) {
+        let script = """
+            import socket, struct, sys, time
+            s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+            print(s.getsockname()[1], flush=True)
+            while True:
+                c, _ = s.accept()
+                \(behaviour)
+            """
+        let process = Process()
+        // Debian's python3 directly (no version-manager shim between: kill must reach the listener itself),
+        // and no inherited stderr (a survivor would hold the test runner's pipe open).
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        return (process, port)
+    }
+
+    func stop(_ process: Process) {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func address(_ port: Int) throws -> ProbeAddress {
+        try AddressResolver.resolve("127.0.0.1", port: port)[0]
+    }
+
+    @Test func collectsTheWholeChainLeafFirstWithSNI() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Shell.run(
+            """
+            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=CA 2>/dev/null && \
+            openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout leaf.key -out leaf.csr -subj /CN=leaf.example 2>/dev/null && \
+            openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out leaf.pem -days 2 2>/dev/null && \
+            openssl x509 -in leaf.pem -outform DER -out leaf.der && openssl x509 -in ca.pem -outform DER -out ca.der
+            """, in: dir)
+        let port = Int.random(in: 20_000...60_000)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        server.currentDirectoryURL = dir
+        server.arguments = [
+            "s_server", "-accept", "127.0.0.1:\(port)", "-cert", "leaf.pem", "-key", "leaf.key", "-cert_chain",
+            "ca.pem", "-quiet", "-www",
+        ]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        var chain: [[UInt8]] = []
+        for _ in 0..<50 where chain.isEmpty {
+            chain = (try? TLSProbe.presentedChain(to: try address(port), serverName: "leaf.example", timeout: 2)) ?? []
+            if chain.isEmpty { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        let leaf = [UInt8](try Data(contentsOf: dir.appendingPathComponent("leaf.der")))
+        let ca = [UInt8](try Data(contentsOf: dir.appendingPathComponent("ca.der")))
+        #expect(chain == [leaf, ca])
+        #expect(CertificateParser.isSelfIssued(der: ca) && !CertificateParser.isSelfIssued(der: leaf))
+        let notAfter = try #require(CertificateParser.notAfter(der: leaf))
+        let now = Int64(Date().timeIntervalSince1970)
+        #expect(notAfter > now + 86_400 && notAfter <= now + 2 * 86_400 + 60)
+    }
+
+    @Test func aPeerThatNeverAnswersTimesOutOnTime() throws {
+        let (process, port) = try listener("time.sleep(30)")
+        defer { stop(process) }
+        let started = Date()
+        #expect(throws: TLSProbeError.self) {
+            try TLSProbe.presentedChain(to: try address(port), serverName: "a.example", timeout: 1)
+        }
+        do {
+            _ = try TLSProbe.presentedChain(to: try address(port), serverName: "a.example", timeout: 1)
+        } catch let error as TLSProbeError {
+            #expect(error.code == .timeout)
+        }
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+
+    @Test func aPeerThatResetsIsAHandshakeFailureNotACrash() throws {
+        let (process, port) = try listener(
+            #"c.recv(10); c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)); c.close()"#)
+        defer { stop(process) }
+        for _ in 0..<3 {
+            do {
+                _ = try TLSProbe.presentedChain(to: try address(port), serverName: "a.example", timeout: 2)
+                Issue.record("a reset connection gave a chain")
+            } catch let error as TLSProbeError {
+                #expect(error.code == .handshakeFailed)
+            }
+        }
+    }
+
+    @Test func aClosedPortIsConnectFailed() throws {
+        do {
+            _ = try TLSProbe.presentedChain(to: try address(1), serverName: nil, timeout: 2)
+            Issue.record("port 1 answered")
+        } catch let error as TLSProbeError {
+            #expect(error.code == .connectFailed)
+        }
+        #expect(throws: TLSProbeError.self) { try AddressResolver.resolve("nothing.invalid", port: 443) }
+    }
+}
