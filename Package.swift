@@ -8,7 +8,7 @@ import PackageDescription
 //   wire format             PinSetCore                  (Foundation only; shared by server and client)
 //   server domain           PinSetServer                (storage, signing, routes)
 //   client                  PinSetClient, PinSetNIO     (no libmicrohttpd, no OpenSSL)
-//   executable              pinset
+//   executable              pinset                      (TLS probes via OpenSSLCrypto: no NIO, no swift-nio-ssl)
 let package = Package(
     name: "pinset",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
