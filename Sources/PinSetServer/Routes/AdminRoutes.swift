@@ -16,15 +16,8 @@ struct AdminRoutes {
         }
         do {
             return (route, try answer(route, parts: parts, tokenName: tokenName))
-        } catch let error as ServiceError {
-            return (route, problem(for: error).response)
-        } catch let error as HostName.Error {
-            return (route, Problem.invalidHost(error.description).response)
-        } catch let problem as Problem {
-            return (route, problem.response)
         } catch {
-            router.logger.error("admin request failed", metadata: ["path": "\(request.path)", "error": "\(error)"])
-            return (route, Problem.internalError.response)
+            return (route, router.problemResponse(for: error, path: request.path))
         }
     }
 
@@ -148,27 +141,5 @@ struct AdminRoutes {
         .dynamic(
             status: status, headers: [("Content-Type", "application/json"), ("ETag", detail.etag)],
             body: detail.encodedJSON())
-    }
-
-    private func problem(for error: ServiceError) -> Problem {
-        switch error.code {
-        case .badRequest: return .badRequest(error.detail)
-        case .invalidHost: return .invalidHost(error.detail)
-        case .notFound: return .notFound(error.detail)
-        case .preconditionFailed:
-            return Problem(slug: "precondition-failed", title: "Precondition failed", status: 412, detail: error.detail)
-        case .unprocessable:
-            return Problem(
-                slug: "unprocessable", title: "Safety rule broken", status: 422, detail: error.detail,
-                rule: error.rule?.rawValue)
-        case .conflict:
-            return Problem(slug: "conflict", title: "Conflict", status: 409, detail: error.detail)
-        case .unavailable:
-            return .unavailable(error.detail)
-        case .storage:
-            router.metrics.storageError()
-            router.logger.error("storage failure", metadata: ["path": "\(request.path)", "error": "\(error)"])
-            return .internalError
-        }
     }
 }

@@ -166,14 +166,34 @@ final class PinSetRouter: HTTPHandler {
             metrics.report(host: snapshot.entry(stored.host) != nil ? stored.host : nil)
             return .dynamic(status: 204, headers: [], body: [])
         } catch {
-            if error.code == .storage {
-                metrics.storageError()
-                logger.error("storing a report failed", metadata: ["error": "\(error)"])
-                return Problem.internalError.response
-            }
-            return Problem.badRequest(error.detail).response
+            return problemResponse(for: error, path: "/reports")
         }
     }
+
+    /// The one place an error becomes an answer: an ``HTTPProblemError`` gives its problem; a storage failure
+    /// (already logged where it happened) is counted; anything else is logged and answered with a generic 500.
+    func problemResponse(for error: any Error, path: String) -> HTTPResponse {
+        guard let error = error as? any HTTPProblemError else {
+            logger.error("request failed", metadata: ["path": "\(path)", "error": "\(error)"])
+            return Problem.internalError.response
+        }
+        if let error = error as? ServiceError, error.code == .storage {
+            metrics.storageError()
+            logger.error("storage failure", metadata: ["path": "\(path)", "error": "\(error)"])
+        }
+        return error.problem.response
+    }
+
+    // MARK: Answers the wrapper sends on its own
+
+    func payloadTooLargeResponse(limit: Int) -> PreparedResponse {
+        Problem(
+            slug: "payload-too-large", title: "Payload too large", status: 413,
+            detail: "the request body is larger than \(limit) bytes; send a smaller body"
+        ).prepared
+    }
+
+    func internalErrorResponse() -> PreparedResponse { Problem.internalError.prepared }
 
     private func health() -> HTTPResponse {
         guard store.isHealthy() else {
