@@ -1,6 +1,7 @@
 import Foundation
-import MicroHTTPD
 import Testing
+
+@testable import MicroHTTPD
 
 @testable import PinSetServer
 
@@ -11,12 +12,12 @@ import Testing
             kid: "kid", issuedAt: Date(timeIntervalSince1970: 0), expiresAt: Date(timeIntervalSince1970: 1))
     }
 
-    private func lookup(_ snapshot: DocumentSnapshot, _ host: String) -> DocumentSnapshot.Entry? {
-        Array(host.utf8).withUnsafeBytes { snapshot.entry($0) }
+    private func lookup(_ snapshot: DocumentSnapshot, _ host: String) -> CachedResource? {
+        snapshot.resource(host)
     }
 
-    private func body(_ entry: DocumentSnapshot.Entry?) -> String? {
-        entry?.document.withBody { String(decoding: $0, as: UTF8.self) }
+    private func body(_ entry: CachedResource?) -> String? {
+        entry.map { String(decoding: $0.body, as: UTF8.self) }
     }
 
     @Test func manyHostsWithLongNamesAreFoundByTheirBytes() {
@@ -27,8 +28,8 @@ import Testing
         for host in hosts {
             let entry = lookup(snapshot, host)
             #expect(body(entry) == #"{"doc":"\#(host)","v":1}"#)
-            #expect(entry?.document.etag == PublishedDocument.etag(for: Array(#"{"doc":"\#(host)","v":1}"#.utf8)))
-            #expect(snapshot.entry(host) === entry)
+            #expect(entry?.etag == PublishedDocument.etag(for: Array(#"{"doc":"\#(host)","v":1}"#.utf8)))
+            #expect(snapshot.resource(host) === entry)
         }
         #expect(lookup(snapshot, "host-number-1.a-rather-long-zone.exampl") == nil)
         #expect(lookup(snapshot, "host-number-1.a-rather-long-zone.examplee") == nil)
@@ -39,9 +40,9 @@ import Testing
         let snapshot = DocumentSnapshot(maxAge: 60)
         snapshot.publish([document("a.example", version: 2)])
         snapshot.publish([document("a.example", version: 1)])
-        #expect(lookup(snapshot, "a.example")?.document.version == 2)
+        #expect(lookup(snapshot, "a.example")?.version == 2)
         snapshot.publish([document("a.example", version: 3)])
-        #expect(lookup(snapshot, "a.example")?.document.version == 3)
+        #expect(lookup(snapshot, "a.example")?.version == 3)
         #expect(snapshot.count == 1)
     }
 
@@ -49,11 +50,11 @@ import Testing
         let snapshot = DocumentSnapshot(maxAge: 60)
         snapshot.publish([document("a.example")])
         let entry = try #require(lookup(snapshot, "a.example"))
-        let ok = entry.okResponse(cacheControl: snapshot.cacheControl)
-        let notModified = entry.notModifiedResponse(cacheControl: snapshot.cacheControl)
+        let ok = entry.okResponse
+        let notModified = entry.notModifiedResponse
         #expect(ok.status == 200 && notModified.status == 304)
-        #expect(entry.okResponse(cacheControl: snapshot.cacheControl) === ok)
-        #expect(entry.notModifiedResponse(cacheControl: snapshot.cacheControl) === notModified)
+        #expect(entry.okResponse === ok)
+        #expect(entry.notModifiedResponse === notModified)
     }
 
     @Test func concurrentFirstRequestsAgreeOnOneResponse() async throws {
@@ -62,7 +63,7 @@ import Testing
         let entry = try #require(lookup(snapshot, "a.example"))
         let built = await withTaskGroup(of: ObjectIdentifier.self) { group in
             for _ in 0..<16 {
-                group.addTask { ObjectIdentifier(entry.okResponse(cacheControl: snapshot.cacheControl)) }
+                group.addTask { ObjectIdentifier(entry.okResponse) }
             }
             return await Set(group.reduce(into: []) { $0.append($1) })
         }
@@ -74,12 +75,12 @@ import Testing
     @Test func aResponseKeepsItsBytesAliveAfterItsEntryIsReplaced() throws {
         let snapshot = DocumentSnapshot(maxAge: 60)
         snapshot.publish([document("a.example", version: 1)])
-        weak var stored: StoredDocument?
+        weak var stored: AnyObject?
         var response: PreparedResponse?
         do {
             let entry = try #require(lookup(snapshot, "a.example"))
-            stored = entry.document
-            response = entry.okResponse(cacheControl: snapshot.cacheControl)
+            stored = entry.bytes
+            response = entry.okResponse
         }
         snapshot.publish([document("a.example", version: 2)])
         #expect(stored != nil, "the old response still needs the old bytes")

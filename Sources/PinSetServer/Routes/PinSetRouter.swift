@@ -13,9 +13,7 @@ final class PinSetRouter: HTTPHandler {
     let logger: Logger
     let reports: PinReportService
     private let reportLimiter: ReportRateLimiter
-    private let keys: PreparedResponse
-    private let keysNotModified: PreparedResponse
-    private let keysETag: [UInt8]
+    private let keys: CachedResource
 
     init(
         snapshot: DocumentSnapshot, service: PinSetService, reports: PinReportService, store: PinStore,
@@ -29,32 +27,15 @@ final class PinSetRouter: HTTPHandler {
         self.metrics = metrics
         self.logger = logger
         let body = (try? JSONCoding.encoder.encode(service.keySet())).map { [UInt8]($0) } ?? []
-        let etag = PublishedDocument.etag(for: body)
-        let cacheControl = "public, max-age=300"
-        keysETag = Array(etag.utf8)
-        keys = PreparedResponse(
-            status: 200,
-            headers: [("Content-Type", "application/json"), ("ETag", etag), ("Cache-Control", cacheControl)],
-            body: body)
-        // The 304 is built over the 200's bytes (not sent) so its Content-Length is the 200's, as RFC 9110 §8.6 asks.
-        let stored = body.withUnsafeBytes { body in
-            StoredDocument.make(
-                version: 0, host: UnsafeRawBufferPointer(start: nil, count: 0),
-                etag: UnsafeRawBufferPointer(start: nil, count: 0), body: body)
-        }
-        keysNotModified = stored.withBody { body in
-            .notModified(headers: [("ETag", etag), ("Cache-Control", cacheControl)], representation: body, owner: stored)
-        }
+        keys = CachedResource(
+            key: "/keys".utf8, etag: PublishedDocument.etag(for: body), body: body, version: 0,
+            contentType: "application/json", cacheControl: "public, max-age=300")
     }
-
-    private static let pinsPrefix: StaticString = "/pins/"
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let method = request.method
-        if method == .get || method == .head,
-            let response = request.withPathBytes({ path in servePinsFast(path, request) })
-        {
-            return response
+        if method == .get || method == .head, let document = snapshot.resource(forPathAfter: "/pins/", of: request) {
+            return answer(document, request)
         }
         let (route, response) = route(request)
         if let route {
@@ -68,32 +49,13 @@ final class PinSetRouter: HTTPHandler {
 
     // MARK: Public read path
 
-    /// `GET /pins/{host}` for a host already in normal form: one dictionary lookup and a pre-built answer.
-    /// Returns `nil` for every other request, which then takes the general route.
+    /// The pre-built `200` or `304` of a host's document, counted. The fast path: a host already in normal form
+    /// costs one hash-table lookup (``DocumentSnapshot/resource(forPathAfter:of:)``) and this.
     @inline(__always)
-    private func servePinsFast(_ path: UnsafeRawBufferPointer, _ request: HTTPRequest) -> HTTPResponse? {
-        let prefix = Self.pinsPrefix
-        guard path.count > prefix.utf8CodeUnitCount,
-            memcmp(path.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
-        else { return nil }
-        guard let entry = snapshot.entry(UnsafeRawBufferPointer(rebasing: path[prefix.utf8CodeUnitCount...])) else {
-            return nil
-        }
-        return answer(entry, request)
-    }
-
-    @inline(__always)
-    private func answer(_ entry: DocumentSnapshot.Entry, _ request: HTTPRequest) -> HTTPResponse {
-        let matches = request.withHeaderBytes("If-None-Match") { header in
-            guard let header else { return false }
-            return entry.document.withETag { IfNoneMatch.matches(header, etag: $0) }
-        }
-        if matches {
-            metrics.count(.pins, status: 304)
-            return .prepared(entry.notModifiedResponse(cacheControl: snapshot.cacheControl))
-        }
-        metrics.count(.pins, status: 200)
-        return .prepared(entry.okResponse(cacheControl: snapshot.cacheControl))
+    private func answer(_ document: CachedResource, _ request: HTTPRequest) -> HTTPResponse {
+        let response = document.response(to: request)
+        metrics.count(.pins, status: response.status)
+        return .prepared(response)
     }
 
     /// `GET /pins/{host}` for a host not in normal form or not served: normalise, then 400 or 404.
@@ -104,10 +66,10 @@ final class PinSetRouter: HTTPHandler {
         } catch {
             return Problem.invalidHost("\"\(raw.prefix(100))\" is not a valid host name: \(error.description)").response
         }
-        guard let entry = snapshot.entry(host) else {
+        guard let document = snapshot.resource(host) else {
             return Problem.notFound("no pin set is published for \(host)").response
         }
-        return answer(entry, request)
+        return answer(document, request)
     }
 
     // MARK: General routing
@@ -128,11 +90,7 @@ final class PinSetRouter: HTTPHandler {
         switch path {
         case "/keys":
             guard method == .get else { return (.keys, Problem.methodNotAllowed(["GET"]).response) }
-            let fresh = request.withHeaderBytes("If-None-Match") { header in
-                guard let header else { return false }
-                return keysETag.withUnsafeBytes { IfNoneMatch.matches(header, etag: $0) }
-            }
-            return (.keys, .prepared(fresh ? keysNotModified : keys))
+            return (.keys, .prepared(keys.response(to: request)))
         case "/healthz":
             guard method == .get else { return (.healthz, Problem.methodNotAllowed(["GET"]).response) }
             return (.healthz, health())
@@ -163,7 +121,7 @@ final class PinSetRouter: HTTPHandler {
         }
         do {
             let stored = try reports.submit(json: request.body)
-            metrics.report(host: snapshot.entry(stored.host) != nil ? stored.host : nil)
+            metrics.report(host: snapshot.resource(stored.host) != nil ? stored.host : nil)
             return .dynamic(status: 204, headers: [], body: [])
         } catch {
             return problemResponse(for: error, path: "/reports")
@@ -202,9 +160,3 @@ final class PinSetRouter: HTTPHandler {
         return .dynamic(status: 200, headers: [("Content-Type", "application/json")], body: Array(#"{"status":"ok"}"#.utf8))
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

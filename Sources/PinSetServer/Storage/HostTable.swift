@@ -85,32 +85,22 @@ enum HostTable {
     /// when the document was signed). The start-up load. The buffers are valid only during each call.
     static func forEachDocument(
         _ db: Database,
-        _ body: (
-            _ version: Int, _ host: UnsafeRawBufferPointer, _ etag: UnsafeRawBufferPointer,
-            _ document: UnsafeRawBufferPointer
-        ) throws -> Void
+        _ body: (_ version: Int, _ host: Data, _ etag: Data, _ document: Data) throws -> Void
     ) throws {
         let rows = try Row.fetchCursor(
             db, sql: "SELECT d.version, h.name, d.etag, d.body FROM document d JOIN host h ON h.id = d.hostId")
         while let row = try rows.next() {
             let version: Int = row[0]
+            // GRDB hands the column bytes over as `Data` without copying them (its `withUnsafeData`); the resource
+            // copies them once, into its own allocation.
             try row.withUnsafeData(atIndex: 1) { host in
                 try row.withUnsafeData(atIndex: 2) { etag in
                     try row.withUnsafeData(atIndex: 3) { document in
-                        try Self.withBytes(host) { host in
-                            try Self.withBytes(etag) { etag in
-                                try Self.withBytes(document) { document in try body(version, host, etag, document) }
-                            }
-                        }
+                        try body(version, host ?? Data(), etag ?? Data(), document ?? Data())
                     }
                 }
             }
         }
-    }
-
-    private static func withBytes<R>(_ data: Data?, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        guard let data else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        return try data.withUnsafeBytes(body)
     }
 
     /// The hosts whose document was issued at or before `issuedBefore` or signed by a key other than `activeKid`.
