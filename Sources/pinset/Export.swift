@@ -21,7 +21,7 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let path = Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite")
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database at \(path)") }
-        let store = try PinStore(path: path)
+        let store = try PinDatabase(path: path)
         let documents = try PublishedDocuments.load(store: store)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

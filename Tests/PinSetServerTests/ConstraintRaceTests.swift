@@ -10,7 +10,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-race-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try PinStore(path: directory.appendingPathComponent("pinset.sqlite").path)
+        let store = try PinDatabase(path: directory.appendingPathComponent("pinset.sqlite").path)
         let insert = """
             INSERT INTO host (name, version, includeSubdomains, enforce, createdAt, updatedAt)
             VALUES ('race.example.com', 1, 0, 1, 0, 0)

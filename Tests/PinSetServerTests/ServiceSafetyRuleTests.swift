@@ -56,7 +56,7 @@ import Testing
         try expectRule(.invalidPin, SetRequest(pins: [PinInput(sha256: "abc="), pin(.backup)]))
         try expectRule(
             .invalidPin,
-            SetRequest(pins: [PinInput(sha256: Base64URL.encode(SecureBytes.random(count: 32))), pin(.backup)]))
+            SetRequest(pins: [PinInput(sha256: Base64URL.encode(SecureRandom.bytes(count: 32))), pin(.backup)]))
     }
 
     @Test func longCommentIsAnInvalidPin() throws {

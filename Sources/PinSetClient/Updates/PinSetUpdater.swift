@@ -133,7 +133,7 @@ public actor PinSetUpdater {
         guard let storage else { return }
         for host in configuration.hosts {
             guard let bytes = storage.load(host: host) else { continue }
-            if case .success(let document) = trustManager.seed(document: bytes, for: host) {
+            if case .success(let document) = trustManager.installTrusted(document: bytes, for: host) {
                 etags[host] = Self.etag(of: bytes)
                 continuation.yield(.loaded(host: host, version: document.pinSet.version))
             }

@@ -9,9 +9,9 @@ import PinSetCore
 public final class PinSetServerApp: Sendable {
     /// The service behind the admin API, for commands that run in-process (tokens, tests).
     public let service: PinSetService
-    private let store: PinStore
+    private let store: PinDatabase
     private let http: HTTPServer
-    private let snapshot: DocumentSnapshot
+    private let snapshot: DocumentIndex
     private let resigner: PeriodicWorker
     private let logger: Logger
 
@@ -23,8 +23,8 @@ public final class PinSetServerApp: Sendable {
     public init(configuration: PinSetServerConfiguration, logger: Logger = Logger(label: "pinset")) throws {
         self.logger = logger
         let key = try Self.loadKey(configuration)
-        let store = try PinStore(path: configuration.databasePath, logger: logger)
-        let snapshot = DocumentSnapshot(maxAge: Int(configuration.service.refreshInterval))
+        let store = try PinDatabase(path: configuration.databasePath, logger: logger)
+        let snapshot = DocumentIndex(maxAge: Int(configuration.service.refreshInterval))
         let metrics = ServerMetrics()
         let service = try PinSetService(
             store: store, signingKey: key, configuration: configuration.service, logger: logger,

@@ -8,12 +8,12 @@ import PinSetCore
 /// Identical reports share one row with a counter. Rows older than the retention period, and the oldest rows
 /// beyond ``ReportConfiguration/maxRows``, are deleted as new reports arrive, so a flood cannot fill the disk.
 public final class PinReportService: Sendable {
-    let store: PinStore
+    let store: PinDatabase
     let service: PinSetService
     let configuration: ReportConfiguration
 
     /// Creates the service over an open store; `service` answers which pins are current.
-    public init(store: PinStore, service: PinSetService, configuration: ReportConfiguration = ReportConfiguration()) {
+    public init(store: PinDatabase, service: PinSetService, configuration: ReportConfiguration = ReportConfiguration()) {
         self.store = store
         self.service = service
         self.configuration = configuration

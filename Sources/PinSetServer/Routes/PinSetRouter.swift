@@ -6,9 +6,9 @@ import PinSetCore
 /// Sends each request to the right place: `GET /pins/{host}` to the in-memory snapshot, the other public
 /// routes to small handlers, and `/admin/` to the service after checking the bearer token.
 final class PinSetRouter: HTTPHandler {
-    let snapshot: DocumentSnapshot
+    let snapshot: DocumentIndex
     let service: PinSetService
-    let store: PinStore
+    let store: PinDatabase
     let metrics: ServerMetrics
     let logger: Logger
     let reports: PinReportService
@@ -16,7 +16,7 @@ final class PinSetRouter: HTTPHandler {
     private let keys: CachedResource
 
     init(
-        snapshot: DocumentSnapshot, service: PinSetService, reports: PinReportService, store: PinStore,
+        snapshot: DocumentIndex, service: PinSetService, reports: PinReportService, store: PinDatabase,
         metrics: ServerMetrics, logger: Logger
     ) {
         self.snapshot = snapshot
@@ -50,7 +50,7 @@ final class PinSetRouter: HTTPHandler {
     // MARK: Public read path
 
     /// The pre-built `200` or `304` of a host's document, counted. The fast path: a host already in normal form
-    /// costs one hash-table lookup (``DocumentSnapshot/resource(forPathAfter:of:)``) and this.
+    /// costs one hash-table lookup (``DocumentIndex/resource(forPathAfter:of:)``) and this.
     @inline(__always)
     private func answer(_ document: CachedResource, _ request: HTTPRequest) -> HTTPResponse {
         let response = document.response(to: request)

@@ -50,7 +50,7 @@ extension PinSetService {
         let hash = SHA256Digest.hash(Array(token.utf8))
         let entries = tokenCache.withLock { $0.entries }
         var match: String?
-        for entry in entries where SecureBytes.constantTimeEquals(entry.hash, hash) {
+        for entry in entries where ConstantTime.equals(entry.hash, hash) {
             match = entry.name
         }
         return match

@@ -1,6 +1,6 @@
 import GRDB
 
-extension PinStore {
+extension PinDatabase {
     /// The schema, as named, append-only steps. Never edit a step that has shipped; add a new one.
     ///
     /// Times are stored as integer seconds since 1970 (UTC); pin hashes as their base64 text.

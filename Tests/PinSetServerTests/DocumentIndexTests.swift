@@ -5,14 +5,14 @@ import Testing
 
 @testable import PinSetServer
 
-@Suite struct DocumentSnapshotTests {
+@Suite struct DocumentIndexTests {
     private func document(_ host: String, version: Int = 1, body: String? = nil) -> PublishedDocument {
         PublishedDocument(
             host: host, version: version, body: Array((body ?? #"{"doc":"\#(host)","v":\#(version)}"#).utf8),
             kid: "kid", issuedAt: Date(timeIntervalSince1970: 0), expiresAt: Date(timeIntervalSince1970: 1))
     }
 
-    private func lookup(_ snapshot: DocumentSnapshot, _ host: String) -> CachedResource? {
+    private func lookup(_ snapshot: DocumentIndex, _ host: String) -> CachedResource? {
         snapshot.resource(host)
     }
 
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func manyHostsWithLongNamesAreFoundByTheirBytes() {
-        let snapshot = DocumentSnapshot(maxAge: 60)
+        let snapshot = DocumentIndex(maxAge: 60)
         let hosts = (0..<2_000).map { "host-number-\($0).a-rather-long-zone.example" }
         snapshot.publish(hosts.map { document($0) })
         #expect(snapshot.count == hosts.count)
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func anOlderVersionNeverReplacesANewerOne() {
-        let snapshot = DocumentSnapshot(maxAge: 60)
+        let snapshot = DocumentIndex(maxAge: 60)
         snapshot.publish([document("a.example", version: 2)])
         snapshot.publish([document("a.example", version: 1)])
         #expect(lookup(snapshot, "a.example")?.version == 2)
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func responsesAreBuiltOnceThenReused() throws {
-        let snapshot = DocumentSnapshot(maxAge: 60)
+        let snapshot = DocumentIndex(maxAge: 60)
         snapshot.publish([document("a.example")])
         let entry = try #require(lookup(snapshot, "a.example"))
         let ok = entry.okResponse
@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func concurrentFirstRequestsAgreeOnOneResponse() async throws {
-        let snapshot = DocumentSnapshot(maxAge: 60)
+        let snapshot = DocumentIndex(maxAge: 60)
         snapshot.publish([document("a.example")])
         let entry = try #require(lookup(snapshot, "a.example"))
         let built = await withTaskGroup(of: ObjectIdentifier.self) { group in
@@ -73,7 +73,7 @@ import Testing
     /// libmicrohttpd may still be sending a response after a write replaced its entry: the response keeps
     /// the stored bytes alive until libmicrohttpd destroys it.
     @Test func aResponseKeepsItsBytesAliveAfterItsEntryIsReplaced() throws {
-        let snapshot = DocumentSnapshot(maxAge: 60)
+        let snapshot = DocumentIndex(maxAge: 60)
         snapshot.publish([document("a.example", version: 1)])
         weak var stored: AnyObject?
         var response: PreparedResponse?

@@ -6,8 +6,8 @@ import Logging
 ///
 /// Every connection runs `PRAGMA synchronous = FULL` (a committed write survives power loss), has foreign
 /// keys on and waits up to 5 s on a busy database. The schema is built by named, append-only migrations
-/// (``PinStore/migrator``).
-public final class PinStore: Sendable {
+/// (``PinDatabase/migrator``).
+public final class PinDatabase: Sendable {
     let pool: DatabasePool
     let logger: Logger
 

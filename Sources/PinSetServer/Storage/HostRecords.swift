@@ -3,7 +3,7 @@ import GRDB
 import PinSetCore
 
 /// SQL for hosts, their pins, their versions and their current documents.
-enum HostTable {
+enum HostRecords {
     /// A new version to store, with everything derived from it.
     struct NewVersion {
         var set: PinSet

@@ -13,7 +13,7 @@ import MicroHTTPD
 /// 1.3 KB for the `200` and 0.5 KB for the `304` in libmicrohttpd 0.9.75, which copies every header into its
 /// own allocations) and then reused for every later request without allocating. Hosts nobody asks for never
 /// pay for them, and start-up does not build 200,000 responses.
-final class DocumentSnapshot: Sendable {
+final class DocumentIndex: Sendable {
     private let table = Locked(ResourceTable())
     /// `public, max-age=N`, shared by every response.
     let cacheControl: String
@@ -40,9 +40,9 @@ final class DocumentSnapshot: Sendable {
 
     /// Loads every stored document (start-up), row by row straight from SQLite into resources. Returns the
     /// number of hosts served.
-    func load(from store: PinStore) throws(ServiceError) -> Int {
+    func load(from store: PinDatabase) throws(ServiceError) -> Int {
         try store.read { db in
-            try HostTable.forEachDocument(db) { version, host, etag, body in
+            try HostRecords.forEachDocument(db) { version, host, etag, body in
                 insert(resource(host: host, etag: String(decoding: etag, as: UTF8.self), body: body, version: version))
             }
         }
