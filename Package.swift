@@ -122,7 +122,8 @@ let package = Package(
         .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD"]),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"]),
         .testTarget(name: "PinSetCoreTests", dependencies: ["PinSetCore"]),
-        .testTarget(name: "PinSetServerTests", dependencies: ["PinSetServer", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto"]),
+        .testTarget(
+            name: "PinSetServerTests", dependencies: ["PinSetServer", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking"]),
         .testTarget(
             name: "PinSetClientTests",
             dependencies: [

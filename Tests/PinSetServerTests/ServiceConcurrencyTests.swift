@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import OpenSSLCrypto
 import PinSetCore
 import Testing
