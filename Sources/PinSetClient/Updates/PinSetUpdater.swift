@@ -59,6 +59,8 @@ public actor PinSetUpdater {
     private var etags: [String: String] = [:]
     private var consecutiveFailures: [String: Int] = [:]
     private var loops: [String: Task<Void, Never>] = [:]
+    /// The trust half, for a trust manager configured with root keys (PROTOCOL §6); `nil` otherwise.
+    let trust: TrustRefresher?
 
     /// Creates an updater; nothing happens until ``start()``.
     /// - Parameters:
@@ -79,6 +81,9 @@ public actor PinSetUpdater {
         self.storage = storage
         self.clock = clock
         (events, continuation) = AsyncStream.makeStream(of: UpdateEvent.self, bufferingPolicy: .bufferingNewest(256))
+        trust = TrustRefresher.make(
+            trustManager, server: configuration.server, transport: transport, storage: storage, clock: clock,
+            events: continuation)
     }
 
     /// Reloads persisted documents into the trust manager, then starts polling every host. Calling it twice
@@ -86,6 +91,7 @@ public actor PinSetUpdater {
     public func start() {
         guard loops.isEmpty else { return }
         loadPersisted()
+        trust?.start(self)
         for host in configuration.hosts {
             loops[host] = Task { [weak self] in
                 while !Task.isCancelled {
@@ -104,12 +110,14 @@ public actor PinSetUpdater {
         loops.removeAll()
         for task in running { task.cancel() }
         for task in running { await task.value }
+        await trust?.stop()
         continuation.finish()
     }
 
     /// Installs every persisted document for the configured hosts (signature and host re-checked, freshness
     /// not: an expired one is a stale set). Called by ``start()``; public for apps that only want the reload.
     public func loadPersisted() {
+        trust?.loadPersisted()
         guard let storage else { return }
         for host in configuration.hosts {
             guard let bytes = storage.load(host: host) else { continue }
@@ -161,6 +169,9 @@ public actor PinSetUpdater {
             event = .rejected(host: host, DocumentRejection(.tooLarge, limit.description))
         } catch {
             event = .fetchFailed(host: host, UpdateError(.transport, "GET \(url.absoluteString) failed: \(error)"))
+        }
+        if case .rejected(_, let rejection) = event, await trustAdvanced(after: rejection, host: host) {
+            return await fetch(host)
         }
         let failed: Bool
         switch event {

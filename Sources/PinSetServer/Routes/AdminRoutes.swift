@@ -36,6 +36,7 @@ struct AdminRoutes {
         case ("hosts", 4) where parts[2] == "pins": .adminPin
         case ("hosts", 3) where parts[2] == "history": .adminHistory
         case ("reports", 1): .adminReports
+        case ("trust", 1): .adminTrust
         default: .unknown
         }
     }
@@ -105,6 +106,17 @@ struct AdminRoutes {
                 since = date
             }
             return try json(200, ["groups": router.reports.groups(host: host, since: since)])
+        case .adminTrust:
+            guard method == .put else { throw Problem.methodNotAllowed(["PUT"]) }
+            let outcome = try router.trust.push(request.body, tokenName: tokenName)
+            router.metrics.adminWrite()
+            router.logger.info(
+                "trust document pushed",
+                metadata: [
+                    "version": "\(outcome.version)", "signers": "\(outcome.signers.joined(separator: ","))",
+                    "token": "\(tokenName)",
+                ])
+            return try json(201, outcome)
         default:
             throw Problem.notFound("there is no admin resource at \(request.path.prefix(200)); see openapi.yaml")
         }
@@ -149,7 +161,7 @@ struct AdminRoutes {
         case .unprocessable:
             return Problem(
                 slug: "unprocessable", title: "Safety rule broken", status: 422, detail: error.detail,
-                rule: error.rule?.rawValue)
+                rule: error.rule?.rawValue ?? error.trustRule?.rawValue)
         case .conflict:
             return Problem(slug: "conflict", title: "Conflict", status: 409, detail: error.detail)
         case .unavailable:

@@ -12,13 +12,15 @@ final class PinSetRouter: HTTPHandler {
     let metrics: ServerMetrics
     let logger: Logger
     let reports: PinReportService
+    let trust: TrustService
     private let reportLimiter: ReportRateLimiter
     private let keys: PreparedResponse
 
     init(
-        snapshot: DocumentSnapshot, service: PinSetService, reports: PinReportService, store: PinStore,
-        metrics: ServerMetrics, logger: Logger
+        snapshot: DocumentSnapshot, service: PinSetService, reports: PinReportService, trust: TrustService,
+        store: PinStore, metrics: ServerMetrics, logger: Logger
     ) {
+        self.trust = trust
         self.snapshot = snapshot
         self.service = service
         self.reports = reports
@@ -119,13 +121,26 @@ final class PinSetRouter: HTTPHandler {
             return (.healthz, health())
         case "/metrics":
             guard method == .get else { return (.metrics, Problem.methodNotAllowed(["GET"]).response) }
-            let body = Array(metrics.render(hosts: snapshot.count).utf8)
+            let body = Array(metrics.render(hosts: snapshot.count, delegation: try? trust.delegation()).utf8)
             return (.metrics, .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body))
         case "/reports":
             guard method == .post else { return (.reports, Problem.methodNotAllowed(["POST"]).response) }
             return (.reports, receiveReport(request))
+        case "/trust":
+            guard method == .get || method == .head else { return (.trust, Problem.methodNotAllowed(["GET"]).response) }
+            return (.trust, serveTrust(version: nil, request))
         default:
             break
+        }
+        if path.hasPrefix("/trust/") {
+            guard method == .get || method == .head else {
+                return (.trustVersion, Problem.methodNotAllowed(["GET"]).response)
+            }
+            let text = path.dropFirst(7)
+            guard let version = Int(text), version >= 1, text.utf8.count <= 18, text.first != "0", text.first != "+" else {
+                return (.trustVersion, Problem.badRequest("the trust document version must be a whole number ≥ 1").response)
+            }
+            return (.trustVersion, serveTrust(version: version, request))
         }
         if path == "/admin" || path.hasPrefix("/admin/") {
             return AdminRoutes(router: self, request: request).dispatch()
@@ -154,6 +169,19 @@ final class PinSetRouter: HTTPHandler {
             }
             return Problem.badRequest(error.detail).response
         }
+    }
+
+    /// `GET /trust` (`version == nil`) and `GET /trust/{version}`: a pre-built answer, or 304, or 404.
+    private func serveTrust(version: Int?, _ request: HTTPRequest) -> HTTPResponse {
+        guard let entry = trust.snapshot.entry(version: version) else {
+            if let version { return Problem.notFound("there is no trust document version \(version)").response }
+            return Problem.notFound("this server publishes no trust document (PROTOCOL §6)").response
+        }
+        let matches = request.withHeaderBytes("If-None-Match") { header in
+            guard let header else { return false }
+            return Array(entry.etag.utf8).withUnsafeBytes { IfNoneMatch.matches(header, etag: $0) }
+        }
+        return .prepared(matches ? entry.notModified : entry.ok)
     }
 
     private func health() -> HTTPResponse {
