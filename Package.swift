@@ -127,7 +127,7 @@ let package = Package(
         .testTarget(
             name: "PinSetClientTests",
             dependencies: [
-                "PinSetClient", "PinSetCore",
+                "PinSetClient", "PinSetCore", "Locking",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
