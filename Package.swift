@@ -146,7 +146,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD", "PinSetFuzzing",
+                "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD", "PinSetFuzzing", "Locking",
+                "OpenSSLCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -35,7 +35,8 @@ public final class TrustService: Sendable {
     let store: PinStore
     /// The root keys given at start-up (version 0), or `nil` when none were.
     let roots: TrustAnchor?
-    let signingKid: String
+    /// The `kid` of the key the server signs with now.
+    public let signingKid: String
     let snapshot: TrustSnapshot
     let clock: @Sendable () -> Date
     /// Clock tolerance for a pushed document's `issuedAt`/`expiresAt`, as clients use. 300 seconds.
