@@ -49,12 +49,15 @@ struct TrustSign: ParsableCommand {
         let crypto = OpenSSLTrustCrypto()
         let nextRoots: [[UInt8]] =
             nextRootPub.isEmpty
-            ? signers.map(\.publicKey) : try nextRootPub.map { try RootKeyFiles.publicKey($0, option: "--next-root-pub").rawRepresentation }
+            ? signers.map(\.publicKey)
+            : try nextRootPub.map { try RootKeyFiles.publicKey($0, option: "--next-root-pub").rawRepresentation }
         let distinct = Set(nextRoots.map { crypto.kid(publicKey: $0) }).count
         guard (1...distinct).contains(threshold) else {
             throw CLIError("--threshold \(threshold) must be between 1 and the \(distinct) distinct next root key(s)")
         }
-        let delegated = try signingKeyPub.map { try RootKeyFiles.publicKey($0, option: "--signing-key-pub").rawRepresentation }
+        let delegated = try signingKeyPub.map {
+            try RootKeyFiles.publicKey($0, option: "--signing-key-pub").rawRepresentation
+        }
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let lifetime = try Environment.duration(expires, name: "--expires")
         let payload = TrustPayload(
@@ -122,7 +125,8 @@ struct TrustPush: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "push",
         abstract: "Upload a signed trust document to the server (PUT /admin/trust).",
-        discussion: "The server refuses (422, with the rule) a document that does not chain from the version before it.")
+        discussion: "The server refuses (422, with the rule) a document that does not chain from the version before it."
+    )
     @Argument(help: "The trust document file; - for standard input.") var file: String
     @OptionGroup var options: ServerOptions
 
@@ -171,9 +175,13 @@ struct TrustShow: AsyncParsableCommand {
         print("expiresAt:     \(RFC3339.format(payload.expiresAt))")
         print("rootThreshold: \(payload.rootThreshold)")
         print("rootKeys:      \(payload.rootKeys.count)")
-        for key in payload.rootKeys { print("  \(key.publicKeyBytes.map { crypto.kid(publicKey: $0) } ?? "(invalid key)")") }
+        for key in payload.rootKeys {
+            print("  \(key.publicKeyBytes.map { crypto.kid(publicKey: $0) } ?? "(invalid key)")")
+        }
         print("signingKeys:   \(payload.signingKeys.count)")
-        for key in payload.signingKeys { print("  \(key.publicKeyBytes.map { crypto.kid(publicKey: $0) } ?? "(invalid key)")") }
+        for key in payload.signingKeys {
+            print("  \(key.publicKeyBytes.map { crypto.kid(publicKey: $0) } ?? "(invalid key)")")
+        }
         print("signatures:    \(document.signatures.count)")
         for entry in document.signatures {
             let header = Base64URL.decode(entry.protected).flatMap {
@@ -183,7 +191,8 @@ struct TrustShow: AsyncParsableCommand {
             let ownRoot = payload.rootKeys.first { $0.publicKeyBytes.map { crypto.kid(publicKey: $0) } == kid }
             let valid = ownRoot?.publicKeyBytes.map { key in
                 Base64URL.decode(entry.signature).map {
-                    crypto.isValidEd25519Signature($0, for: document.signingInput(protected: entry.protected), publicKey: key)
+                    crypto.isValidEd25519Signature(
+                        $0, for: document.signingInput(protected: entry.protected), publicKey: key)
                 } ?? false
             }
             let note: String
@@ -221,10 +230,14 @@ enum TrustWalk {
             throw CLIError("refused: malformed: \(base)/trust is not a trust document")
         }
         guard payload.version <= TrustDocument.maxWalkSteps else {
-            throw CLIError("refused: tooManySteps: /trust is version \(payload.version); at most \(TrustDocument.maxWalkSteps) per update")
+            throw CLIError(
+                "refused: tooManySteps: /trust is version \(payload.version); at most \(TrustDocument.maxWalkSteps) per update"
+            )
         }
         var chain: [[UInt8]] = []
-        for version in 1..<max(payload.version, 1) { chain.append(try await get(base: base, path: "/trust/\(version)")) }
+        for version in 1..<max(payload.version, 1) {
+            chain.append(try await get(base: base, path: "/trust/\(version)"))
+        }
         chain.append(newest)
         return chain
     }

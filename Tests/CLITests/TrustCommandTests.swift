@@ -12,7 +12,8 @@ import Testing
                 "openssl genpkey -algorithm ed25519 -out \(name).pem && chmod 600 \(name).pem && openssl pkey -in \(name).pem -pubout -out \(name).pub",
                 in: dir)
         }
-        let server = try RunningServer(directory: dir, extraArguments: ["--root-pub", dir.appendingPathComponent("root1.pub").path])
+        let server = try RunningServer(
+            directory: dir, extraArguments: ["--root-pub", dir.appendingPathComponent("root1.pub").path])
         defer { server.stop() }
         try CLIRunner.shell("openssl pkey -in key.pem -pubout -out signing-a.pub", in: dir)
         func pinset(_ arguments: [String]) throws -> CLIRunner.Output {
@@ -22,7 +23,8 @@ import Testing
 
         // sign (offline: no server options at all) and show.
         let signed = try CLIRunner.pinset([
-            "trust", "sign", "--root-key", path("root1.pem"), "--signing-key-pub", path("signing-a.pub"), "--version", "1",
+            "trust", "sign", "--root-key", path("root1.pem"), "--signing-key-pub", path("signing-a.pub"), "--version",
+            "1",
             "--expires", "180d", "--out", path("trust-1.json"),
         ])
         #expect(signed.status == 0, "\(signed.stderr)")
@@ -48,7 +50,8 @@ import Testing
         // v2 adds root2 with threshold 2: refused until root2 co-signs.
         let v2 = try CLIRunner.pinset([
             "trust", "sign", "--root-key", path("root1.pem"), "--next-root-pub", path("root1.pub"), "--next-root-pub",
-            path("root2.pub"), "--threshold", "2", "--signing-key-pub", path("signing-a.pub"), "--version", "2", "--out",
+            path("root2.pub"), "--threshold", "2", "--signing-key-pub", path("signing-a.pub"), "--version", "2",
+            "--out",
             path("trust-2.json"),
         ])
         #expect(v2.status == 0, "\(v2.stderr)")
@@ -69,11 +72,14 @@ import Testing
         ])
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(verified.stdout.contains("trust:             version 2"))
-        let noTrust = try CLIRunner.pinset(["verify", document.path, "--host", "api.example", "--root-pub", path("root1.pub")])
+        let noTrust = try CLIRunner.pinset([
+            "verify", document.path, "--host", "api.example", "--root-pub", path("root1.pub"),
+        ])
         #expect(noTrust.status == 1)
         #expect(noTrust.lastErrorLine.hasPrefix("Error: refused: unknownKey: "), "\(noTrust.stderr)")
         let skipped = try CLIRunner.pinset([
-            "verify", document.path, "--host", "api.example", "--root-pub", path("root1.pub"), "--trust", path("trust-2.json"),
+            "verify", document.path, "--host", "api.example", "--root-pub", path("root1.pub"), "--trust",
+            path("trust-2.json"),
         ])
         #expect(skipped.lastErrorLine.hasPrefix("Error: refused: trust: versionNotNext: "), "\(skipped.stderr)")
 
@@ -83,10 +89,14 @@ import Testing
         #expect(exported.stdout.contains("2 trust document(s)"))
         let v1File = FileManager.default.contents(atPath: path("www/trust/1"))
         #expect(v1File == FileManager.default.contents(atPath: path("trust-1.json")))
-        #expect(FileManager.default.contents(atPath: path("www/trust/index.json")) == FileManager.default.contents(atPath: path("www/trust/2")))
+        #expect(
+            FileManager.default.contents(atPath: path("www/trust/index.json"))
+                == FileManager.default.contents(atPath: path("www/trust/2")))
 
         // A push that would drop the server's own signing key is refused.
-        try CLIRunner.shell("openssl genpkey -algorithm ed25519 -out other.pem && openssl pkey -in other.pem -pubout -out other.pub", in: dir)
+        try CLIRunner.shell(
+            "openssl genpkey -algorithm ed25519 -out other.pem && openssl pkey -in other.pem -pubout -out other.pub",
+            in: dir)
         _ = try CLIRunner.pinset([
             "trust", "sign", "--root-key", path("root1.pem"), "--root-key", path("root2.pem"), "--threshold", "2",
             "--signing-key-pub", path("other.pub"), "--version", "3", "--out", path("trust-3.json"),

@@ -86,11 +86,14 @@ final class RoutedTransport: PinSetTransport, Sendable {
         let protected = Base64URL.encode(TrustDocument.protectedHeader(kid: root.kid))
         document.signatures.append(
             TrustSignature(
-                protected: protected, signature: Base64URL.encode(root.sign(document.signingInput(protected: protected)))))
+                protected: protected,
+                signature: Base64URL.encode(root.sign(document.signingInput(protected: protected)))))
         return document.serialized
     }
 
-    func waitFor(_ recorder: EventRecorder, from start: Int = 0, timeout: TimeInterval = 15, _ match: (UpdateEvent) -> Bool)
+    func waitFor(
+        _ recorder: EventRecorder, from start: Int = 0, timeout: TimeInterval = 15, _ match: (UpdateEvent) -> Bool
+    )
         async -> Bool
     {
         let deadline = Date().addingTimeInterval(timeout)
@@ -102,7 +105,8 @@ final class RoutedTransport: PinSetTransport, Sendable {
     }
 
     @Test func aLeakedSigningKeyIsReplacedWithoutAnAppRelease() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-drill-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pinset-drill-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         func newKey(_ name: String) throws -> String {
@@ -177,8 +181,10 @@ final class RoutedTransport: PinSetTransport, Sendable {
         let evilTLS = try await TLSServerFixture.start(leaf: evilLeaf, key: evilKey, pki: Self.pki, group: Self.group)
         defer { evilTLS.channel.close(promise: nil) }
         let evilBackup = Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
-        #expect(try await rogue.putSet("localhost", pins: [(evilLeaf.spkiPin, "current"), (evilBackup, "backup")]) == 200)
-        let (forged, _) = try await URLSession.shared.data(from: URL(string: rogue.baseURL.absoluteString + "/pins/localhost")!)
+        #expect(
+            try await rogue.putSet("localhost", pins: [(evilLeaf.spkiPin, "current"), (evilBackup, "backup")]) == 200)
+        let (forged, _) = try await URLSession.shared.data(
+            from: URL(string: rogue.baseURL.absoluteString + "/pins/localhost")!)
         guard case .failure(let direct) = manager.accept(Array(forged), for: "localhost", now: Date()) else {
             Issue.record("a fresh document signed by the leaked key A was accepted")
             await updater.stop()

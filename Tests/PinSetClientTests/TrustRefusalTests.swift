@@ -93,7 +93,8 @@ struct TrustedClient {
     @Test func aSkippedVersion() async throws {
         let client = try TrustedClient()
         try await client.startAtVersion1()
-        let v3 = TrustForge.sign(TrustForge.payload(version: 3, roots: [client.r1], signing: [client.b]), by: [client.r1])
+        let v3 = TrustForge.sign(
+            TrustForge.payload(version: 3, roots: [client.r1], signing: [client.b]), by: [client.r1])
         // A server that answers /trust/2 with version 3: the walk refuses it.
         #expect(await client.refuse(v3, steps: [2: v3]) == [.versionNotNext])
         // And the pure verifier refuses 1 → 3 directly.
@@ -107,7 +108,8 @@ struct TrustedClient {
     @Test func aRollback() async throws {
         let client = try TrustedClient()
         try await client.startAtVersion1()
-        let v2 = TrustForge.sign(TrustForge.payload(version: 2, roots: [client.r1], signing: [client.a]), by: [client.r1])
+        let v2 = TrustForge.sign(
+            TrustForge.payload(version: 2, roots: [client.r1], signing: [client.a]), by: [client.r1])
         client.server.serve("/trust", v2)
         #expect(await client.updater.refreshTrust())
         #expect(client.store.current.version == 2)
@@ -126,7 +128,8 @@ struct TrustedClient {
         try await client.startAtVersion1()
         let expired = TrustForge.sign(
             TrustForge.payload(
-                version: 2, roots: [client.r1], signing: [client.a], issuedAt: testNow.addingTimeInterval(-200 * 86_400),
+                version: 2, roots: [client.r1], signing: [client.a],
+                issuedAt: testNow.addingTimeInterval(-200 * 86_400),
                 expiresAt: testNow.addingTimeInterval(-10 * 86_400)), by: [client.r1])
         #expect(await client.refuse(expired) == [.expired])
     }
@@ -136,9 +139,11 @@ struct TrustedClient {
         try await client.startAtVersion1()
         let expiredV2 = TrustForge.sign(
             TrustForge.payload(
-                version: 2, roots: [client.r1], signing: [client.a], issuedAt: testNow.addingTimeInterval(-200 * 86_400),
+                version: 2, roots: [client.r1], signing: [client.a],
+                issuedAt: testNow.addingTimeInterval(-200 * 86_400),
                 expiresAt: testNow.addingTimeInterval(-10 * 86_400)), by: [client.r1])
-        let v3 = TrustForge.sign(TrustForge.payload(version: 3, roots: [client.r1], signing: [client.a]), by: [client.r1])
+        let v3 = TrustForge.sign(
+            TrustForge.payload(version: 3, roots: [client.r1], signing: [client.a]), by: [client.r1])
         client.server.serve("/trust/2", expiredV2)
         client.server.serve("/trust", v3)
         #expect(await client.updater.refreshTrust())
@@ -160,7 +165,8 @@ struct TrustedClient {
         let client = try TrustedClient()
         try await client.startAtVersion1()
         let forged = TrustForge.sign(
-            TrustForge.payload(version: 2, roots: [client.r1], signing: [client.b]), by: [client.r1], padding: 64 * 1024)
+            TrustForge.payload(version: 2, roots: [client.r1], signing: [client.b]), by: [client.r1], padding: 64 * 1024
+        )
         #expect(await client.refuse(forged) == [.tooLarge])
     }
 

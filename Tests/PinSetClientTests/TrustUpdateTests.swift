@@ -8,9 +8,11 @@ import Testing
         let client = try TrustedClient()
         try await client.startAtVersion1()
         // v2 adds R2 and drops R1: both sign (R1 as the root in force, R2 to prove it is held).
-        let v2 = TrustForge.sign(TrustForge.payload(version: 2, roots: [client.r2], signing: [client.a]), by: [client.r1, client.r2])
+        let v2 = TrustForge.sign(
+            TrustForge.payload(version: 2, roots: [client.r2], signing: [client.a]), by: [client.r1, client.r2])
         // v3 is signed by R2 alone.
-        let v3 = TrustForge.sign(TrustForge.payload(version: 3, roots: [client.r2], signing: [client.b]), by: [client.r2])
+        let v3 = TrustForge.sign(
+            TrustForge.payload(version: 3, roots: [client.r2], signing: [client.b]), by: [client.r2])
         client.server.serve("/trust/2", v2)
         client.server.serve("/trust/3", v3)
         client.server.serve("/trust", v3)
@@ -20,7 +22,8 @@ import Testing
         #expect(state.rootKeys == [client.r2.trustedKey])
         #expect(Set(state.signingKeys.keys) == [client.b.kid])
         // R1 alone can no longer sign the next version.
-        let byOldRoot = TrustForge.sign(TrustForge.payload(version: 4, roots: [client.r1], signing: [client.a]), by: [client.r1])
+        let byOldRoot = TrustForge.sign(
+            TrustForge.payload(version: 4, roots: [client.r1], signing: [client.a]), by: [client.r1])
         guard case .failure(let rejection) = TrustDocumentVerifier().verifyNext(byOldRoot, after: state) else {
             Issue.record("the dropped root R1 signed version 4 alone and it was accepted")
             return
@@ -34,21 +37,25 @@ import Testing
     @Test func aDroppedSigningKeyMakesItsHostsRefetchAtOnce() async throws {
         let client = try TrustedClient()
         try await client.startAtVersion1()
-        let v2 = TrustForge.sign(TrustForge.payload(version: 2, roots: [client.r1], signing: [client.b]), by: [client.r1])
+        let v2 = TrustForge.sign(
+            TrustForge.payload(version: 2, roots: [client.r1], signing: [client.b]), by: [client.r1])
         client.server.serve("/trust", v2)
         client.server.serve("/pins/example.com", client.b.sign(makeSet(version: 5, issuedAt: testNow)))
         #expect(await client.updater.refreshTrust())
         #expect(client.manager.document(for: "example.com")?.kid == client.b.kid)
         let events = await client.updater.stopAndCollect()
-        #expect(events.contains { if case .trustUpdated(2, let dropped) = $0 { dropped == [client.a.kid] } else { false } })
-        #expect(events.contains { if case .signingKeyDropped("example.com", client.a.kid) = $0 { true } else { false } })
+        #expect(
+            events.contains { if case .trustUpdated(2, let dropped) = $0 { dropped == [client.a.kid] } else { false } })
+        #expect(
+            events.contains { if case .signingKeyDropped("example.com", client.a.kid) = $0 { true } else { false } })
     }
 
     @Test func theOldSetStaysInForceUntilAListedKeySignsAReplacement() async throws {
         let client = try TrustedClient()
         try await client.startAtVersion1()
         let before = client.manager.pinSet(for: "example.com")
-        let v2 = TrustForge.sign(TrustForge.payload(version: 2, roots: [client.r1], signing: [client.b]), by: [client.r1])
+        let v2 = TrustForge.sign(
+            TrustForge.payload(version: 2, roots: [client.r1], signing: [client.b]), by: [client.r1])
         client.server.serve("/trust", v2)
         // The server still serves A's document: refused (unknown kid), and the old set stays.
         #expect(await client.updater.refreshTrust())

@@ -8,7 +8,8 @@ import Testing
 /// Signs trust documents with OpenSSL keys, as `pinset trust sign` does.
 enum ServerTrustForge {
     static func sign(
-        version: Int, roots: [Ed25519SigningKey], threshold: Int = 1, signing: [[UInt8]], by signers: [Ed25519SigningKey],
+        version: Int, roots: [Ed25519SigningKey], threshold: Int = 1, signing: [[UInt8]],
+        by signers: [Ed25519SigningKey],
         issuedAt: Date = Date().addingTimeInterval(-60), lifetime: TimeInterval = 180 * 86_400
     ) -> [UInt8] {
         let crypto = OpenSSLTrustCrypto()
@@ -73,7 +74,8 @@ enum ServerTrustForge {
     @Test func refusesATrustDocumentWithoutTheServersSigningKey() throws {
         let (server, _) = try makeServer()
         let other = try Ed25519SigningKey.generate()
-        let response = try push(server, ServerTrustForge.sign(version: 1, roots: [root], signing: [other.publicKey], by: [root]))
+        let response = try push(
+            server, ServerTrustForge.sign(version: 1, roots: [root], signing: [other.publicKey], by: [root]))
         #expect(response.status == 422)
         #expect(try response.json()["rule"] as? String == "signingKeyNotListed")
         #expect(try server.client.request("GET", "/trust").status == 404)
@@ -83,12 +85,16 @@ enum ServerTrustForge {
         let (server, serverKey) = try makeServer()
         let stranger = try Ed25519SigningKey.generate()
         // The first version must verify against the start-up root keys.
-        let notFromRoot = try push(server, ServerTrustForge.sign(version: 1, roots: [stranger], signing: [serverKey], by: [stranger]))
+        let notFromRoot = try push(
+            server, ServerTrustForge.sign(version: 1, roots: [stranger], signing: [serverKey], by: [stranger]))
         #expect(notFromRoot.status == 422)
         #expect(try notFromRoot.json()["rule"] as? String == "thresholdNotMet")
-        #expect(try push(server, ServerTrustForge.sign(version: 1, roots: [root], signing: [serverKey], by: [root])).status == 201)
+        #expect(
+            try push(server, ServerTrustForge.sign(version: 1, roots: [root], signing: [serverKey], by: [root])).status
+                == 201)
         // v2 signed by a key that is not a root of v1.
-        let v2Stranger = try push(server, ServerTrustForge.sign(version: 2, roots: [stranger], signing: [serverKey], by: [stranger]))
+        let v2Stranger = try push(
+            server, ServerTrustForge.sign(version: 2, roots: [stranger], signing: [serverKey], by: [stranger]))
         #expect(try v2Stranger.json()["rule"] as? String == "thresholdNotMet")
         // A skipped version, and the same version again.
         let v3 = try push(server, ServerTrustForge.sign(version: 3, roots: [root], signing: [serverKey], by: [root]))
@@ -100,7 +106,8 @@ enum ServerTrustForge {
         let expired = try push(
             server,
             ServerTrustForge.sign(
-                version: 2, roots: [root], signing: [serverKey], by: [root], issuedAt: Date().addingTimeInterval(-90 * 86_400),
+                version: 2, roots: [root], signing: [serverKey], by: [root],
+                issuedAt: Date().addingTimeInterval(-90 * 86_400),
                 lifetime: 30 * 86_400))
         #expect(expired.status == 422)
         #expect(try expired.json()["rule"] as? String == "expired")
@@ -115,14 +122,17 @@ enum ServerTrustForge {
         let server = try TestServer()
         let serverKey = try Ed25519SigningKey.load(pemFile: server.keyPath).publicKey
         #expect(try server.client.request("GET", "/trust").status == 404)
-        let response = try push(server, ServerTrustForge.sign(version: 1, roots: [root], signing: [serverKey], by: [root]))
+        let response = try push(
+            server, ServerTrustForge.sign(version: 1, roots: [root], signing: [serverKey], by: [root]))
         #expect(response.status == 409)
         #expect(try !server.client.request("GET", "/metrics").text.contains("pinset_signing_key_delegated"))
     }
 
     @Test func aServerWhoseKeyIsNotDelegatedStartsAndSaysSo() throws {
         let (server, serverKey) = try makeServer()
-        #expect(try push(server, ServerTrustForge.sign(version: 1, roots: [root], signing: [serverKey], by: [root])).status == 201)
+        #expect(
+            try push(server, ServerTrustForge.sign(version: 1, roots: [root], signing: [serverKey], by: [root])).status
+                == 201)
         #expect(try server.client.request("GET", "/metrics").text.contains("pinset_signing_key_delegated 1"))
         // The key leaks: restart with key B; v1 does not list B.
         server.stop()
@@ -134,10 +144,12 @@ enum ServerTrustForge {
         #expect(try server.app!.trust.delegation() == .notDelegated)
         #expect(try server.client.request("GET", "/metrics").text.contains("pinset_signing_key_delegated 0"))
         // A push that would drop the server's own key (naming A again) is refused; one naming B is accepted.
-        let stillA = try push(server, ServerTrustForge.sign(version: 2, roots: [root], signing: [serverKey], by: [root]))
+        let stillA = try push(
+            server, ServerTrustForge.sign(version: 2, roots: [root], signing: [serverKey], by: [root]))
         #expect(try stillA.json()["rule"] as? String == "signingKeyNotListed")
         let b = try Ed25519SigningKey.load(pemFile: keyB).publicKey
-        #expect(try push(server, ServerTrustForge.sign(version: 2, roots: [root], signing: [b], by: [root])).status == 201)
+        #expect(
+            try push(server, ServerTrustForge.sign(version: 2, roots: [root], signing: [b], by: [root])).status == 201)
         #expect(try server.client.request("GET", "/metrics").text.contains("pinset_signing_key_delegated 1"))
     }
 }

@@ -14,7 +14,8 @@ extension PinStorage {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Data(bytes).write(to: trustFileURL(version: version), options: .atomic)
         } catch {
-            throw Error(description: "could not write \(trustFileURL(version: version).path): \(error.localizedDescription)")
+            throw Error(
+                description: "could not write \(trustFileURL(version: version).path): \(error.localizedDescription)")
         }
     }
 

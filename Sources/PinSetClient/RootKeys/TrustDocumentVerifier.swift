@@ -36,7 +36,8 @@ public struct TrustDocumentVerifier: Sendable {
         if now < issuedAt.addingTimeInterval(-skew) {
             return TrustRejection(
                 .notYetValid,
-                "trust version \(state.version) is issued at \(RFC3339.format(issuedAt)), in the future (now \(RFC3339.format(now)))")
+                "trust version \(state.version) is issued at \(RFC3339.format(issuedAt)), in the future (now \(RFC3339.format(now)))"
+            )
         }
         if now >= expiresAt.addingTimeInterval(skew) {
             return TrustRejection(

@@ -103,7 +103,8 @@ final class TrustRefresher: Sendable {
         default:
             return failed(
                 .trustFetchFailed(
-                    UpdateError(.httpStatus, status: response.status, "the server answered \(response.status) for /trust")),
+                    UpdateError(
+                        .httpStatus, status: response.status, "the server answered \(response.status) for /trust")),
                 response.maxAge)
         }
         guard let newest = TrustRules.unverifiedPayload(response.body) else {
@@ -119,7 +120,8 @@ final class TrustRefresher: Sendable {
             return failed(
                 .trustRejected(
                     TrustRejection(
-                        .rollback, "/trust offers version \(newest.version), older than version \(before.version) in force")),
+                        .rollback,
+                        "/trust offers version \(newest.version), older than version \(before.version) in force")),
                 response.maxAge)
         }
         if newest.version == before.version {

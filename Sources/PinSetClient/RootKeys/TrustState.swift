@@ -34,7 +34,8 @@ public struct TrustState: Sendable, Hashable {
     /// - Throws: ``TrustRejection/Code/malformed`` when the threshold is out of range.
     public init(rootKeys: [TrustedKey], threshold: Int = 1) throws(TrustRejection) {
         let anchor = try TrustAnchor(
-            version: 0, rootKeys: rootKeys.map(\.rawRepresentation), rootThreshold: threshold, crypto: SwiftCryptoTrust())
+            version: 0, rootKeys: rootKeys.map(\.rawRepresentation), rootThreshold: threshold,
+            crypto: SwiftCryptoTrust())
         self.init(anchor: anchor, signingKeys: [:], issuedAt: nil, expiresAt: nil, document: nil)
     }
 
@@ -59,7 +60,9 @@ public struct TrustState: Sendable, Hashable {
     ) {
         self.anchor = anchor
         version = anchor.version
-        rootKeys = anchor.rootKeys.values.compactMap { try? TrustedKey(rawRepresentation: $0) }.sorted { $0.kid < $1.kid }
+        rootKeys = anchor.rootKeys.values.compactMap { try? TrustedKey(rawRepresentation: $0) }.sorted {
+            $0.kid < $1.kid
+        }
         rootThreshold = anchor.rootThreshold
         var keys: [String: TrustedKey] = [:]
         var headers: [String: JWSHeader] = [:]

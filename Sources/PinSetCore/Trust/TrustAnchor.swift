@@ -17,7 +17,8 @@ public struct TrustAnchor: Sendable, Hashable {
     ///   - rootThreshold: at least 1 and at most the number of distinct keys.
     ///   - crypto: computes the thumbprints.
     /// - Throws: ``TrustRejection/Code/malformed`` when a key is not 32 bytes or the threshold is out of range.
-    public init(version: Int, rootKeys: [[UInt8]], rootThreshold: Int, crypto: some TrustCrypto) throws(TrustRejection) {
+    public init(version: Int, rootKeys: [[UInt8]], rootThreshold: Int, crypto: some TrustCrypto) throws(TrustRejection)
+    {
         var keys: [String: [UInt8]] = [:]
         for key in rootKeys {
             guard key.count == 32 else { throw TrustRejection(.malformed, "a root key is not a 32-byte Ed25519 key") }
@@ -25,7 +26,8 @@ public struct TrustAnchor: Sendable, Hashable {
         }
         guard rootThreshold >= 1, rootThreshold <= keys.count else {
             throw TrustRejection(
-                .malformed, "rootThreshold \(rootThreshold) must be between 1 and the \(keys.count) distinct root key(s)")
+                .malformed,
+                "rootThreshold \(rootThreshold) must be between 1 and the \(keys.count) distinct root key(s)")
         }
         self.version = version
         self.rootKeys = keys

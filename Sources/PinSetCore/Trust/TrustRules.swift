@@ -43,7 +43,8 @@ public enum TrustRules {
         guard version == anchor.version + 1 else {
             if version <= anchor.version {
                 return .failure(
-                    TrustRejection(.rollback, "version \(version) is not newer than version \(anchor.version) in force"))
+                    TrustRejection(.rollback, "version \(version) is not newer than version \(anchor.version) in force")
+                )
             }
             return .failure(
                 TrustRejection(
@@ -86,7 +87,8 @@ public enum TrustRules {
         if now >= payload.expiresAt.addingTimeInterval(skew) {
             return TrustRejection(
                 .expired,
-                "trust version \(payload.version) expired at \(RFC3339.format(payload.expiresAt)) (now \(RFC3339.format(now)))")
+                "trust version \(payload.version) expired at \(RFC3339.format(payload.expiresAt)) (now \(RFC3339.format(now)))"
+            )
         }
         return nil
     }
@@ -134,7 +136,8 @@ public enum TrustRules {
     > {
         guard bytes.count <= maxBytes else {
             return .failure(
-                TrustRejection(.tooLarge, "the trust document is \(bytes.count) bytes; at most \(maxBytes) are accepted"))
+                TrustRejection(
+                    .tooLarge, "the trust document is \(bytes.count) bytes; at most \(maxBytes) are accepted"))
         }
         let raw = Array(bytes)
         guard let document = try? TrustDocument.decode(json: raw) else {
@@ -159,7 +162,8 @@ public enum TrustRules {
                 return .failure(
                     TrustRejection(
                         .unsupportedAlgorithm,
-                        "alg is \(header["alg"].map { "\"\($0.prefix(40))\"" } ?? "missing"); only \"EdDSA\" is accepted"))
+                        "alg is \(header["alg"].map { "\"\($0.prefix(40))\"" } ?? "missing"); only \"EdDSA\" is accepted"
+                    ))
             }
             guard header["typ"] == TrustDocument.type else {
                 return .failure(
@@ -199,7 +203,8 @@ public enum TrustRules {
             return .failure(
                 TrustRejection(
                     .malformed,
-                    "rootThreshold \(payload.rootThreshold) must be between 1 and the \(rootKeys.count) distinct root key(s)"))
+                    "rootThreshold \(payload.rootThreshold) must be between 1 and the \(rootKeys.count) distinct root key(s)"
+                ))
         }
         return .success(
             Parsed(
@@ -219,7 +224,9 @@ public enum TrustRules {
             }
             let kid = crypto.kid(publicKey: bytes)
             if let given = jwk.kid, given != kid {
-                throw TrustRejection(.malformed, "\(member) holds a key whose kid \"\(given.prefix(60))\" is not its RFC 7638 thumbprint \(kid)")
+                throw TrustRejection(
+                    .malformed,
+                    "\(member) holds a key whose kid \"\(given.prefix(60))\" is not its RFC 7638 thumbprint \(kid)")
             }
             result[kid] = bytes
         }

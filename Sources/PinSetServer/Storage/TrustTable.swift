@@ -12,7 +12,9 @@ enum TrustTable {
     }
 
     /// Inserts version `version`; fails (constraint) if it exists.
-    static func insert(_ db: Database, version: Int, body: [UInt8], issuedAt: Date, expiresAt: Date, pushedAt: Date, tokenName: String)
+    static func insert(
+        _ db: Database, version: Int, body: [UInt8], issuedAt: Date, expiresAt: Date, pushedAt: Date, tokenName: String
+    )
         throws
     {
         try db.execute(
@@ -44,7 +46,8 @@ enum TrustTable {
         ).map { row in
             Row(
                 version: row["version"], body: [UInt8](row["body"] as Data),
-                pushedAt: Date(timeIntervalSince1970: TimeInterval(row["pushedAt"] as Int64)), tokenName: row["tokenName"])
+                pushedAt: Date(timeIntervalSince1970: TimeInterval(row["pushedAt"] as Int64)),
+                tokenName: row["tokenName"])
         }
     }
 }

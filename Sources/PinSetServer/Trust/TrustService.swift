@@ -57,9 +57,11 @@ public final class TrustService: Sendable {
     ) throws(ServiceError) {
         self.store = store
         do {
-            roots = rootKeys.isEmpty
+            roots =
+                rootKeys.isEmpty
                 ? nil
-                : try TrustAnchor(version: 0, rootKeys: rootKeys, rootThreshold: rootThreshold, crypto: OpenSSLTrustCrypto())
+                : try TrustAnchor(
+                    version: 0, rootKeys: rootKeys, rootThreshold: rootThreshold, crypto: OpenSSLTrustCrypto())
         } catch {
             throw ServiceError(.badRequest, "root keys: \(error.detail)")
         }
