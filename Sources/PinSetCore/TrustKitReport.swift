@@ -30,6 +30,10 @@ public struct PinFailureReport: Codable, Sendable, Hashable {
     public var appVendorId: String?
     /// The reporting library's version.
     public var appTrustkitVersion: String?
+    /// pinset's extra field (TrustKit collectors ignore unknown fields): `staleSet` when a newer signed set accepts
+    /// the chain (the app was behind a rotation), `unexpectedKey` when the newest set still refuses it (possible
+    /// interception); absent when the client did not classify the failure.
+    public var pinsetClassification: String?
 
     private enum CodingKeys: String, CodingKey {
         case dateTime = "date-time", hostname, port, notedHostname = "noted-hostname"
@@ -38,6 +42,7 @@ public struct PinFailureReport: Codable, Sendable, Hashable {
         case validationResult = "validation-result", appBundleId = "app-bundle-id", appVersion = "app-version"
         case appPlatform = "app-platform", appPlatformVersion = "app-platform-version"
         case appVendorId = "app-vendor-id", appTrustkitVersion = "app-trustkit-version"
+        case pinsetClassification = "pinset-classification"
     }
 
     /// Creates a report.
@@ -45,7 +50,8 @@ public struct PinFailureReport: Codable, Sendable, Hashable {
         dateTime: String, hostname: String, port: Int, notedHostname: String, includeSubdomains: Bool,
         enforcePinning: Bool, validatedCertificateChain: [String], knownPins: [String], validationResult: Int = 1,
         appBundleId: String? = nil, appVersion: String? = nil, appPlatform: String? = nil,
-        appPlatformVersion: String? = nil, appVendorId: String? = nil, appTrustkitVersion: String? = nil
+        appPlatformVersion: String? = nil, appVendorId: String? = nil, appTrustkitVersion: String? = nil,
+        pinsetClassification: String? = nil
     ) {
         self.dateTime = dateTime
         self.hostname = hostname
@@ -62,5 +68,6 @@ public struct PinFailureReport: Codable, Sendable, Hashable {
         self.appPlatformVersion = appPlatformVersion
         self.appVendorId = appVendorId
         self.appTrustkitVersion = appTrustkitVersion
+        self.pinsetClassification = pinsetClassification
     }
 }

@@ -25,10 +25,19 @@ public struct PinSetVerificationCallback: Sendable {
     /// Trust manager, roots and clock.
     public let configuration: PinnedTLSConfiguration
 
+    /// Told the outcome of each verification (``PinSetNIO/connect(host:port:configuration:context:group:connectTimeout:handshakeTimeout:initializer:)``
+    /// turns it into a ``PinnedConnectionError``).
+    let onOutcome: (@Sendable (Outcome) -> Void)?
+
     /// Creates a callback for a connection to `host`.
     public init(host: String, configuration: PinnedTLSConfiguration) {
+        self.init(host: host, configuration: configuration, onOutcome: nil)
+    }
+
+    init(host: String, configuration: PinnedTLSConfiguration, onOutcome: (@Sendable (Outcome) -> Void)?) {
         self.host = host
         self.configuration = configuration
+        self.onOutcome = onOutcome
     }
 
     /// The closure to hand to `NIOSSLClientHandler(context:serverHostname:customVerificationCallbackWithMetadata:)`.
@@ -45,11 +54,14 @@ public struct PinSetVerificationCallback: Sendable {
         do {
             presented = try certificates.map { try $0.toDERBytes() }
         } catch {
+            onOutcome?(.standardValidationFailed("a presented certificate could not be read: \(error)"))
             promise.succeed(.failed)
             return
         }
         Task {
-            switch await evaluate(presentedChain: presented) {
+            let outcome = await evaluate(presentedChain: presented)
+            onOutcome?(outcome)
+            switch outcome {
             case .accepted(let chain, _):
                 do {
                     let validated = try chain.map { try NIOSSLCertificate(bytes: $0, format: .der) }
@@ -84,7 +96,11 @@ public struct PinSetVerificationCallback: Sendable {
 
         let isIP = PinSetNIO.isIPAddress(host)
         let host = self.host
-        var verifier = Verifier(rootCertificates: configuration.trustRoots) {
+        let roots: CertificateStore
+        do { roots = try configuration.resolvedTrustRoots() } catch {
+            return .standardValidationFailed(error.description)
+        }
+        var verifier = Verifier(rootCertificates: roots) {
             RFC5280Policy(fixedExpiryValidationTime: now)
             ServerIdentityPolicy(serverHostname: isIP ? nil : host, serverIP: isIP ? host : nil)
         }

@@ -16,8 +16,14 @@ import X509
 public struct PinnedTLSConfiguration: Sendable {
     /// The manager whose pins decide after standard validation.
     public var trustManager: PinTrustManager
-    /// The roots standard chain validation trusts. Default: the system's (``CertificateStore/systemTrustRoots``).
-    public var trustRoots: CertificateStore
+    /// The roots standard chain validation trusts. Default `nil`: the operating system's roots, which PinSetNIO
+    /// can read on Linux only (``resolvedTrustRoots()``).
+    ///
+    /// - Important: On Apple platforms pass the roots explicitly. swift-certificates finds no system roots there
+    ///   and would validate against an empty store, so every handshake would fail; PinSetNIO refuses that with
+    ///   ``TrustRootsError`` instead. Apple apps usually want `PinningURLSessionDelegate` or
+    ///   `PinnedServerTrustEvaluator`, which use the system's own trust evaluation.
+    public var trustRoots: CertificateStore?
     /// Whether standard chain and hostname validation runs before the pins (PROTOCOL §5). Default `true`.
     ///
     /// - Warning: `false` is for tests only: pins are then checked against whatever chain the peer sends,
@@ -31,7 +37,7 @@ public struct PinnedTLSConfiguration: Sendable {
 
     /// Creates a configuration; every field but `trustManager` has the default described on it.
     public init(
-        trustManager: PinTrustManager, trustRoots: CertificateStore = .systemTrustRoots,
+        trustManager: PinTrustManager, trustRoots: CertificateStore? = nil,
         performsStandardValidation: Bool = true, clock: @escaping @Sendable () -> Date = { Date() },
         tlsConfiguration: TLSConfiguration = .makeClientConfiguration()
     ) {
@@ -43,9 +49,49 @@ public struct PinnedTLSConfiguration: Sendable {
     }
 
     /// Builds the `NIOSSLContext` (costly: build it once and reuse it for every connection).
+    /// - Throws: ``TrustRootsError`` when no roots were given and the system's cannot be read; NIOSSL's errors.
     public func makeContext() throws -> NIOSSLContext {
-        try NIOSSLContext(configuration: tlsConfiguration)
+        _ = try resolvedTrustRoots()
+        return try NIOSSLContext(configuration: tlsConfiguration)
     }
+
+    /// The roots standard validation uses: ``trustRoots`` when given, else the system's.
+    /// - Throws: ``TrustRootsError`` on Apple platforms when ``trustRoots`` is `nil`, and on Linux when no system
+    ///   bundle exists (swift-certificates reads `/etc/ssl/certs/ca-certificates.crt` or
+    ///   `/etc/pki/tls/certs/ca-bundle.crt`).
+    public func resolvedTrustRoots() throws(TrustRootsError) -> CertificateStore {
+        if let trustRoots { return trustRoots }
+        return try Self.systemTrustRoots(bundles: Self.systemBundles)
+    }
+
+    /// The files swift-certificates reads the system roots from on Linux.
+    static let systemBundles = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"]
+
+    /// swift-certificates' system roots, once it is known that it will find some in `bundles`.
+    static func systemTrustRoots(bundles: [String]) throws(TrustRootsError) -> CertificateStore {
+        #if canImport(Darwin)
+            throw TrustRootsError(
+                "PinSetNIO cannot read the system trust roots on Apple platforms (swift-certificates finds none "
+                    + "there); pass PinnedTLSConfiguration(trustRoots:) explicitly, or pin URLSession with "
+                    + "PinningURLSessionDelegate")
+        #else
+            guard bundles.contains(where: { FileManager.default.isReadableFile(atPath: $0) }) else {
+                throw TrustRootsError(
+                    "no system trust roots: \(bundles.joined(separator: " and ")) cannot be read (install the "
+                        + "ca-certificates package, or pass PinnedTLSConfiguration(trustRoots:) explicitly)")
+            }
+            return .systemTrustRoots
+        #endif
+    }
+}
+
+/// No trust roots for standard validation: none were configured and the system's cannot be read. PinSetNIO
+/// refuses to validate against an empty store, which would fail every handshake without saying why.
+public struct TrustRootsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is missing and how to fix it.
+    public let description: String
+
+    init(_ description: String) { self.description = description }
 }
 
 /// Factories for pinned NIO TLS clients.
@@ -58,10 +104,21 @@ public enum PinSetNIO {
     ///     hostname validation and pin lookup.
     ///   - configuration: trust manager, roots, clock.
     ///   - context: a context from ``PinnedTLSConfiguration/makeContext()``; default builds one (costly).
+    /// - Throws: ``TrustRootsError`` when there are no roots to validate against; NIOSSL's errors.
     public static func makeClientHandler(
         serverHostname: String, configuration: PinnedTLSConfiguration, context: NIOSSLContext? = nil
     ) throws -> NIOSSLClientHandler {
-        let callback = PinSetVerificationCallback(host: serverHostname, configuration: configuration)
+        try makeClientHandler(
+            serverHostname: serverHostname, configuration: configuration, context: context, onOutcome: nil)
+    }
+
+    static func makeClientHandler(
+        serverHostname: String, configuration: PinnedTLSConfiguration, context: NIOSSLContext?,
+        onOutcome: (@Sendable (PinSetVerificationCallback.Outcome) -> Void)?
+    ) throws -> NIOSSLClientHandler {
+        _ = try configuration.resolvedTrustRoots()
+        let callback = PinSetVerificationCallback(
+            host: serverHostname, configuration: configuration, onOutcome: onOutcome)
         let isIP = isIPAddress(serverHostname)
         return try NIOSSLClientHandler(
             context: context ?? configuration.makeContext(), serverHostname: isIP ? nil : serverHostname,

@@ -48,15 +48,28 @@ final class PinServerFixture: @unchecked Sendable {
     }
 
     /// `PUT /admin/hosts/{host}` with the bearer token; returns the HTTP status.
-    func putSet(host: String, pins: [(sha256: String, role: String)]) async throws -> Int {
+    func putSet(host: String, pins: [(sha256: String, role: String)], reportUri: String? = nil) async throws -> Int {
         let list = pins.map { #"{"sha256":"\#($0.sha256)","role":"\#($0.role)"}"# }.joined(separator: ",")
+        let report = reportUri.map { #","reportUri":"\#($0)""# } ?? ""
         var request = URLRequest(url: baseURL.appendingPathComponent("admin/hosts/\(host)"))
         request.httpMethod = "PUT"
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(#"{"pins":[\#(list)]}"#.utf8)
+        request.httpBody = Data(#"{"pins":[\#(list)]\#(report)}"#.utf8)
         let (_, response) = try await URLSession.shared.data(for: request)
         return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+}
+
+extension PinServerFixture {
+    /// `GET /admin/reports` with the bearer token: the stored report groups, as JSON objects.
+    func reportGroups() async throws -> [[String: Any]] {
+        var request = URLRequest(url: baseURL.appendingPathComponent("admin/reports"))
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (data, _) = try await URLSession.shared.data(for: request)
+        let object = try JSONSerialization.jsonObject(with: data)
+        if let list = object as? [[String: Any]] { return list }
+        return ((object as? [String: Any])?["groups"] as? [[String: Any]]) ?? []
     }
 }
 

@@ -11,8 +11,9 @@ public struct TrustedKey: Sendable, Hashable {
     public let rawRepresentation: [UInt8]
     /// The RFC 7638 JWK thumbprint (SHA-256, base64url) that documents name in their `kid`.
     public let kid: String
-    /// The parsed key, built once (not per verification).
-    private let publicKey: Curve25519.Signing.PublicKey?
+    // No stored CryptoKit key: older Apple SDKs do not mark `Curve25519.Signing.PublicKey` as `Sendable`, so a
+    // `Sendable` struct holding one does not compile there in Swift 6 mode. Building the key from 32 bytes per
+    // verification costs a copy, next to a signature check that costs about 50 µs.
 
     /// Keys are equal when their bytes are.
     public static func == (lhs: TrustedKey, rhs: TrustedKey) -> Bool { lhs.rawRepresentation == rhs.rawRepresentation }
@@ -33,8 +34,10 @@ public struct TrustedKey: Sendable, Hashable {
         guard bytes.count == 32 else {
             throw Error(description: "an Ed25519 public key is 32 bytes, got \(bytes.count)")
         }
+        guard (try? Curve25519.Signing.PublicKey(rawRepresentation: bytes)) != nil else {
+            throw Error(description: "the 32 bytes are not an Ed25519 public key")
+        }
         rawRepresentation = bytes
-        publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: bytes)
         kid = Base64URL.encode(SHA256.hash(data: Ed25519JWK.thumbprintInput(publicKey: bytes)))
     }
 
@@ -74,7 +77,7 @@ public struct TrustedKey: Sendable, Hashable {
     static let ed25519SPKIPrefix: [UInt8] = [0x30, 0x2A, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x03, 0x21, 0x00]
 
     func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
-        guard let key = publicKey else { return false }
+        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: rawRepresentation) else { return false }
         return key.isValidSignature(signature, for: message)
     }
 }

@@ -23,6 +23,9 @@ public struct PinFailure: Sendable, Hashable {
     public let reportUri: String?
     /// When the evaluation happened.
     public let date: Date
+    /// What the failure means, once ``PinSetUpdater`` fetched the newest set and evaluated the same chain again;
+    /// `nil` when it was not classified (report-only sets, no updater, or straight from `onPinFailure`).
+    public internal(set) var classification: PinFailureClassification?
 
     /// The chain as PEM strings, leaf first.
     public var chainPEM: [String] {
@@ -44,6 +47,18 @@ public struct PinFailure: Sendable, Hashable {
         PinFailureReport(
             dateTime: RFC3339.format(date), hostname: host, port: port, notedHostname: notedHost,
             includeSubdomains: includeSubdomains, enforcePinning: enforce, validatedCertificateChain: chainPEM,
-            knownPins: expectedPins.map { "pin-sha256=\"\($0.sha256)\"" })
+            knownPins: expectedPins.map { "pin-sha256=\"\($0.sha256)\"" }, pinsetClassification: classification?.rawValue)
     }
+}
+
+/// Whether a refused chain means the app was behind a legitimate rotation or possible interception.
+///
+/// ``PinSetUpdater`` decides it when an enforcing set refuses a chain: it fetches that host's document at once
+/// (at most once a minute per host) and evaluates the same chain against whatever set is then in force.
+public enum PinFailureClassification: String, Sendable, Hashable, CaseIterable {
+    /// A newer signed set accepts this chain: the app was behind a legitimate rotation, and the next connection
+    /// succeeds.
+    case staleSet
+    /// The newest set the app could get still refuses this chain: possible interception.
+    case unexpectedKey
 }

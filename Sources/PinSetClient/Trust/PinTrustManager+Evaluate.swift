@@ -23,6 +23,12 @@ extension PinTrustManager {
     ///   - host: the name the app connected to.
     ///   - now: the clock, for pin and document expiry.
     public func evaluate(chain: [[UInt8]], host: String, now: Date) -> TrustDecision {
+        evaluate(chain: chain, host: host, now: now, notify: true)
+    }
+
+    /// ``evaluate(chain:host:now:)``; with `notify` false a failure calls neither `onPinFailure` nor the
+    /// observers (the updater re-evaluating a chain to classify a failure already reported).
+    func evaluate(chain: [[UInt8]], host: String, now: Date, notify: Bool) -> TrustDecision {
         let host = Self.normalized(host)
         let time = now.timeIntervalSinceReferenceDate
         let first = state.withLock { state in
@@ -32,7 +38,7 @@ extension PinTrustManager {
         case .decided(let decision):
             return decision
         case .mismatch(let policy, let noted):
-            return failed(policy, notedHost: noted, host: host, chain: chain, now: now)
+            return failed(policy, notedHost: noted, host: host, chain: chain, now: now, notify: notify)
         case .needHashes(let policy, let noted):
             let entries = chain.map(Self.hashEntry)
             state.withLock { state in
@@ -43,7 +49,7 @@ extension PinTrustManager {
                     return .trusted(pin: policy.set.pins[index], notedHost: noted)
                 }
             }
-            return failed(policy, notedHost: noted, host: host, chain: chain, now: now)
+            return failed(policy, notedHost: noted, host: host, chain: chain, now: now, notify: notify)
         }
     }
 
@@ -51,6 +57,9 @@ extension PinTrustManager {
         _ state: inout State, chain: [[UInt8]], host: String, now: Double, options: PinningOptions
     ) -> Pass {
         guard let (noted, policy) = lookup(state.policies, host: host) else {
+            if state.expected.contains(host) {
+                return .decided(.setMissing(host: host, allowed: options.missingSets == .allow))
+            }
             return .decided(.hostNotPinned(host: host, allowed: options.unpinnedHosts == .allow))
         }
         if policy.pins.isEmpty {
@@ -92,7 +101,7 @@ extension PinTrustManager {
     }
 
     private func failed(
-        _ policy: CompiledPolicy, notedHost: String, host: String, chain: [[UInt8]], now: Date
+        _ policy: CompiledPolicy, notedHost: String, host: String, chain: [[UInt8]], now: Date, notify: Bool
     ) -> TrustDecision {
         let failure = PinFailure(
             host: host, notedHost: notedHost, includeSubdomains: policy.set.includeSubdomains,
@@ -100,7 +109,10 @@ extension PinTrustManager {
             chainPins: chain.map { try? SPKIPin.sha256(ofCertificateDER: $0) },
             expectedPins: policy.activePins(now: now.timeIntervalSinceReferenceDate), version: policy.set.version,
             reportUri: policy.set.reportUri, date: now)
-        onPinFailure?(failure)
+        if notify {
+            onPinFailure?(failure)
+            for observer in state.withLock({ $0.observers }) { observer(failure) }
+        }
         return policy.set.enforce ? .pinMismatch(failure) : .reportOnlyMismatch(failure)
     }
 }

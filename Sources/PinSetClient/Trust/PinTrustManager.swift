@@ -11,6 +11,10 @@ public final class PinTrustManager: Sendable {
     struct State {
         var policies: [String: CompiledPolicy] = [:]
         var cache: CertificateHashCache
+        /// Hosts the app is configured to pin (``expectSets(for:)``): without a set, they are ``TrustDecision/setMissing(host:allowed:)``.
+        var expected: Set<String> = []
+        /// Called after `onPinFailure` for every failure (``observePinFailures(_:)``).
+        var observers: [@Sendable (PinFailure) -> Void] = []
     }
 
     /// The verifier documents pass through.
@@ -25,7 +29,9 @@ public final class PinTrustManager: Sendable {
     ///   - verifier: checks every document before it is installed.
     ///   - options: see ``PinningOptions`` (defaults: allow unpinned hosts, keep enforcing stale sets).
     ///   - onPinFailure: called (outside any lock, on the evaluating thread) for every chain that matched no pin,
-    ///     enforcing or report-only. Keep it quick: it runs during the handshake.
+    ///     enforcing or report-only, at once and unclassified. Keep it quick: it runs during the handshake. A
+    ///     running ``PinSetUpdater`` then classifies each enforcing failure (``PinFailureClassification``) and
+    ///     hands it to its own `onPinFailure` and ``PinSetUpdater/events``.
     public init(
         verifier: DocumentVerifier, options: PinningOptions = PinningOptions(),
         onPinFailure: (@Sendable (PinFailure) -> Void)? = nil
@@ -87,6 +93,20 @@ public final class PinTrustManager: Sendable {
     public func acceptedVersion(for host: String) -> AcceptedVersion? {
         let host = Self.normalized(host)
         return state.withLock { $0.policies[host]?.acceptedVersion }
+    }
+
+    /// Declares that the app pins `hosts`: until a set for one of them is installed, evaluating it gives
+    /// ``TrustDecision/setMissing(host:allowed:)`` (refused unless ``PinningOptions/missingSets`` is `.allow`),
+    /// not ``TrustDecision/hostNotPinned(host:allowed:)``. ``PinSetUpdater`` declares its configured hosts.
+    public func expectSets(for hosts: some Sequence<String>) {
+        let hosts = hosts.map(Self.normalized)
+        state.withLock { $0.expected.formUnion(hosts) }
+    }
+
+    /// Adds `observer`, called for every pin failure after `onPinFailure` (on the evaluating thread, outside the
+    /// lock; keep it quick). ``PinSetUpdater/start()`` observes its manager this way to classify failures.
+    public func observePinFailures(_ observer: @escaping @Sendable (PinFailure) -> Void) {
+        state.withLock { $0.observers.append(observer) }
     }
 
     /// Every host that has a set, sorted.

@@ -1,4 +1,5 @@
-/// How a ``PinTrustManager`` treats hosts without pins and stale sets (PROTOCOL §5).
+/// How a ``PinTrustManager`` treats hosts without pins, configured hosts without a set yet, and stale sets
+/// (PROTOCOL §5).
 public struct PinningOptions: Sendable, Hashable {
     /// What to do with a host that no set covers.
     public enum UnpinnedHostPolicy: Sendable, Hashable {
@@ -7,6 +8,19 @@ public struct PinningOptions: Sendable, Hashable {
         /// Refuse every host without pins (AFNetworking's behaviour). **Warning:** every host the app talks to,
         /// including third-party APIs, then needs a pin set.
         case deny
+    }
+
+    /// What to do with a host the app is configured to pin (``PinTrustManager/expectSets(for:)``, which
+    /// ``PinSetUpdater`` calls for its hosts) but holds no set for yet: the pin server was down, the signing key
+    /// is wrong, the URL mistyped, and nothing was cached or bundled.
+    public enum MissingSetPolicy: Sendable, Hashable {
+        /// Refuse the connection (the default): a host the app means to pin never silently falls back to
+        /// standard validation alone. To wait instead, `await updater.refreshNow()` before connecting, or
+        /// install bundled documents (``PinTrustManager/installBundledDocuments(directory:)``).
+        case refuse
+        /// Standard validation only, as for a host nobody pins. The decision still says
+        /// ``TrustDecision/setMissing(host:allowed:)``, so the app can tell.
+        case allow
     }
 
     /// What to do with a set whose document passed `expiresAt` because no fresh one could be fetched.
@@ -19,6 +33,8 @@ public struct PinningOptions: Sendable, Hashable {
 
     /// Default ``UnpinnedHostPolicy/allow``.
     public var unpinnedHosts: UnpinnedHostPolicy
+    /// Default ``MissingSetPolicy/refuse``.
+    public var missingSets: MissingSetPolicy
     /// Default ``StaleSetPolicy/keepEnforcing``.
     public var staleSetPolicy: StaleSetPolicy
     /// Clock tolerance in seconds when deciding whether a set is stale. Default 300.
@@ -28,10 +44,11 @@ public struct PinningOptions: Sendable, Hashable {
 
     /// Creates options; every field has the default described on it.
     public init(
-        unpinnedHosts: UnpinnedHostPolicy = .allow, staleSetPolicy: StaleSetPolicy = .keepEnforcing,
-        skew: Double = 300, cacheCapacity: Int = 256
+        unpinnedHosts: UnpinnedHostPolicy = .allow, missingSets: MissingSetPolicy = .refuse,
+        staleSetPolicy: StaleSetPolicy = .keepEnforcing, skew: Double = 300, cacheCapacity: Int = 256
     ) {
         self.unpinnedHosts = unpinnedHosts
+        self.missingSets = missingSets
         self.staleSetPolicy = staleSetPolicy
         self.skew = skew
         self.cacheCapacity = cacheCapacity

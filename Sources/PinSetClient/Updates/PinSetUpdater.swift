@@ -59,6 +59,11 @@ public actor PinSetUpdater {
     private var etags: [String: String] = [:]
     private var consecutiveFailures: [String: Int] = [:]
     private var loops: [String: Task<Void, Never>] = [:]
+    private let reporter: PinFailureReporter?
+    private let onPinFailure: (@Sendable (PinFailure) -> Void)?
+    /// The refresh a pin failure started for a host, and when: at most one a minute per host.
+    private var failureRefreshes: [String: (started: Date, task: Task<Void, Never>)] = [:]
+    private var observing = false
     /// The trust half, for a trust manager configured with root keys (PROTOCOL §6); `nil` otherwise.
     let trust: TrustRefresher?
 
@@ -69,28 +74,43 @@ public actor PinSetUpdater {
     ///   - transport: the HTTP client; default ``URLSessionTransport``.
     ///   - storage: where accepted documents are persisted; `nil` keeps them in memory only (no rollback
     ///     protection across restarts).
+    ///   - reporter: posts a report for every pin failure, classified when the set enforces; `nil` sends none.
     ///   - clock: the time source, default `Date()`.
+    ///   - onPinFailure: called with every pin failure once it is classified (``PinFailureClassification``;
+    ///     report-only failures are not classified). The same failures go to ``events`` as ``UpdateEvent/pinFailure(_:)``.
     public init(
         configuration: Configuration, trustManager: PinTrustManager,
         transport: any PinSetTransport = URLSessionTransport(), storage: PinStorage? = nil,
-        clock: @escaping @Sendable () -> Date = { Date() }
+        reporter: PinFailureReporter? = nil, clock: @escaping @Sendable () -> Date = { Date() },
+        onPinFailure: (@Sendable (PinFailure) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.trustManager = trustManager
         self.transport = transport
         self.storage = storage
+        self.reporter = reporter
         self.clock = clock
+        self.onPinFailure = onPinFailure
         (events, continuation) = AsyncStream.makeStream(of: UpdateEvent.self, bufferingPolicy: .bufferingNewest(256))
+        trustManager.expectSets(for: configuration.hosts)
         trust = TrustRefresher.make(
             trustManager, server: configuration.server, transport: transport, storage: storage, clock: clock,
             events: continuation)
     }
 
-    /// Reloads persisted documents into the trust manager, then starts polling every host. Calling it twice
-    /// does nothing the second time.
+    /// Reloads persisted documents into the trust manager, starts watching its pin failures (each is classified
+    /// and reported, ``reportPinFailure(_:port:)``), then starts polling every host. Calling it twice does nothing
+    /// the second time.
     public func start() {
         guard loops.isEmpty else { return }
         loadPersisted()
+        if !observing {
+            observing = true
+            trustManager.observePinFailures { [weak self] failure in
+                guard let self else { return }
+                Task { await self.reportPinFailure(failure) }
+            }
+        }
         trust?.start(self)
         for host in configuration.hosts {
             loops[host] = Task { [weak self] in
@@ -143,11 +163,49 @@ public actor PinSetUpdater {
         return result
     }
 
-    /// Forwards a pin failure to ``events`` and refreshes the set of its noted host, in case the pins changed.
-    /// Wire it from ``PinTrustManager``'s `onPinFailure` with `Task { await updater.reportPinFailure($0) }`.
-    public func reportPinFailure(_ failure: PinFailure) async {
+    /// Classifies a pin failure, then hands it to `onPinFailure`, ``events`` and the reporter.
+    ///
+    /// For an enforcing set whose host this updater keeps, it fetches that host's document at once (at most once
+    /// a minute per host; a failure meanwhile waits for the same fetch) and evaluates the same chain against the
+    /// set then in force: ``PinFailureClassification/staleSet`` if a newer set accepts it,
+    /// ``PinFailureClassification/unexpectedKey`` if not. ``start()`` wires this to the trust manager; call it
+    /// yourself only for an updater you do not start.
+    /// - Parameters:
+    ///   - failure: the failure as the trust manager saw it.
+    ///   - port: the port the app connected to, for the report; default 443.
+    /// - Returns: the failure with its classification.
+    @discardableResult
+    public func reportPinFailure(_ failure: PinFailure, port: Int = 443) async -> PinFailure {
+        var failure = failure
+        if failure.enforce { failure.classification = await classify(failure) }
         continuation.yield(.pinFailure(failure))
-        if configuration.hosts.contains(failure.notedHost) { await refreshNow(host: failure.notedHost) }
+        onPinFailure?(failure)
+        reporter?.submit(failure, port: port, fallbackReportURI: reportsURL)
+        return failure
+    }
+
+    /// The pin server's `POST /reports`: where reports go when the set's `reportUri` is missing or fails.
+    private var reportsURL: URL { configuration.server.appendingPathComponent("reports") }
+
+    private func classify(_ failure: PinFailure) async -> PinFailureClassification {
+        let host = failure.notedHost
+        if configuration.hosts.contains(host) {
+            let now = clock()
+            if let running = failureRefreshes[host], now.timeIntervalSince(running.started) < 60 {
+                await running.task.value
+            } else {
+                let task = Task { _ = await self.fetch(host) }
+                failureRefreshes[host] = (now, task)
+                await task.value
+            }
+        }
+        let decision = trustManager.evaluate(chain: failure.chainDER, host: failure.host, now: clock(), notify: false)
+        if decision.allowsConnection, let version = trustManager.acceptedVersion(for: host)?.version,
+            version > failure.version
+        {
+            return .staleSet
+        }
+        return .unexpectedKey
     }
 
     private func poll(_ host: String) async -> TimeInterval {
@@ -228,7 +286,7 @@ public actor PinSetUpdater {
         return base * (1 + configuration.jitter * min(max(random, 0), 1))
     }
 
-    /// The server's ETag for a body (API.md): `"` + base64url(first 18 bytes of SHA-256(body)) + `"`.
+    /// The server's ETag for a body: `"` + base64url(first 18 bytes of SHA-256(body)) + `"`.
     static func etag(of body: [UInt8]) -> String {
         "\"" + Base64URL.encode(SHA256.hash(data: body).prefix(18)) + "\""
     }

@@ -16,10 +16,16 @@ import PinSetCore
 /// - at most ``maximumBodyBytes`` of body are read: a larger answer is abandoned as soon as its
 ///   `Content-Length`, or the bytes received, go past the limit (``TransportLimitError/Kind/bodyTooLarge``),
 ///   so a 10 GB answer costs 64 KiB of memory, not 10 GB.
+///
+/// A session the transport made itself is invalidated when the last copy of the transport goes away (a
+/// `URLSession` keeps its delegate alive until it is invalidated, so without that every transport would leak its
+/// session and delegate). A session passed in stays the caller's to invalidate.
 public struct URLSessionTransport: PinSetTransport {
     private let session: URLSession
     /// Present when the transport made its own session: it enforces the byte limit while receiving.
-    private let delegate: BoundedFetchDelegate?
+    let delegate: BoundedFetchDelegate?
+    /// Invalidates the transport's own session once no copy of the transport holds it.
+    private let owner: SessionOwner?
     /// Deadline, in seconds, for one whole exchange (connect, request, headers and body).
     public let timeout: TimeInterval
     /// The largest body accepted; default 64 KiB, the protocol's limit for a document.
@@ -35,13 +41,16 @@ public struct URLSessionTransport: PinSetTransport {
         if let session {
             self.session = session
             delegate = nil
+            owner = nil
         } else {
             let configuration = URLSessionConfiguration.ephemeral
             configuration.urlCache = nil
             configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
             let delegate = BoundedFetchDelegate()
-            self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+            let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+            self.session = session
             self.delegate = delegate
+            owner = SessionOwner(session)
         }
         self.timeout = timeout
         self.maximumBodyBytes = maximumBodyBytes
@@ -82,6 +91,13 @@ public struct URLSessionTransport: PinSetTransport {
         }
         return try BoundedFetchDelegate.makeResponse(response, body: [UInt8](data))
     }
+}
+
+/// Owns a `URLSession` that the library made: invalidates it (which releases its delegate) on `deinit`.
+final class SessionOwner: Sendable {
+    let session: URLSession
+    init(_ session: URLSession) { self.session = session }
+    deinit { session.finishTasksAndInvalidate() }
 }
 
 /// A limit of ``URLSessionTransport`` (or another transport) that a server's answer ran into.

@@ -14,7 +14,8 @@ public enum UpdateEvent: Sendable {
     case fetchFailed(host: String, UpdateError)
     /// A document was accepted but could not be persisted.
     case persistenceFailed(host: String, PinStorage.Error)
-    /// A chain matched no pin (forwarded with ``PinSetUpdater/reportPinFailure(_:)``).
+    /// A chain matched no pin; for an enforcing set, ``PinFailure/classification`` says whether a newer set
+    /// accepts it (``PinSetUpdater/reportPinFailure(_:port:)``).
     case pinFailure(PinFailure)
     /// Trust documents (PROTOCOL §6) persisted earlier were verified again from the shipped root keys at start;
     /// `version` is in force.
@@ -40,8 +41,6 @@ public struct UpdateError: Error, Sendable, Equatable, CustomStringConvertible {
         case transport
         /// The server answered a status other than 200 or 304.
         case httpStatus
-        /// A 200 carried a document that was refused.
-        case rejected
     }
 
     /// The kind of failure.
