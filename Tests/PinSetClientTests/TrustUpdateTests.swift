@@ -164,4 +164,26 @@ import Testing
         let unsigned = TrustForge.sign(TrustForge.payload(version: 4, roots: [r1], signing: [a]), by: [outsider])
         #expect(throws: TrustRejection.self) { try TrustStore(bundledDocument: unsigned) }
     }
+
+    @Test func oneUpdateWalksAtMostOneThousandVersions() async throws {
+        let root = TestSigner()
+        let a = TestSigner()
+        let server = PathServer()
+        for version in 1...1_002 {
+            server.serve(
+                "/trust/\(version)", TrustForge.sign(TrustForge.payload(version: version, roots: [root], signing: [a]), by: [root]))
+        }
+        server.serve("/trust", server.bodies.withLock { $0["/trust/1002"] })
+        let store = try TrustStore(rootKeys: [root.trustedKey])
+        let updater = PinSetUpdater(
+            configuration: .init(server: URL(string: "https://pins.test")!, hosts: []),
+            trustManager: PinTrustManager(trustStore: store), transport: server, clock: { testNow })
+        #expect(await updater.refreshTrust())
+        #expect(store.current.version == 1_000)
+        #expect(!server.requests.withLock { $0 }.contains("/trust/1001"))
+        // The next update goes on from there.
+        #expect(await updater.refreshTrust())
+        #expect(store.current.version == 1_002)
+        _ = await updater.stopAndCollect()
+    }
 }
