@@ -106,6 +106,28 @@ import Testing
         #expect(dropped.lastErrorLine.contains("[rule signingKeyNotListed]"), "\(dropped.stderr)")
     }
 
+    @Test func serveReadsRootKeysFromTheEnvironmentAndChecksThem() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for name in ["root1", "root2"] {
+            try CLIRunner.shell(
+                "openssl genpkey -algorithm ed25519 -out \(name).pem && openssl pkey -in \(name).pem -pubout -out \(name).pub",
+                in: dir)
+        }
+        try CLIRunner.shell("openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 -out ec.pem && openssl pkey -in ec.pem -pubout -out ec.pub", in: dir)
+        let serve = [
+            "serve", "--dev", "--db", dir.appendingPathComponent("db.sqlite").path, "--key",
+            dir.appendingPathComponent("key.pem").path, "--port", "0",
+        ]
+        let roots = "\(dir.appendingPathComponent("root1.pub").path),\(dir.appendingPathComponent("root2.pub").path)"
+        let threshold = try CLIRunner.pinset(serve, environment: ["PINSET_ROOT_PUB": roots, "PINSET_ROOT_THRESHOLD": "3"])
+        #expect(threshold.status == 1)
+        #expect(threshold.lastErrorLine.contains("root threshold 3 must be between 1 and"), "\(threshold.stderr)")
+        let notEd25519 = try CLIRunner.pinset(serve + ["--root-pub", dir.appendingPathComponent("ec.pub").path])
+        #expect(notEd25519.status == 1)
+        #expect(notEd25519.lastErrorLine.contains("--root-pub"), "\(notEd25519.stderr)")
+    }
+
     /// A plain GET with curl.
     private func awaitFetch(_ url: String) throws -> (Data, Int) {
         let result = try CLIRunner.run("/usr/bin/curl", ["-sS", url])
