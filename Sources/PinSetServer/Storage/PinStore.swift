@@ -14,8 +14,8 @@ public final class PinStore: Sendable {
     /// Opens (creating the file and its parent directories if needed) the database at `path` and runs
     /// every pending migration. Fails with a 500/503 ``ServiceError`` whose detail names the path; the
     /// SQLite reason goes to the log.
-    public init(path: String) throws(ServiceError) {
-        let logger = Logger(label: "pinset.store")
+    /// - Parameter logger: where database failures are logged; default a logger labelled `pinset.store`.
+    public init(path: String, logger: Logger = Logger(label: "pinset.store")) throws(ServiceError) {
         self.logger = logger
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
