@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(
             name: "PinSetClientTests",
             dependencies: [
-                "PinSetClient", "PinSetCore",
+                "PinSetClient", "PinSetCore", "Locking",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
@@ -147,7 +147,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD", "PinSetFuzzing",
+                "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD", "PinSetFuzzing", "Locking",
+                "OpenSSLCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

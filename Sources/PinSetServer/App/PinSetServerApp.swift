@@ -9,6 +9,8 @@ import PinSetCore
 public final class PinSetServerApp: Sendable {
     /// The service behind the admin API, for commands that run in-process (tokens, tests).
     public let service: PinSetService
+    /// The trust documents (PROTOCOL §6.3).
+    public let trust: TrustService
     private let store: PinDatabase
     private let http: HTTPServer
     private let snapshot: DocumentIndex
@@ -38,8 +40,14 @@ public final class PinSetServerApp: Sendable {
                 "kid": "\(key.kid)",
             ])
         let reports = PinReportService(store: store, service: service, configuration: configuration.reports)
+        let trust = try TrustService(
+            store: store, rootKeys: configuration.rootKeys, rootThreshold: configuration.rootThreshold,
+            signingKid: key.kid, refreshInterval: configuration.service.refreshInterval)
+        Self.warnIfNotDelegated(trust, kid: key.kid, logger: logger)
+        self.trust = trust
         let router = PinSetRouter(
-            snapshot: snapshot, service: service, reports: reports, store: store, metrics: metrics, logger: logger)
+            snapshot: snapshot, service: service, reports: reports, trust: trust, store: store, metrics: metrics,
+            logger: logger)
         self.http = try HTTPServer(configuration: configuration.http, handler: router)
         self.store = store
         self.service = service
@@ -72,6 +80,23 @@ public final class PinSetServerApp: Sendable {
             try store.close()
         } catch {
             logger.error("closing the database failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// PROTOCOL §6.3: a server whose key the newest trust document does not list still starts (that is how a
+    /// leaked key is replaced), but says so.
+    private static func warnIfNotDelegated(_ trust: TrustService, kid: String, logger: Logger) {
+        switch try? trust.delegation() {
+        case .notDelegated:
+            logger.warning(
+                "the newest trust document does not list this server's signing key: clients that rely on root keys refuse its documents until a trust document naming it is pushed (PUT /admin/trust)",
+                metadata: ["kid": "\(kid)"])
+        case .noTrustDocument:
+            logger.warning(
+                "root keys are configured but no trust document is stored: clients that rely on root keys accept no document until one is pushed (pinset trust push)",
+                metadata: ["kid": "\(kid)"])
+        default:
+            break
         }
     }
 

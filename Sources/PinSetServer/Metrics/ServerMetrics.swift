@@ -8,7 +8,7 @@ final class ServerMetrics: Sendable {
     /// The routes requests are counted by; the raw value is the `route` label.
     enum Route: Int, CaseIterable, Sendable {
         case pins, keys, healthz, metrics, reports, adminHosts, adminHost, adminPins, adminPin, adminHistory
-        case adminReports, unknown
+        case adminReports, trust, trustVersion, adminTrust, unknown
 
         var label: String {
             switch self {
@@ -23,6 +23,9 @@ final class ServerMetrics: Sendable {
             case .adminPin: "/admin/hosts/{host}/pins/{sha256}"
             case .adminHistory: "/admin/hosts/{host}/history"
             case .adminReports: "/admin/reports"
+            case .trust: "/trust"
+            case .trustVersion: "/trust/{version}"
+            case .adminTrust: "/admin/trust"
             case .unknown: "other"
             }
         }
@@ -84,8 +87,9 @@ final class ServerMetrics: Sendable {
     /// The `host` label of reports for names the server does not publish (not a DNS name, so it never clashes).
     static let otherHostsLabel = "(other)"
 
-    /// The Prometheus text exposition (format 0.0.4).
-    func render(hosts: Int) -> String {
+    /// The Prometheus text exposition (format 0.0.4). `delegation` is the trust state of the server's key
+    /// (PROTOCOL §6.3), `nil` when it cannot be read.
+    func render(hosts: Int, delegation: TrustService.Delegation? = nil) -> String {
         var out = "# HELP pinset_http_requests_total HTTP requests answered, by route and status.\n"
         out += "# TYPE pinset_http_requests_total counter\n"
         let width = Self.statuses.count + 1
@@ -112,6 +116,11 @@ final class ServerMetrics: Sendable {
             out += "pinset_reports_total{host=\"\(host)\"} \(value)\n"
         }
         out += "# HELP pinset_hosts Hosts with a published document.\n# TYPE pinset_hosts gauge\npinset_hosts \(hosts)\n"
+        if let delegation, delegation != .notConfigured {
+            out += "# HELP pinset_signing_key_delegated 1 when the newest trust document lists the server's signing key, else 0.\n"
+            out += "# TYPE pinset_signing_key_delegated gauge\n"
+            out += "pinset_signing_key_delegated \(delegation == .delegated ? 1 : 0)\n"
+        }
         return out
     }
 }

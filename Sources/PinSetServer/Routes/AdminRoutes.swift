@@ -40,6 +40,7 @@ struct AdminRoutes {
         case ("hosts", 4) where parts[2] == "pins": .adminPin
         case ("hosts", 3) where parts[2] == "history": .adminHistory
         case ("reports", 1): .adminReports
+        case ("trust", 1): .adminTrust
         default: .unknown
         }
     }
@@ -109,6 +110,17 @@ struct AdminRoutes {
                 since = date
             }
             return try json(200, ["groups": router.reports.groups(host: host, since: since)])
+        case .adminTrust:
+            guard method == .put else { throw Problem.methodNotAllowed(["PUT"]) }
+            let outcome = try router.trust.push(request.body, tokenName: tokenName)
+            router.metrics.adminWrite()
+            router.logger.info(
+                "trust document pushed",
+                metadata: [
+                    "version": "\(outcome.version)", "signers": "\(outcome.signers.joined(separator: ","))",
+                    "token": "\(tokenName)",
+                ])
+            return try json(201, outcome)
         default:
             throw Problem.notFound("there is no admin resource at \(request.path.prefix(200)); see openapi.yaml")
         }

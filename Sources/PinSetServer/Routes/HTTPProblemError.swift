@@ -30,7 +30,8 @@ extension ServiceError: HTTPProblemError {
             Problem(slug: "precondition-failed", title: "Precondition failed", status: 412, detail: detail)
         case .unprocessable:
             Problem(
-                slug: "unprocessable", title: "Safety rule broken", status: 422, detail: detail, rule: rule?.rawValue)
+                slug: "unprocessable", title: "Safety rule broken", status: 422, detail: detail,
+                rule: rule?.rawValue ?? trustRule?.rawValue)
         case .conflict: Problem(slug: "conflict", title: "Conflict", status: 409, detail: detail)
         case .unavailable: .unavailable(detail)
         case .storage: .internalError

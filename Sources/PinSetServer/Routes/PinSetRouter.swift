@@ -12,13 +12,15 @@ final class PinSetRouter: HTTPHandler {
     let metrics: ServerMetrics
     let logger: Logger
     let reports: PinReportService
+    let trust: TrustService
     private let reportLimiter: ReportRateLimiter
     private let keys: CachedResource
 
     init(
-        snapshot: DocumentIndex, service: PinSetService, reports: PinReportService, store: PinDatabase,
-        metrics: ServerMetrics, logger: Logger
+        snapshot: DocumentIndex, service: PinSetService, reports: PinReportService, trust: TrustService,
+        store: PinDatabase, metrics: ServerMetrics, logger: Logger
     ) {
+        self.trust = trust
         self.snapshot = snapshot
         self.service = service
         self.reports = reports
@@ -96,13 +98,26 @@ final class PinSetRouter: HTTPHandler {
             return (.healthz, health())
         case "/metrics":
             guard method == .get else { return (.metrics, Problem.methodNotAllowed(["GET"]).response) }
-            let body = Array(metrics.render(hosts: snapshot.count).utf8)
+            let body = Array(metrics.render(hosts: snapshot.count, delegation: try? trust.delegation()).utf8)
             return (.metrics, .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body))
         case "/reports":
             guard method == .post else { return (.reports, Problem.methodNotAllowed(["POST"]).response) }
             return (.reports, receiveReport(request))
+        case "/trust":
+            guard method == .get || method == .head else { return (.trust, Problem.methodNotAllowed(["GET"]).response) }
+            return (.trust, serveTrust(version: nil, request))
         default:
             break
+        }
+        if path.hasPrefix("/trust/") {
+            guard method == .get || method == .head else {
+                return (.trustVersion, Problem.methodNotAllowed(["GET"]).response)
+            }
+            let text = path.dropFirst(7)
+            guard let version = Int(text), version >= 1, text.utf8.count <= 18, text.first != "0", text.first != "+" else {
+                return (.trustVersion, Problem.badRequest("the trust document version must be a whole number ≥ 1").response)
+            }
+            return (.trustVersion, serveTrust(version: version, request))
         }
         if path == "/admin" || path.hasPrefix("/admin/") {
             return AdminRoutes(router: self, request: request).dispatch()
@@ -126,6 +141,15 @@ final class PinSetRouter: HTTPHandler {
         } catch {
             return problemResponse(for: error, path: "/reports")
         }
+    }
+
+    /// `GET /trust` (`version == nil`) and `GET /trust/{version}`: a pre-built answer, or 304, or 404.
+    private func serveTrust(version: Int?, _ request: HTTPRequest) -> HTTPResponse {
+        guard let document = trust.index.resource(version: version) else {
+            if let version { return Problem.notFound("there is no trust document version \(version)").response }
+            return Problem.notFound("this server publishes no trust document (PROTOCOL §6)").response
+        }
+        return .prepared(document.response(to: request))
     }
 
     /// The one place an error becomes an answer: an ``HTTPProblemError`` gives its problem; a storage failure

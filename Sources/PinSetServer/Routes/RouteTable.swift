@@ -17,6 +17,8 @@ enum RouteTable {
         Route(method: "GET", path: "/healthz"),
         Route(method: "GET", path: "/metrics"),
         Route(method: "POST", path: "/reports"),
+        Route(method: "GET", path: "/trust"),
+        Route(method: "GET", path: "/trust/{version}"),
         Route(method: "GET", path: "/admin/hosts"),
         Route(method: "GET", path: "/admin/hosts/{host}"),
         Route(method: "PUT", path: "/admin/hosts/{host}"),
@@ -25,5 +27,6 @@ enum RouteTable {
         Route(method: "DELETE", path: "/admin/hosts/{host}/pins/{sha256}"),
         Route(method: "GET", path: "/admin/hosts/{host}/history"),
         Route(method: "GET", path: "/admin/reports"),
+        Route(method: "PUT", path: "/admin/trust"),
     ]
 }

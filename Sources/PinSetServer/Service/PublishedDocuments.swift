@@ -13,4 +13,9 @@ public enum PublishedDocuments {
         let keys = try store.read { db in try SigningKeyTable.all(db) }
         return JWKSet(keys: keys.map { Ed25519JWK(publicKey: $0.publicKey, kid: $0.kid) })
     }
+
+    /// Every stored trust document (PROTOCOL §6), oldest first, exactly as `GET /trust/{version}` serves it.
+    public static func trustDocuments(store: PinDatabase) throws(ServiceError) -> [(version: Int, body: [UInt8])] {
+        try store.read { db in try TrustTable.all(db) }.map { ($0.version, $0.body) }
+    }
 }

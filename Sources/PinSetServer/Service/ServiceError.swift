@@ -44,12 +44,25 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     public let detail: String
     /// For 422: the safety rule broken.
     public let rule: PinSetError.Code?
+    /// For a refused trust document (`PUT /admin/trust`): the rule of PROTOCOL §6 broken.
+    public var trustRule: TrustRejection.Code? = nil
 
     /// Creates an error.
     public init(_ code: Code, _ detail: String, rule: PinSetError.Code? = nil) {
         self.code = code
         self.detail = detail
         self.rule = rule
+    }
+
+    /// A refused trust document: 400 when it is not a trust document at all, else 422 with the rule broken.
+    public init(_ rejection: TrustRejection) {
+        switch rejection.code {
+        case .malformed, .malformedHeader, .tooLarge:
+            self.init(.badRequest, rejection.detail)
+        default:
+            self.init(.unprocessable, rejection.detail)
+        }
+        trustRule = rejection.code
     }
 
     /// A 422 for a broken safety rule.

@@ -89,6 +89,21 @@ extension PinDatabase {
                     CREATE INDEX pinReportHost ON pinReport(host, lastSeen);
                     """)
         }
+        // Trust documents signed offline by root keys (issue 13, PROTOCOL §6.3). Append-only: a version is never
+        // changed once pushed; tokenName is the audit trail of who pushed it.
+        migrator.registerMigration("v3-trust-documents") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE trustDocument (
+                        version INTEGER PRIMARY KEY CHECK (version >= 1),
+                        body BLOB NOT NULL,
+                        issuedAt INTEGER NOT NULL,
+                        expiresAt INTEGER NOT NULL,
+                        pushedAt INTEGER NOT NULL,
+                        tokenName TEXT NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }
