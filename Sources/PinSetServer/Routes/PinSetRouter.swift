@@ -14,6 +14,7 @@ final class PinSetRouter: HTTPHandler {
     let reports: PinReportService
     private let reportLimiter: ReportRateLimiter
     private let keys: PreparedResponse
+    private let console = ConsoleSite()
 
     init(
         snapshot: DocumentSnapshot, service: PinSetService, reports: PinReportService, store: PinStore,
@@ -126,6 +127,9 @@ final class PinSetRouter: HTTPHandler {
             return (.reports, receiveReport(request))
         default:
             break
+        }
+        if ConsoleSite.owns(path) {
+            return (nil, console.respond(to: request, path: path))  // static files: not counted in /metrics
         }
         if path == "/admin" || path.hasPrefix("/admin/") {
             return AdminRoutes(router: self, request: request).dispatch()

@@ -25,5 +25,7 @@ enum RouteTable {
         Route(method: "DELETE", path: "/admin/hosts/{host}/pins/{sha256}"),
         Route(method: "GET", path: "/admin/hosts/{host}/history"),
         Route(method: "GET", path: "/admin/reports"),
+        Route(method: "GET", path: "/console"),
+        Route(method: "GET", path: "/console/{asset}"),
     ]
 }
