@@ -180,7 +180,7 @@ function documentSection(state, served, keys) {
       result.verified ? badge("verified", "ok", "signature verified") : badge("not verified", "bad", "signature not verified"),
       " ",
       result.verified
-        ? `Ed25519 signature checked in this browser (WebCrypto) with key ${result.header.kid} from /keys.`
+        ? ["Ed25519 signature checked in this browser (WebCrypto) with key ", h("span", { class: "mono hash" }, result.header.kid), " from /keys."]
         : `The signature could not be verified: ${result.reason || (keys instanceof Error ? describe(keys) : "unknown reason")}.`,
       notes.length ? h("span", { class: "warn-text" }, ` Note: ${notes.join("; ")}.`) : null);
     replace(details,

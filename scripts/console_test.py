@@ -30,7 +30,7 @@ import urllib.request
 from pathlib import Path
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -143,7 +143,9 @@ class Run:
 
     def wait(self, condition, what: str, seconds: float = WAIT):
         try:
-            return WebDriverWait(self.driver, seconds, poll_frequency=0.1).until(condition)
+            # A page re-renders as its data arrives: an element found a moment ago may be replaced.
+            return WebDriverWait(self.driver, seconds, poll_frequency=0.1,
+                                 ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(condition)
         except TimeoutException:
             raise AssertionError(f"timed out after {seconds} s waiting for {what}") from None
 
@@ -300,9 +302,15 @@ def main() -> int:
             for route, ready, name in ((f"#/hosts/{HOST}", "#signature .badge", "9-host-375px"),
                                        ("#/hosts", "#hosts", "9-hosts-375px"), ("#/reports", "svg.chart", "9-reports-375px")):
                 run.go(route, ready)
-                width = driver.execute_script("return document.documentElement.clientWidth")
-                scroll = driver.execute_script("return document.documentElement.scrollWidth")
-                assert scroll <= width + 1, f"{route}: the page scrolls sideways at {width} px ({scroll} px wide)"
+                measure = """const w = document.documentElement.clientWidth;
+                    return [w, document.documentElement.scrollWidth, [...document.querySelectorAll('body *')]
+                      .filter(e => !e.closest('.scroll') && e.getBoundingClientRect().right > w + 1)
+                      .slice(0, 5).map(e => e.tagName + '.' + e.className)];"""
+                try:  # once the page has settled (a resize and a render just happened)
+                    run.wait(lambda d: (m := d.execute_script(measure))[1] <= m[0] + 1, "no sideways scroll", 5)
+                except AssertionError:
+                    width, scroll, wide = driver.execute_script(measure)
+                    raise AssertionError(f"{route}: the page scrolls sideways at {width} px ({scroll} px wide): {wide}")
                 run.shot(name)
             driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
             run.go(f"#/hosts/{HOST}", "#signature .badge")

@@ -370,7 +370,7 @@ h1:focus { outline: none; }
 .bar nav a { text-decoration: none; padding: .2rem 0; border-bottom: 2px solid transparent; }
 .bar nav a[aria-current="page"] { border-bottom-color: var(--accent); font-weight: 600; }
 #logout { margin-left: auto; }
-main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
+main { max-width: 72rem; margin: 0 auto; padding: 1rem; overflow-wrap: break-word; }
 
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin: 1rem 0; }
 .card.narrow { max-width: 30rem; margin: 3rem auto; }
@@ -809,7 +809,7 @@ function documentSection(state, served, keys) {
       result.verified ? badge("verified", "ok", "signature verified") : badge("not verified", "bad", "signature not verified"),
       " ",
       result.verified
-        ? `Ed25519 signature checked in this browser (WebCrypto) with key ${result.header.kid} from /keys.`
+        ? ["Ed25519 signature checked in this browser (WebCrypto) with key ", h("span", { class: "mono hash" }, result.header.kid), " from /keys."]
         : `The signature could not be verified: ${result.reason || (keys instanceof Error ? describe(keys) : "unknown reason")}.`,
       notes.length ? h("span", { class: "warn-text" }, ` Note: ${notes.join("; ")}.`) : null);
     replace(details,
