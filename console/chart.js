@@ -33,10 +33,11 @@ export function seriesOf(rows, days) {
   return [...series.slice(0, SERIES - 1), other];
 }
 
+/** The top of the y axis: 4, 10, 20, 40, 100, 200, 400, 1000, … (even, so the middle tick is whole). */
 function niceMax(value) {
-  if (value <= 5) return 5;
+  if (value <= 4) return 4;
   const power = 10 ** Math.floor(Math.log10(value));
-  return [1, 2, 5, 10].map((m) => m * power).find((m) => m >= value);
+  return [1, 2, 4, 10].map((m) => m * power).find((m) => m >= value);
 }
 
 /** The chart and its legend. `rows`: [{host, day, count}]; `days`: the x axis. */
@@ -61,7 +62,7 @@ export function reportsChart(rows, days) {
         : `${total} reports in all; ` + series.map((e) => `${e.host}: ${e.total}`).join(", ") + "."));
 
   for (const fraction of [0, 0.5, 1]) {
-    const value = Math.round(max * fraction);
+    const value = max * fraction;
     svg.append(
       s("line", { class: "grid", x1: left, x2: width - right, y1: y(value), y2: y(value) }),
       s("text", { class: "axis", x: left - 6, y: y(value) + 4, "text-anchor": "end" }, String(value)));

@@ -30,14 +30,16 @@ export async function hostPage(main, host) {
       badge(`version ${set.version}`, "info"),
       set.pins.length === 0 ? badge("retired: pins nothing", "warn") : set.enforce ? badge("enforcing", "ok") : badge("report-only", "warn"),
       set.includeSubdomains ? badge("includes subdomains", "info") : null,
+      h("span", { id: "signature-summary" }),
       h("span", { class: "muted" }, ` updated ${when(set.updatedAt)} · document expires ${relative(set.expiresAt)}`)),
     notice,
     pinsSection(state),
-    addPinSection(state),
-    policySection(state),
     documentSection(state, served, keys),
     monitorSection(status),
     historySection(history.data),
+    h("h2", { class: "part" }, "Edit"),
+    addPinSection(state),
+    policySection(state),
     retireSection(state));
 }
 
@@ -175,6 +177,10 @@ function documentSection(state, served, keys) {
       if (result.payload.host !== state.host) notes.push(`the payload names ${result.payload.host}, not ${state.host}`);
       if (result.payload.version !== state.set.version) notes.push(`it is version ${result.payload.version}; the admin API says ${state.set.version}`);
       if (new Date(result.payload.expiresAt).getTime() < Date.now()) notes.push("it has expired");
+    }
+    const summary = document.getElementById("signature-summary");
+    if (summary) {
+      replace(summary, result.verified ? badge("signature verified", "ok") : badge("signature NOT verified", "bad"));
     }
     replace(verdict,
       result.verified ? badge("verified", "ok", "signature verified") : badge("not verified", "bad", "signature not verified"),

@@ -34,7 +34,7 @@ export async function hostsPage(main) {
   if (features.monitor) headers.push("Monitor");
   const table = h("div", { class: "scroll" }, h("table", { id: "hosts" },
     h("caption", { class: "visually-hidden" }, "Hosts"),
-    h("thead", {}, h("tr", {}, headers.map((name) => h("th", { scope: "col" }, name)))), body));
+    h("thead", {}, h("tr", {}, headers.map((name) => h("th", { scope: "col", class: ["Version", "Pins"].includes(name) ? "num" : null }, name)))), body));
 
   function show() {
     const needle = filter.value.trim().toLowerCase();

@@ -25,10 +25,10 @@ export async function reportsPage(main) {
           h("th", { scope: "row" }, group.host),
           h("td", { class: "mono hash" }, group.leafPin),
           h("td", { class: "num" }, group.count),
-          h("td", {}, when(group.firstSeen)),
-          h("td", {}, when(group.lastSeen)),
+          h("td", { class: "nowrap" }, when(group.firstSeen)),
+          h("td", { class: "nowrap" }, when(group.lastSeen)),
           h("td", {}, group.matchesCurrentPin
             ? badge("client held an old set", "warn", "the chain matches a current pin: the client had not fetched the new set")
             : badge("key not pinned", "bad", "the chain matches no current pin: a key change or an interception")),
-          h("td", { class: "mono small" }, h("ul", { class: "bare" }, (group.knownPins || []).map((pin) => h("li", {}, pin))))))))));
+          h("td", { class: "mono small hash" }, h("ul", { class: "bare" }, (group.knownPins || []).map((pin) => h("li", {}, pin))))))))));
 }

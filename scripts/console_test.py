@@ -205,6 +205,7 @@ def main() -> int:
         driver = browser(1100, 900)
         print(f"console_test: pinset at {server.url}, Chromium {driver.capabilities.get('browserVersion')} "
               f"started in {time.time() - started:.1f} s", flush=True)
+        shutil.rmtree(args.screenshots, ignore_errors=True)  # only this run's pictures
         run = Run(driver, server, Path(args.screenshots))
         current, backup = pin(), pin()
         served_cert = certificate(directory, "served")
@@ -363,13 +364,17 @@ def docs_screenshots(run: Run, docs: Path, current: str) -> None:
     for host in ("api.example.com", "cdn.example.com", "login.example.com", "payments.example.com"):
         body = {"pins": [{"sha256": pin(), "role": "current"}, {"sha256": pin(), "role": "backup"}], "enforce": host != "cdn.example.com"}
         server.request("PUT", f"/admin/hosts/{host}", body, token=server.token)
-    server.request("DELETE", "/admin/hosts/unsafe.example.com", token=server.token)
+    server.request("POST", "/admin/hosts/api.example.com/pins",
+                   {"pins": [{"sha256": pin(), "role": "future", "comment": "next key: deploy after the March rotation",
+                              "expiresAt": time.strftime("%Y-%m-%dT00:00:00Z", time.gmtime(time.time() + 200 * 86400))}]},
+                   token=server.token)
     driver.set_window_size(1000, 760)
     driver.execute_script("sessionStorage.setItem('pinset.adminToken', arguments[0])", server.token)
+    driver.refresh()  # check 10 logged out: start again with the token in place
     docs.mkdir(parents=True, exist_ok=True)
     run.go("#/hosts", "#hosts")
     driver.save_screenshot(str(docs / "console-hosts.png"))
-    run.go(f"#/hosts/{HOST}", "#signature .badge")
+    run.go("#/hosts/api.example.com", "#signature .badge")
     run.wait(lambda d: d.find_element(By.CSS_SELECTOR, "#signature .badge").text == "verified", "verified")
     driver.save_screenshot(str(docs / "console-host.png"))
     print(f"console_test: README screenshots in {docs}")

@@ -274,10 +274,11 @@ export function seriesOf(rows, days) {
   return [...series.slice(0, SERIES - 1), other];
 }
 
+/** The top of the y axis: 4, 10, 20, 40, 100, 200, 400, 1000, … (even, so the middle tick is whole). */
 function niceMax(value) {
-  if (value <= 5) return 5;
+  if (value <= 4) return 4;
   const power = 10 ** Math.floor(Math.log10(value));
-  return [1, 2, 5, 10].map((m) => m * power).find((m) => m >= value);
+  return [1, 2, 4, 10].map((m) => m * power).find((m) => m >= value);
 }
 
 /** The chart and its legend. `rows`: [{host, day, count}]; `days`: the x axis. */
@@ -302,7 +303,7 @@ export function reportsChart(rows, days) {
         : `${total} reports in all; ` + series.map((e) => `${e.host}: ${e.total}`).join(", ") + "."));
 
   for (const fraction of [0, 0.5, 1]) {
-    const value = Math.round(max * fraction);
+    const value = max * fraction;
     svg.append(
       s("line", { class: "grid", x1: left, x2: width - right, y1: y(value), y2: y(value) }),
       s("text", { class: "axis", x: left - 6, y: y(value) + 4, "text-anchor": "end" }, String(value)));
@@ -403,11 +404,13 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 thead th { font-size: .85rem; color: var(--muted); white-space: nowrap; }
 tbody tr:last-child > * { border-bottom: 0; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .85rem; }
 .hash { word-break: break-all; min-width: 12rem; }
 .comment { overflow-wrap: anywhere; }
 .small { font-size: .8rem; }
+.nowrap { white-space: nowrap; }
+h2.part { border-top: 1px solid var(--line); padding-top: 1rem; margin-top: 2rem; }
 pre { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: .6rem; overflow-x: auto; }
 pre.wrap { white-space: pre-wrap; word-break: break-all; }
 ul.bare { list-style: none; margin: 0; padding: 0; }
@@ -461,6 +464,8 @@ svg.chart .axis { fill: var(--muted); font-size: 11px; }
   .card { padding: .7rem; }
   th, td { padding: .35rem .4rem; }
   #pins th:nth-child(2), #pins td:nth-child(2) { display: none; }
+  .bar { gap: .3rem .8rem; padding: .5rem .6rem; }
+  #logout { padding: .25rem .6rem; }
 }
 
 """#),
@@ -659,14 +664,16 @@ export async function hostPage(main, host) {
       badge(`version ${set.version}`, "info"),
       set.pins.length === 0 ? badge("retired: pins nothing", "warn") : set.enforce ? badge("enforcing", "ok") : badge("report-only", "warn"),
       set.includeSubdomains ? badge("includes subdomains", "info") : null,
+      h("span", { id: "signature-summary" }),
       h("span", { class: "muted" }, ` updated ${when(set.updatedAt)} · document expires ${relative(set.expiresAt)}`)),
     notice,
     pinsSection(state),
-    addPinSection(state),
-    policySection(state),
     documentSection(state, served, keys),
     monitorSection(status),
     historySection(history.data),
+    h("h2", { class: "part" }, "Edit"),
+    addPinSection(state),
+    policySection(state),
     retireSection(state));
 }
 
@@ -805,6 +812,10 @@ function documentSection(state, served, keys) {
       if (result.payload.version !== state.set.version) notes.push(`it is version ${result.payload.version}; the admin API says ${state.set.version}`);
       if (new Date(result.payload.expiresAt).getTime() < Date.now()) notes.push("it has expired");
     }
+    const summary = document.getElementById("signature-summary");
+    if (summary) {
+      replace(summary, result.verified ? badge("signature verified", "ok") : badge("signature NOT verified", "bad"));
+    }
     replace(verdict,
       result.verified ? badge("verified", "ok", "signature verified") : badge("not verified", "bad", "signature not verified"),
       " ",
@@ -911,7 +922,7 @@ export async function hostsPage(main) {
   if (features.monitor) headers.push("Monitor");
   const table = h("div", { class: "scroll" }, h("table", { id: "hosts" },
     h("caption", { class: "visually-hidden" }, "Hosts"),
-    h("thead", {}, h("tr", {}, headers.map((name) => h("th", { scope: "col" }, name)))), body));
+    h("thead", {}, h("tr", {}, headers.map((name) => h("th", { scope: "col", class: ["Version", "Pins"].includes(name) ? "num" : null }, name)))), body));
 
   function show() {
     const needle = filter.value.trim().toLowerCase();
@@ -1159,12 +1170,12 @@ export async function reportsPage(main) {
           h("th", { scope: "row" }, group.host),
           h("td", { class: "mono hash" }, group.leafPin),
           h("td", { class: "num" }, group.count),
-          h("td", {}, when(group.firstSeen)),
-          h("td", {}, when(group.lastSeen)),
+          h("td", { class: "nowrap" }, when(group.firstSeen)),
+          h("td", { class: "nowrap" }, when(group.lastSeen)),
           h("td", {}, group.matchesCurrentPin
             ? badge("client held an old set", "warn", "the chain matches a current pin: the client had not fetched the new set")
             : badge("key not pinned", "bad", "the chain matches no current pin: a key change or an interception")),
-          h("td", { class: "mono small" }, h("ul", { class: "bare" }, (group.knownPins || []).map((pin) => h("li", {}, pin))))))))));
+          h("td", { class: "mono small hash" }, h("ul", { class: "bare" }, (group.knownPins || []).map((pin) => h("li", {}, pin))))))))));
 }
 
 """#),
