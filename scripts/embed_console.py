@@ -23,12 +23,14 @@ TYPES = {
 }
 
 
-def literal(text: str) -> str:
-    """A Swift multi-line raw string literal whose value is exactly `text`."""
+def literal(text: str, indent: str = " " * 12) -> str:
+    """A Swift multi-line raw string literal whose value is exactly `text`, indented by `indent` (Swift strips the
+    closing delimiter's indentation from every line; empty lines may have none)."""
     hashes = "#"
     while f'"""{hashes}' in text or f"\\{hashes}" in text:
         hashes += "#"
-    return f'{hashes}"""\n{text}\n"""{hashes}'
+    body = "\n".join(indent + line if line else "" for line in text.split("\n"))
+    return f'{indent}{hashes}"""\n{body}\n{indent}"""{hashes}'
 
 
 def render() -> str:
@@ -50,8 +52,10 @@ def render() -> str:
         text = path.read_text(encoding="utf-8")
         if "\r" in text:
             sys.exit(f"embed_console: {path.name}: use LF line endings")
-        lines.append(f'        ("{path.name}", "{content_type}",')
-        lines.append(literal(text) + "),")
+        lines.append("        (")
+        lines.append(f'            "{path.name}", "{content_type}",')
+        lines.append(literal(text))
+        lines.append("        ),")
     lines += ["    ]", "}", ""]
     return "\n".join(lines)
 

@@ -5,1246 +5,1272 @@
 enum ConsoleAssets {
     /// Every file of console/: its name (the path under `/console/`), its Content-Type and its text.
     static let files: [(name: String, contentType: String, text: String)] = [
-        ("api.js", "text/javascript; charset=utf-8",
-#"""
-// The admin API, as seen from the console: the token lives in this tab's sessionStorage only and is sent as
-// a Bearer header; no cookies are set or read, so there is no CSRF surface.
-
-const TOKEN_KEY = "pinset.adminToken";
-
-export const token = {
-  get: () => sessionStorage.getItem(TOKEN_KEY),
-  set: (value) => sessionStorage.setItem(TOKEN_KEY, value),
-  clear: () => sessionStorage.removeItem(TOKEN_KEY),
-};
-
-/** An error answer (RFC 9457 problem details), a refused token, or a server that does not answer. */
-export class ApiError extends Error {
-  constructor(status, problem) {
-    super(problem.detail || problem.title || `HTTP ${status}`);
-    this.status = status;
-    this.problem = problem;
-  }
-
-  get rule() {
-    return this.problem.rule;
-  }
-}
-
-const STANDARD_MEMBERS = new Set(["type", "title", "status", "detail", "rule", "instance"]);
-
-/** The members of a problem beyond RFC 9457's and `rule` (e.g. the pins a host serves, for would-lock-out). */
-export function extraMembers(problem) {
-  return Object.entries(problem || {}).filter(([name]) => !STANDARD_MEMBERS.has(name));
-}
-
-/** A sentence for any error: what went wrong and, where possible, what to do. */
-export function describe(error) {
-  if (!(error instanceof ApiError)) return error && error.message ? error.message : String(error);
-  const p = error.problem;
-  switch (error.status) {
-    case 0:
-      return "The pinset server does not answer. Check that it is running and reachable, then retry.";
-    case 401:
-      return "The server refused the admin token (401). Log in again with a valid token.";
-    case 403:
-      return `This token may not do that (403 ${p.title || "Forbidden"}): ${p.detail || "ask for a token with access to this host"}.`;
-    case 412:
-      return "Someone else changed this host since you loaded it (412). Reload it to see their change, then try again.";
-    default: {
-      const title = p.title ? `${error.status} ${p.title}` : `HTTP ${error.status}`;
-      return p.detail ? `${title}: ${p.detail}` : title;
-    }
-  }
-}
-
-/**
- * Calls the server. Returns {status, etag, data}; throws ApiError for every status >= 400 and for network
- * failures (status 0). `auth` adds the admin token; `ifMatch` sends the ETag a write is based on.
- */
-export async function call(path, { method = "GET", body, ifMatch, auth = true, cache } = {}) {
-  const headers = { Accept: "application/json, application/problem+json" };
-  if (auth) {
-    const value = token.get();
-    if (value) headers.Authorization = `Bearer ${value}`;
-  }
-  if (ifMatch) headers["If-Match"] = ifMatch;
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  let response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: "omit",
-      cache: cache || "no-store",
-      signal: AbortSignal.timeout(15000),
-    });
-  } catch (cause) {
-    throw new ApiError(0, { title: "No answer", detail: String(cause && cause.message) });
-  }
-  const text = await response.text();
-  let data = null;
-  if (text) {
-    try {
-      data = JSON.parse(text);
-    } catch {
-      data = text;
-    }
-  }
-  if (!response.ok) {
-    const problem = data && typeof data === "object" ? data : { title: response.statusText, detail: text.slice(0, 300) };
-    const error = new ApiError(response.status, problem);
-    if (response.status === 401 && auth) window.dispatchEvent(new CustomEvent("pinset:unauthorized"));
-    throw error;
-  }
-  return { status: response.status, etag: response.headers.get("ETag"), data, text };
-}
-
-/** Like call, but a 404 answers null: how the console detects endpoints that newer servers add. */
-export async function optional(path, options) {
-  try {
-    return await call(path, options);
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 404 || error.status === 405)) return null;
-    throw error;
-  }
-}
-
-export const hostPath = (host) => `/admin/hosts/${encodeURIComponent(host)}`;
-
-/** Standard base64 → base64url without padding, as a pin appears in a DELETE path. */
-export const pinPath = (sha256) => sha256.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-
-/** What the console learned about the server: features that other issues add (monitor, trust). */
-export const features = { monitor: undefined };
-
-"""#),
-        ("app.js", "text/javascript; charset=utf-8",
-#"""
-// The console's shell: log-in, navigation (hash routes), and a page per route.
-import { ApiError, call, describe, token } from "./api.js";
-import { h, replace } from "./dom.js";
-import { hostsPage } from "./hosts.js";
-import { hostPage } from "./host.js";
-import { reportsPage } from "./reports.js";
-import { trustPage } from "./trust.js";
-
-const main = document.getElementById("main");
-const nav = document.getElementById("nav");
-const logoutButton = document.getElementById("logout");
-let notice = "";
-
-const routes = [
-  [/^#\/hosts\/([^/]+)$/, (match) => hostPage(main, decodeURIComponent(match[1]))],
-  [/^#\/reports$/, () => reportsPage(main)],
-  [/^#\/trust$/, () => trustPage(main)],
-  [/^#\/hosts$/, () => hostsPage(main)],
-];
-
-function loginPage() {
-  nav.hidden = true;
-  logoutButton.hidden = true;
-  document.title = "Log in · pinset console";
-  const input = h("input", {
-    id: "token", name: "token", type: "password", autocomplete: "off", spellcheck: "false", required: true,
-    "aria-describedby": "token-help",
-  });
-  const error = h("p", { class: "error", id: "login-error", role: "alert" }, notice);
-  const button = h("button", { type: "submit" }, "Log in");
-  const form = h("form", { class: "card narrow", "aria-labelledby": "login-title" },
-    h("h1", { id: "login-title", tabindex: "-1" }, "pinset console"),
-    h("label", { for: "token" }, "Admin token"),
-    input,
-    h("p", { id: "token-help", class: "muted" },
-      "A token from `pinset token create` (or the one `pinset serve --dev` printed). It stays in this tab ",
-      "only (sessionStorage) and is sent as a Bearer header; log out or close the tab to forget it."),
-    error,
-    button);
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const value = input.value.trim();
-    if (!value) return;
-    button.disabled = true;
-    button.setAttribute("aria-busy", "true");
-    replace(error, "Checking the token…");
-    token.set(value);
-    try {
-      await call("/admin/hosts");
-      notice = "";
-      if (!location.hash || location.hash === "#/login") location.hash = "#/hosts";
-      else render();
-    } catch (failure) {
-      token.clear();
-      replace(error, describe(failure));
-      button.disabled = false;
-      button.removeAttribute("aria-busy");
-      input.focus();
-    }
-  });
-  replace(main, form);
-  input.focus();
-}
-
-function markCurrent() {
-  for (const link of nav.querySelectorAll("a")) {
-    const here = location.hash === link.getAttribute("href")
-      || (link.getAttribute("href") === "#/hosts" && location.hash.startsWith("#/hosts/"));
-    if (here) link.setAttribute("aria-current", "page");
-    else link.removeAttribute("aria-current");
-  }
-}
-
-/** Shows the page of the current hash; pages render their own loading and error states. */
-export async function render() {
-  if (!token.get()) return loginPage();
-  nav.hidden = false;
-  logoutButton.hidden = false;
-  markCurrent();
-  const hash = location.hash || "#/hosts";
-  const route = routes.find(([pattern]) => pattern.test(hash));
-  if (!route) {
-    location.replace("#/hosts");
-    return;
-  }
-  try {
-    await route[1](hash.match(route[0]));
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) return; // the unauthorized handler shows the log-in
-    replace(main, h("div", { class: "card" },
-      h("h1", { tabindex: "-1" }, "Something went wrong"),
-      h("p", { class: "error", role: "alert" }, describe(error)),
-      h("button", { type: "button", onclick: () => render() }, "Retry")));
-  }
-  const heading = main.querySelector("h1");
-  if (heading && document.activeElement === document.body) heading.focus({ preventScroll: true });
-}
-
-logoutButton.addEventListener("click", () => {
-  token.clear();
-  notice = "Logged out. The token was removed from this tab.";
-  location.hash = "#/hosts";
-  loginPage();
-});
-
-window.addEventListener("pinset:unauthorized", () => {
-  token.clear();
-  notice = "The server refused the admin token (401). Log in again.";
-  loginPage();
-});
-
-window.addEventListener("hashchange", () => render());
-render();
-
-"""#),
-        ("chart.js", "text/javascript; charset=utf-8",
-#"""
-// A stacked bar chart of reports per day and host, drawn as SVG by hand (no library, no inline style:
-// colours come from classes in console.css, so dark mode and the CSP both hold).
-import { h, s } from "./dom.js";
-
-const SERIES = 8; // colours s0..s7 in console.css; hosts beyond the 7 busiest share the last one
-
-/** The last `count` UTC days as YYYY-MM-DD, oldest first. */
-export function lastDays(count, now = new Date()) {
-  const days = [];
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  for (let i = count - 1; i >= 0; i--) days.push(new Date(today - i * 86400000).toISOString().slice(0, 10));
-  return days;
-}
-
-/** Groups [{host, day, count}] into series: [{host, counts: Map(day → n), total}], busiest first. */
-export function seriesOf(rows, days) {
-  const inRange = new Set(days);
-  const byHost = new Map();
-  for (const row of rows) {
-    if (!inRange.has(row.day)) continue;
-    const entry = byHost.get(row.host) || { host: row.host, counts: new Map(), total: 0 };
-    entry.counts.set(row.day, (entry.counts.get(row.day) || 0) + row.count);
-    entry.total += row.count;
-    byHost.set(row.host, entry);
-  }
-  const series = [...byHost.values()].sort((a, b) => b.total - a.total || a.host.localeCompare(b.host));
-  if (series.length <= SERIES) return series;
-  const other = { host: `${series.length - SERIES + 1} other hosts`, counts: new Map(), total: 0 };
-  for (const entry of series.slice(SERIES - 1)) {
-    for (const [day, n] of entry.counts) other.counts.set(day, (other.counts.get(day) || 0) + n);
-    other.total += entry.total;
-  }
-  return [...series.slice(0, SERIES - 1), other];
-}
-
-/** The top of the y axis: 4, 10, 20, 40, 100, 200, 400, 1000, … (even, so the middle tick is whole). */
-function niceMax(value) {
-  if (value <= 4) return 4;
-  const power = 10 ** Math.floor(Math.log10(value));
-  return [1, 2, 4, 10].map((m) => m * power).find((m) => m >= value);
-}
-
-/** The chart and its legend. `rows`: [{host, day, count}]; `days`: the x axis. */
-export function reportsChart(rows, days) {
-  const series = seriesOf(rows, days);
-  const totals = days.map((day) => series.reduce((sum, entry) => sum + (entry.counts.get(day) || 0), 0));
-  const max = niceMax(Math.max(0, ...totals));
-  const width = 720, height = 240, left = 40, right = 8, top = 10, bottom = 28;
-  const plotWidth = width - left - right, plotHeight = height - top - bottom;
-  const step = plotWidth / days.length;
-  const barWidth = Math.max(2, step * 0.72);
-  const y = (n) => top + plotHeight - (n / max) * plotHeight;
-  const total = totals.reduce((a, b) => a + b, 0);
-
-  const svg = s("svg", {
-    viewBox: `0 0 ${width} ${height}`, class: "chart", role: "img", "aria-labelledby": "chart-title chart-desc",
-    "data-total": total,
-  },
-    s("title", { id: "chart-title" }, `Failure reports per day, last ${days.length} days`),
-    s("desc", { id: "chart-desc" },
-      total === 0 ? "No reports in this period."
-        : `${total} reports in all; ` + series.map((e) => `${e.host}: ${e.total}`).join(", ") + "."));
-
-  for (const fraction of [0, 0.5, 1]) {
-    const value = max * fraction;
-    svg.append(
-      s("line", { class: "grid", x1: left, x2: width - right, y1: y(value), y2: y(value) }),
-      s("text", { class: "axis", x: left - 6, y: y(value) + 4, "text-anchor": "end" }, String(value)));
-  }
-  days.forEach((day, i) => {
-    const x = left + i * step + (step - barWidth) / 2;
-    let base = 0;
-    series.forEach((entry, index) => {
-      const n = entry.counts.get(day) || 0;
-      if (!n) return;
-      svg.append(s("rect", {
-        class: `bar s${index}`, x: x.toFixed(1), y: y(base + n).toFixed(1), width: barWidth.toFixed(1),
-        height: Math.max(1, y(base) - y(base + n)).toFixed(1), "data-host": entry.host, "data-day": day, "data-count": n,
-      }, s("title", {}, `${day} · ${entry.host}: ${n} report${n === 1 ? "" : "s"}`)));
-      base += n;
-    });
-    if (i % 5 === (days.length - 1) % 5) {
-      svg.append(s("text", { class: "axis", x: (x + barWidth / 2).toFixed(1), y: height - 8, "text-anchor": "middle" },
-        day.slice(5)));
-    }
-  });
-
-  const legend = h("ul", { class: "legend", "aria-label": "Hosts in the chart" },
-    series.map((entry, index) =>
-      h("li", {}, h("span", { class: `swatch s${index}`, "aria-hidden": "true" }), `${entry.host} (${entry.total})`)));
-  return h("figure", { class: "chart-box" }, svg, series.length ? legend : h("p", { class: "muted" }, "No reports in the last 30 days."));
-}
-
-"""#),
-        ("console.css", "text/css; charset=utf-8",
-#"""
-/* pinset console: one style sheet, no inline styles (the CSP forbids them), light and dark. */
-:root {
-  color-scheme: light dark;
-  --bg: #f6f7f9; --fg: #1b1f24; --muted: #5b6470; --card: #ffffff; --line: #d8dde3;
-  --accent: #1f5fae; --accent-fg: #ffffff; --focus: #f0a000;
-  --ok-bg: #e3f4e8; --ok-fg: #15602d; --warn-bg: #fff1d6; --warn-fg: #7a4d00;
-  --bad-bg: #fde4e4; --bad-fg: #9b1c1c; --info-bg: #e7eef8; --info-fg: #1f4a80;
-  --c0: #1f77b4; --c1: #ff7f0e; --c2: #2ca02c; --c3: #d62728; --c4: #9467bd; --c5: #8c564b; --c6: #e377c2; --c7: #7f7f7f;
-}
-@media (prefers-color-scheme: dark) {
-  :root {
-    --bg: #111418; --fg: #e6e9ed; --muted: #9aa4b0; --card: #1a1f25; --line: #2e353e;
-    --accent: #6ea8ff; --accent-fg: #0b1220; --focus: #ffc247;
-    --ok-bg: #113b22; --ok-fg: #8fe0a8; --warn-bg: #3d2c07; --warn-fg: #ffd27a;
-    --bad-bg: #4a1717; --bad-fg: #ffadad; --info-bg: #16304f; --info-fg: #a9c8ff;
-    --c0: #6ea8ff; --c1: #ffa94d; --c2: #69db7c; --c3: #ff6b6b; --c4: #b197fc; --c5: #d8a47f; --c6: #f783ac; --c7: #adb5bd;
-  }
-}
-* { box-sizing: border-box; }
-html { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-body { margin: 0; background: var(--bg); color: var(--fg); }
-a { color: var(--accent); }
-:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
-h1 { font-size: 1.6rem; margin: .4rem 0 .6rem; }
-h2 { font-size: 1.2rem; margin: 1.6rem 0 .5rem; }
-h3 { font-size: 1.05rem; margin: .2rem 0 .4rem; }
-h4 { font-size: .95rem; margin: .9rem 0 .3rem; }
-h1:focus { outline: none; }
-
-.bar { display: flex; flex-wrap: wrap; align-items: center; gap: .4rem 1.2rem; padding: .6rem 1rem;
-  background: var(--card); border-bottom: 1px solid var(--line); }
-.brand { font-weight: 700; font-size: 1.1rem; text-decoration: none; color: var(--fg); }
-.bar nav { display: flex; gap: .9rem; flex-wrap: wrap; }
-.bar nav a { text-decoration: none; padding: .2rem 0; border-bottom: 2px solid transparent; }
-.bar nav a[aria-current="page"] { border-bottom-color: var(--accent); font-weight: 600; }
-#logout { margin-left: auto; }
-main { max-width: 72rem; margin: 0 auto; padding: 1rem; overflow-wrap: break-word; }
-
-.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin: 1rem 0; }
-.card.narrow { max-width: 30rem; margin: 3rem auto; }
-.card > h2:first-child { margin-top: 0; }
-
-label { display: block; font-weight: 600; margin: .6rem 0 .2rem; }
-.check { display: flex; align-items: center; gap: .45rem; margin: .4rem 0; font-weight: 400; }
-.check label { display: inline; margin: 0; font-weight: 400; }
-input, select, textarea, button { font: inherit; color: inherit; }
-input[type="text"], input[type="password"], input[type="search"], input[type="datetime-local"], select, textarea {
-  width: 100%; padding: .45rem .55rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
-textarea { resize: vertical; }
-fieldset { border: 1px solid var(--line); border-radius: 6px; margin: .6rem 0; padding: .3rem .8rem .5rem; }
-legend { font-weight: 600; padding: 0 .3rem; }
-fieldset .check { display: inline-flex; margin-right: 1.2rem; }
-.row { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 0 1rem; }
-.field.invalid input, .field.invalid textarea, .field.invalid select { border-color: var(--bad-fg); }
-button { cursor: pointer; margin-top: .8rem; padding: .45rem .9rem; border-radius: 6px; border: 1px solid var(--accent);
-  background: var(--accent); color: var(--accent-fg); font-weight: 600; }
-button.quiet { background: transparent; color: var(--accent); margin-top: 0; }
-button.danger { background: var(--bad-fg); border-color: var(--bad-fg); color: var(--card); }
-button.quiet.danger { background: transparent; color: var(--bad-fg); }
-button:disabled { opacity: .6; cursor: progress; }
-.toolbar { display: flex; flex-wrap: wrap; align-items: center; gap: .3rem .8rem; }
-.toolbar label { margin: 0; }
-.toolbar input { max-width: 22rem; }
-
-.scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; border: 1px solid var(--line); border-radius: 8px; background: var(--card); }
-table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
-thead th { font-size: .85rem; color: var(--muted); white-space: nowrap; }
-tbody tr:last-child > * { border-bottom: 0; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-.mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .85rem; }
-.hash { word-break: break-all; min-width: 12rem; }
-.comment { overflow-wrap: anywhere; }
-.small { font-size: .8rem; }
-.nowrap { white-space: nowrap; }
-h2.part { border-top: 1px solid var(--line); padding-top: 1rem; margin-top: 2rem; }
-pre { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: .6rem; overflow-x: auto; }
-pre.wrap { white-space: pre-wrap; word-break: break-all; }
-ul.bare { list-style: none; margin: 0; padding: 0; }
-
-.badge { display: inline-block; padding: .05rem .5rem; border-radius: 999px; font-size: .8rem; font-weight: 600; white-space: nowrap; }
-.badge.ok { background: var(--ok-bg); color: var(--ok-fg); }
-.badge.warn { background: var(--warn-bg); color: var(--warn-fg); }
-.badge.bad { background: var(--bad-bg); color: var(--bad-fg); }
-.badge.info { background: var(--info-bg); color: var(--info-fg); }
-.badges { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; }
-.muted { color: var(--muted); }
-.warn-text { color: var(--warn-fg); }
-.error:empty, .field-error:empty { display: none; }
-.error, .field-error { color: var(--bad-fg); background: var(--bad-bg); border-radius: 6px; padding: .4rem .6rem; margin: .5rem 0; }
-.rule { font-family: ui-monospace, Menlo, Consolas, monospace; }
-.problem-extra ul { margin: .2rem 0; }
-.notice { background: var(--ok-bg); color: var(--ok-fg); border-radius: 6px; padding: .4rem .6rem; }
-.loading::before { content: ""; display: inline-block; width: .9em; height: .9em; margin-right: .5em; vertical-align: -.1em;
-  border: 2px solid var(--line); border-top-color: var(--accent); border-radius: 50%; animation: spin .8s linear infinite; }
-@keyframes spin { to { transform: rotate(360deg); } }
-@media (prefers-reduced-motion: reduce) { .loading::before { animation: none; } }
-.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
-
-.timeline { list-style: none; padding-left: 1rem; border-left: 2px solid var(--line); margin-left: .4rem; }
-.timeline li { position: relative; margin: 0 0 .8rem; }
-.timeline li::before { content: ""; position: absolute; left: -1.42rem; top: .45rem; width: .7rem; height: .7rem;
-  border-radius: 50%; background: var(--accent); }
-.timeline p { margin: .1rem 0; }
-.added, .removed { display: block; word-break: break-all; }
-.added { color: var(--ok-fg); }
-.removed { color: var(--bad-fg); }
-.danger-zone summary { cursor: pointer; font-weight: 600; color: var(--bad-fg); }
-dl.plain { display: grid; grid-template-columns: max-content 1fr; gap: .2rem .8rem; margin: .3rem 0; }
-dl.plain dt { color: var(--muted); }
-dl.plain dd { margin: 0; overflow-wrap: anywhere; }
-
-.chart-box { margin: .5rem 0 1rem; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .6rem; }
-svg.chart { width: 100%; height: auto; display: block; }
-svg.chart .grid { stroke: var(--line); stroke-width: 1; }
-svg.chart .axis { fill: var(--muted); font-size: 11px; }
-.legend { list-style: none; display: flex; flex-wrap: wrap; gap: .3rem 1rem; padding: 0; margin: .4rem 0 0; font-size: .85rem; }
-.swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .35rem; vertical-align: -.05rem; }
-.s0 { fill: var(--c0); background: var(--c0); } .s1 { fill: var(--c1); background: var(--c1); }
-.s2 { fill: var(--c2); background: var(--c2); } .s3 { fill: var(--c3); background: var(--c3); }
-.s4 { fill: var(--c4); background: var(--c4); } .s5 { fill: var(--c5); background: var(--c5); }
-.s6 { fill: var(--c6); background: var(--c6); } .s7 { fill: var(--c7); background: var(--c7); }
-
-@media (max-width: 600px) {
-  html { font-size: 14px; }
-  main { padding: .6rem; }
-  .card { padding: .7rem; }
-  th, td { padding: .35rem .4rem; }
-  #pins th:nth-child(2), #pins td:nth-child(2) { display: none; }
-  .bar { gap: .3rem .8rem; padding: .5rem .6rem; }
-  #logout { padding: .25rem .6rem; }
-}
-
-"""#),
-        ("dom.js", "text/javascript; charset=utf-8",
-#"""
-// Building DOM nodes safely: every string becomes a text node or an attribute value, never markup.
-// Nothing in the console parses a string as markup (ConsoleTests looks for the HTML-string sinks).
-
-const SVG_NS = "http://www.w3.org/2000/svg";
-
-function build(element, attributes, children) {
-  for (const [name, value] of Object.entries(attributes || {})) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith("on")) {
-      if (typeof value !== "function") throw new TypeError(`${name}: event handlers are functions, never strings`);
-      element.addEventListener(name.slice(2), value);
-    } else if (name === "dataset") {
-      Object.assign(element.dataset, value);
-    } else {
-      element.setAttribute(name, value === true ? "" : String(value));
-    }
-  }
-  append(element, children);
-  return element;
-}
-
-/** Appends children: nodes as they are, strings and numbers as text, arrays flattened, null skipped. */
-export function append(parent, children) {
-  for (const child of [children].flat(Infinity)) {
-    if (child === undefined || child === null || child === false) continue;
-    parent.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return parent;
-}
-
-/** An HTML element: h("a", {href: "#/hosts"}, "Hosts"). */
-export function h(tag, attributes, ...children) {
-  return build(document.createElement(tag), attributes, children);
-}
-
-/** An SVG element, same calling convention as h. */
-export function s(tag, attributes, ...children) {
-  return build(document.createElementNS(SVG_NS, tag), attributes, children);
-}
-
-/** Replaces every child of parent with children. */
-export function replace(parent, ...children) {
-  parent.replaceChildren();
-  return append(parent, children);
-}
-
-/** A "Loading…" line that screen readers announce. */
-export function loading(text) {
-  return h("p", { class: "loading", role: "status" }, text);
-}
-
-/** A short time: 2026-11-23 14:05 UTC; "—" when absent. */
-export function when(iso) {
-  if (!iso) return "—";
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return String(iso);
-  return date.toISOString().slice(0, 16).replace("T", " ") + " UTC";
-}
-
-/** "in 13 days", "2 hours ago". */
-export function relative(iso, now = Date.now()) {
-  const ms = new Date(iso).getTime() - now;
-  if (Number.isNaN(ms)) return "";
-  const abs = Math.abs(ms);
-  const [unit, size] = abs >= 86400000 ? ["day", 86400000] : abs >= 3600000 ? ["hour", 3600000] : ["minute", 60000];
-  const n = Math.max(1, Math.round(abs / size));
-  const text = `${n} ${unit}${n === 1 ? "" : "s"}`;
-  return ms >= 0 ? `in ${text}` : `${text} ago`;
-}
-
-/** A status badge: kind is ok, warn, bad or info. */
-export function badge(text, kind = "info", label) {
-  return h("span", { class: `badge ${kind}`, "aria-label": label }, text);
-}
-
-"""#),
-        ("forms.js", "text/javascript; charset=utf-8",
-#"""
-// Shared pieces of the edit forms: field errors from 422 answers, busy buttons, pin inputs.
-import { ApiError, describe, extraMembers } from "./api.js";
-import { h, replace } from "./dom.js";
-
-/** A labelled field: the label, the control, and a slot for its error (announced when filled). */
-export function field(id, label, control, help) {
-  control.id = id;
-  const error = h("p", { class: "field-error", id: `${id}-error`, role: "alert" });
-  const describedBy = [help ? `${id}-help` : null, `${id}-error`].filter(Boolean).join(" ");
-  control.setAttribute("aria-describedby", describedBy);
-  return {
-    element: h("div", { class: "field" },
-      h("label", { for: id }, label), control, help ? h("p", { class: "muted", id: `${id}-help` }, help) : null, error),
-    control,
-    error,
-  };
-}
-
-/** Shows an error answer next to the field it is about (by its `rule`), else in the form's own slot. */
-export function showError(error, slots, fallback) {
-  for (const slot of [...Object.values(slots), fallback]) {
-    replace(slot);
-    const box = slot.closest(".field");
-    box?.classList.remove("invalid");
-    box?.querySelector("input, select, textarea")?.removeAttribute("aria-invalid");
-  }
-  const rule = error instanceof ApiError ? error.rule : undefined;
-  const slot = (rule && slots[rule]) || slots["*"] || fallback;
-  const parts = [];
-  if (rule) parts.push(h("strong", { class: "rule" }, rule), " ");
-  parts.push(describe(error));
-  const extra = error instanceof ApiError ? extraMembers(error.problem) : [];
-  const details = extra.map(([name, value]) => h("div", { class: "problem-extra" },
-    h("span", { class: "muted" }, `${label(name)}: `),
-    Array.isArray(value)
-      ? h("ul", { class: "mono" }, value.map((item) => h("li", {}, typeof item === "string" ? item : JSON.stringify(item))))
-      : h("span", { class: "mono" }, typeof value === "string" ? value : JSON.stringify(value))));
-  replace(slot, parts, details);
-  slot.closest(".field")?.classList.add("invalid");
-  const control = slot.closest(".field")?.querySelector("input, select, textarea");
-  control?.setAttribute("aria-invalid", "true");
-}
-
-function label(name) {
-  return { pins: "Pins the host serves", served: "Pins the host serves", servedPins: "Pins the host serves" }[name] || name;
-}
-
-/** Runs `work` with the button disabled and marked busy; returns its result. */
-export async function busy(button, work) {
-  const text = button.textContent;
-  button.disabled = true;
-  button.setAttribute("aria-busy", "true");
-  button.textContent = `${text}…`;
-  try {
-    return await work();
-  } finally {
-    button.disabled = false;
-    button.removeAttribute("aria-busy");
-    button.textContent = text;
-  }
-}
-
-/** A <select> of options [value, text]. */
-export function select(options, value) {
-  return h("select", {}, options.map(([v, text]) => h("option", { value: v, selected: v === value }, text)));
-}
-
-export const ROLES = [["current", "current (served now)"], ["backup", "backup (held in reserve)"], ["future", "future (planned rotation)"]];
-export const TYPES = [["spki", "spki (public key)"], ["certificate", "certificate (whole certificate)"]];
-
-/** The rules of PROTOCOL §4 and where each one's error goes in a pin form. */
-export const PIN_RULES = ["invalidPin", "duplicatePin", "expiredPin", "tooManyPins", "backupRuleViolated", "would-lock-out", "wouldLockOut"];
-
-/** An RFC 3339 time from a <input type="datetime-local"> value (local time), or undefined when empty. */
-export function isoFromLocal(value) {
-  if (!value) return undefined;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
-"""#),
-        ("host.js", "text/javascript; charset=utf-8",
-#"""
-// One host: its pins, edits (add, remove, enforce or report-only, retire), the signed document as served
-// with its signature checked in this browser, the monitor's last probe, and the history.
-import { ApiError, call, describe, features, hostPath, optional, pinPath } from "./api.js";
-import { badge, h, loading, relative, replace, when } from "./dom.js";
-import { busy, field, isoFromLocal, PIN_RULES, ROLES, select, showError, TYPES } from "./forms.js";
-import { stateBadge } from "./hosts.js";
-import { verifyPinDocument } from "./jws.js";
-
-let flash = null; // {host, text}: the outcome of the last write, shown once after the reload
-
-export async function hostPage(main, host) {
-  document.title = `${host} · pinset console`;
-  replace(main, h("p", {}, h("a", { href: "#/hosts" }, "← Hosts")), h("h1", { tabindex: "-1" }, host), loading(`Loading ${host}…`));
-  const [detail, history, served, keys, status] = await Promise.all([
-    call(hostPath(host)),
-    call(`${hostPath(host)}/history`),
-    call(`/pins/${encodeURIComponent(host)}`, { auth: false }).catch((error) => error),
-    call("/keys", { auth: false }).catch((error) => error),
-    features.monitor === false ? null : optional(`${hostPath(host)}/status`).catch((error) => error),
-  ]);
-  const set = detail.data;
-  const state = { host, set, etag: detail.etag || set.etag, reload: () => hostPage(main, host) };
-  const notice = flash && flash.host === host ? h("p", { class: "notice", role: "status" }, flash.text) : null;
-  flash = null;
-
-  replace(main,
-    h("p", {}, h("a", { href: "#/hosts" }, "← Hosts")),
-    h("h1", { tabindex: "-1" }, host),
-    h("p", { class: "badges" },
-      badge(`version ${set.version}`, "info"),
-      set.pins.length === 0 ? badge("retired: pins nothing", "warn") : set.enforce ? badge("enforcing", "ok") : badge("report-only", "warn"),
-      set.includeSubdomains ? badge("includes subdomains", "info") : null,
-      h("span", { id: "signature-summary" }),
-      h("span", { class: "muted" }, ` updated ${when(set.updatedAt)} · document expires ${relative(set.expiresAt)}`)),
-    notice,
-    pinsSection(state),
-    documentSection(state, served, keys),
-    monitorSection(status),
-    historySection(history.data),
-    h("h2", { class: "part" }, "Edit"),
-    addPinSection(state),
-    policySection(state),
-    retireSection(state));
-}
-
-/** Performs a write with If-Match, then reloads the page with `done` as notice; errors go to `slots`. */
-async function write(state, button, request, done, slots, fallback) {
-  await busy(button, async () => {
-    try {
-      const result = await call(request.path, { ...request, ifMatch: state.etag });
-      flash = { host: state.host, text: `${done} Now at version ${result.data.version}.` };
-      await state.reload();
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) return;
-      showError(error, slots, fallback);
-    }
-  });
-}
-
-function pinsSection(state) {
-  const { set } = state;
-  const error = h("div", { class: "error", role: "alert", id: "pins-error" });
-  const rows = set.pins.map((pin) => {
-    const remove = h("button", { type: "button", class: "quiet danger", "aria-label": `Remove pin ${pin.sha256}` }, "Remove");
-    remove.addEventListener("click", () => write(state, remove,
-      { path: `${hostPath(state.host)}/pins/${pinPath(pin.sha256)}`, method: "DELETE" },
-      "Pin removed.", {}, error));
-    const expired = pin.expiresAt && new Date(pin.expiresAt).getTime() < Date.now();
-    return h("tr", { dataset: { pin: pin.sha256 } },
-      h("td", {}, badge(pin.role, pin.role === "backup" ? "ok" : "info")),
-      h("td", {}, pin.type),
-      h("td", { class: "mono hash" }, pin.sha256),
-      h("td", {}, pin.expiresAt ? h("time", { datetime: pin.expiresAt }, when(pin.expiresAt)) : "never", expired ? badge("expired", "bad") : null),
-      h("td", { class: "comment" }, pin.comment || ""),
-      h("td", {}, remove));
-  });
-  return h("section", { "aria-labelledby": "pins-title" },
-    h("h2", { id: "pins-title" }, `Pins (${set.pins.length})`),
-    set.pins.length === 0 ? h("p", { class: "muted" }, "This host pins nothing: clients that fetch its document stop pinning it.")
-      : h("div", { class: "scroll" }, h("table", { id: "pins" },
-        h("thead", {}, h("tr", {}, ["Role", "Type", "SHA-256", "Expires", "Comment", ""].map((name) => h("th", { scope: "col" }, name)))),
-        h("tbody", {}, rows))),
-    error);
-}
-
-function addPinSection(state) {
-  const method = (value, text, checked) => h("label", { class: "check" },
-    h("input", { type: "radio", name: "pin-method", value, checked }), text);
-  const methods = h("fieldset", {}, h("legend", {}, "Add by"),
-    method("hash", "SHA-256 hash", true), method("certificate", "certificate (PEM)"), method("capture", "capture from the live host"));
-  const hash = field("pin-hash", "SHA-256 (base64)", h("input", { type: "text", class: "mono", autocomplete: "off", placeholder: "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E=" }));
-  const pem = field("pin-pem", "Certificate (PEM)", h("textarea", { rows: 5, class: "mono", spellcheck: "false", placeholder: "-----BEGIN CERTIFICATE-----" }),
-    "The server computes the pin from it, according to the type below.");
-  const capture = h("p", { class: "muted", id: "pin-capture" },
-    "The server connects to the host and pins the leaf key it serves now ({\"capture\": \"leaf\"}). ",
-    "Servers without the lock-out pre-flight refuse this; their answer shows here.");
-  const role = field("pin-role", "Role", select(ROLES, "current"));
-  const type = field("pin-type", "Type", select(TYPES, "spki"));
-  const expires = field("pin-expires", "Expires (optional, your local time)", h("input", { type: "datetime-local" }));
-  const comment = field("pin-comment", "Comment (optional, at most 200 characters)", h("input", { type: "text", maxlength: 200 }));
-  const formError = h("div", { class: "error", role: "alert", id: "add-error" });
-  const button = h("button", { type: "submit" }, "Add pin");
-  const form = h("form", { class: "card", id: "add-pin-form", "aria-labelledby": "add-title", novalidate: true },
-    h("h2", { id: "add-title" }, "Add a pin"), methods, hash.element, pem.element, capture,
-    h("div", { class: "row" }, role.element, type.element), h("div", { class: "row" }, expires.element, comment.element),
-    formError, button);
-  const chosen = () => form.querySelector("input[name=pin-method]:checked").value;
-  const sync = () => {
-    hash.element.hidden = chosen() !== "hash";
-    pem.element.hidden = chosen() !== "certificate";
-    capture.hidden = chosen() !== "capture";
-  };
-  methods.addEventListener("change", sync);
-  sync();
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const pin = { role: role.control.value, type: type.control.value };
-    if (chosen() === "hash") pin.sha256 = hash.control.value.trim();
-    else if (chosen() === "certificate") pin.certificate = pem.control.value.trim();
-    else pin.capture = "leaf";
-    const expiresAt = isoFromLocal(expires.control.value);
-    if (expiresAt) pin.expiresAt = expiresAt;
-    if (comment.control.value) pin.comment = comment.control.value;
-    const input = chosen() === "hash" ? hash.error : chosen() === "certificate" ? pem.error : formError;
-    const slots = Object.fromEntries(PIN_RULES.map((rule) => [rule, input]));
-    slots.expiredPin = expires.error;
-    write(state, button, { path: `${hostPath(state.host)}/pins`, method: "POST", body: { pins: [pin] } },
-      "Pin added.", slots, formError);
-  });
-  return form;
-}
-
-/** The body of a PUT that keeps the set as it is except for `changes`. */
-function replacement(set, changes) {
-  const pins = set.pins.map((pin) => {
-    const input = { sha256: pin.sha256, type: pin.type, role: pin.role };
-    if (pin.expiresAt) input.expiresAt = pin.expiresAt;
-    if (pin.comment) input.comment = pin.comment;
-    return input;
-  });
-  const body = { pins, enforce: set.enforce, includeSubdomains: set.includeSubdomains, ...changes };
-  if (set.reportUri) body.reportUri = set.reportUri;
-  return body;
-}
-
-function policySection(state) {
-  const { set } = state;
-  const error = h("div", { class: "error", role: "alert", id: "policy-error" });
-  const target = !set.enforce;
-  const button = h("button", { type: "button", id: "toggle-enforce" }, target ? "Switch to enforce" : "Switch to report-only");
-  button.addEventListener("click", () => write(state, button,
-    { path: hostPath(state.host), method: "PUT", body: replacement(set, { enforce: target }) },
-    target ? "Now enforcing." : "Now report-only: failures are reported, connections are not blocked.", {}, error));
-  return h("section", { "aria-labelledby": "policy-title" },
-    h("h2", { id: "policy-title" }, "Policy"),
-    h("p", {}, set.enforce
-      ? "Enforcing: clients refuse connections whose chain matches no pin, and report them."
-      : "Report-only: clients report failures but let the connection through."),
-    set.reportUri ? h("p", { class: "muted" }, "Reports go to ", h("span", { class: "mono" }, set.reportUri)) : null,
-    button, error);
-}
-
-function documentSection(state, served, keys) {
-  const section = h("section", { "aria-labelledby": "doc-title", id: "document" },
-    h("h2", { id: "doc-title" }, "Signed document, as served"));
-  if (served instanceof Error) {
-    section.append(h("p", { class: "error" }, `GET /pins/${state.host}: ${describe(served)}`));
-    return section;
-  }
-  const verdict = h("p", { id: "signature", role: "status" }, badge("checking…", "info"));
-  const details = h("div");
-  section.append(verdict, details);
-  const jwks = keys instanceof Error ? null : keys.data;
-  verifyPinDocument(served.text, jwks).then((result) => {
-    const notes = [];
-    if (result.payload) {
-      if (result.payload.host !== state.host) notes.push(`the payload names ${result.payload.host}, not ${state.host}`);
-      if (result.payload.version !== state.set.version) notes.push(`it is version ${result.payload.version}; the admin API says ${state.set.version}`);
-      if (new Date(result.payload.expiresAt).getTime() < Date.now()) notes.push("it has expired");
-    }
-    const summary = document.getElementById("signature-summary");
-    if (summary) {
-      replace(summary, result.verified ? badge("signature verified", "ok") : badge("signature NOT verified", "bad"));
-    }
-    replace(verdict,
-      result.verified ? badge("verified", "ok", "signature verified") : badge("not verified", "bad", "signature not verified"),
-      " ",
-      result.verified
-        ? ["Ed25519 signature checked in this browser (WebCrypto) with key ", h("span", { class: "mono hash" }, result.header.kid), " from /keys."]
-        : `The signature could not be verified: ${result.reason || (keys instanceof Error ? describe(keys) : "unknown reason")}.`,
-      notes.length ? h("span", { class: "warn-text" }, ` Note: ${notes.join("; ")}.`) : null);
-    replace(details,
-      h("p", { class: "muted" }, `ETag ${served.etag || "—"} · ${served.text.length} bytes`),
-      h("details", { open: true }, h("summary", {}, "Payload (decoded)"),
-        h("pre", { class: "mono", id: "payload" }, JSON.stringify(result.payload, null, 2))),
-      h("details", {}, h("summary", {}, "Protected header (decoded)"),
-        h("pre", { class: "mono" }, JSON.stringify(result.header, null, 2))),
-      h("details", {}, h("summary", {}, "Raw JWS"), h("pre", { class: "mono wrap" }, served.text)));
-  });
-  return section;
-}
-
-/** Renders any JSON value as text: objects as definition lists, arrays as lists. */
-function plain(value) {
-  if (value === null || value === undefined) return "—";
-  if (Array.isArray(value)) return h("ul", {}, value.map((item) => h("li", {}, plain(item))));
-  if (typeof value === "object") {
-    return h("dl", { class: "plain" }, Object.entries(value).flatMap(([name, item]) => [h("dt", {}, name), h("dd", {}, plain(item))]));
-  }
-  return String(value);
-}
-
-function monitorSection(status) {
-  if (status === null || status === undefined) return null; // no monitor on this server (issue 14 adds it)
-  const section = h("section", { "aria-labelledby": "monitor-title" }, h("h2", { id: "monitor-title" }, "Monitor"));
-  if (status instanceof Error) {
-    section.append(h("p", { class: "error" }, describe(status)));
-    return section;
-  }
-  const data = status.data || {};
-  section.append(h("p", {}, stateBadge(data.state), " ", data.checkedAt || data.probedAt || data.at
-    ? `last probe ${when(data.checkedAt || data.probedAt || data.at)}` : "no probe yet"));
-  const rest = Object.fromEntries(Object.entries(data).filter(([name]) => !["state", "host"].includes(name)));
-  section.append(plain(rest));
-  return section;
-}
-
-function historySection(history) {
-  const versions = history.versions || [];
-  return h("section", { "aria-labelledby": "history-title" },
-    h("h2", { id: "history-title" }, "History"),
-    h("ol", { class: "timeline", id: "history" }, versions.map((entry) => h("li", {},
-      h("p", {}, h("strong", {}, `v${entry.version} ${entry.change}`), " by ",
-        h("span", { class: "token-name" }, entry.tokenName), " · ", h("time", { datetime: entry.at }, when(entry.at))),
-      entry.added.length ? h("p", { class: "mono small" }, entry.added.map((pin) => h("span", { class: "added" }, `+ ${pin}`))) : null,
-      entry.removed.length ? h("p", { class: "mono small" }, entry.removed.map((pin) => h("span", { class: "removed" }, `− ${pin}`))) : null))));
-}
-
-function retireSection(state) {
-  if (state.set.pins.length === 0) return null;
-  const error = h("div", { class: "error", role: "alert", id: "retire-error" });
-  const button = h("button", { type: "button", class: "danger", id: "retire" }, `Retire ${state.host}`);
-  button.addEventListener("click", () => write(state, button, { path: hostPath(state.host), method: "DELETE" },
-    "Host retired: its document now pins nothing.", {}, error));
-  return h("details", { class: "card danger-zone" },
-    h("summary", {}, "Retire this host"),
-    h("p", {}, "Publishes a signed document with no pins at the next version: clients stop pinning ", state.host,
-      ". The host and its history stay listed."),
-    button, error);
-}
-
-"""#),
-        ("hosts.js", "text/javascript; charset=utf-8",
-#"""
-// Hosts: every host at a glance (version, pins, expiry, monitor state when the server has a monitor),
-// a filter, and a form to publish a new host.
-import { call, features, hostPath } from "./api.js";
-import { badge, h, loading, relative, replace, when } from "./dom.js";
-import { busy, field, PIN_RULES, select, showError } from "./forms.js";
-
-const STATES = { ok: "ok", warning: "warn", failing: "bad", unknown: "info" };
-
-/** The monitor's state as a badge (issue 14 adds `state`; absent means the server has no monitor). */
-export function stateBadge(state) {
-  const value = state && typeof state === "object" ? state.state : state;
-  return badge(value || "unknown", STATES[value] || "info", `monitor state: ${value || "unknown"}`);
-}
-
-function expiryBadge(host) {
-  if (host.pinCount === 0) return badge("retired", "info");
-  const left = new Date(host.expiresAt).getTime() - Date.now();
-  if (left < 0) return badge("expired", "bad");
-  if (left < 2 * 86400000) return badge("expires soon", "warn");
-  return null;
-}
-
-export async function hostsPage(main) {
-  document.title = "Hosts · pinset console";
-  replace(main, h("h1", { tabindex: "-1" }, "Hosts"), loading("Loading hosts…"));
-  const { data } = await call("/admin/hosts");
-  const hosts = (data.hosts || []).slice().sort((a, b) => a.host.localeCompare(b.host));
-  features.monitor = hosts.some((host) => "state" in host);
-
-  const filter = h("input", { id: "filter", type: "search", placeholder: "api.example.com", autocomplete: "off" });
-  const count = h("p", { class: "muted", role: "status", id: "host-count" });
-  const body = h("tbody");
-  const headers = ["Host", "Version", "Pins", "Document expires", "Updated"];
-  if (features.monitor) headers.push("Monitor");
-  const table = h("div", { class: "scroll" }, h("table", { id: "hosts" },
-    h("caption", { class: "visually-hidden" }, "Hosts"),
-    h("thead", {}, h("tr", {}, headers.map((name) => h("th", { scope: "col", class: ["Version", "Pins"].includes(name) ? "num" : null }, name)))), body));
-
-  function show() {
-    const needle = filter.value.trim().toLowerCase();
-    const shown = hosts.filter((host) => host.host.includes(needle));
-    replace(body, shown.map((host) => h("tr", { dataset: { host: host.host } },
-      h("th", { scope: "row" }, h("a", { href: `#/hosts/${encodeURIComponent(host.host)}` }, host.host), " ", expiryBadge(host)),
-      h("td", { class: "num" }, host.version),
-      h("td", { class: "num" }, host.pinCount),
-      h("td", {}, h("time", { datetime: host.expiresAt, title: when(host.expiresAt) }, relative(host.expiresAt))),
-      h("td", {}, h("time", { datetime: host.updatedAt }, when(host.updatedAt))),
-      features.monitor ? h("td", {}, stateBadge(host.state)) : null)));
-    replace(count, hosts.length === 0 ? "No hosts yet: publish the first one below."
-      : `${shown.length} of ${hosts.length} host${hosts.length === 1 ? "" : "s"}`);
-  }
-  filter.addEventListener("input", show);
-  show();
-
-  replace(main,
-    h("h1", { tabindex: "-1" }, "Hosts"),
-    h("div", { class: "toolbar" }, h("label", { for: "filter" }, "Filter by name"), filter),
-    count,
-    table,
-    newHostForm(hosts));
-}
-
-function newHostForm(hosts) {
-  const host = field("new-host", "Host name", h("input", { type: "text", required: true, autocomplete: "off", placeholder: "api.example.com" }));
-  const current = field("new-current", "Current pin (SHA-256, base64)", h("input", { type: "text", class: "mono", autocomplete: "off" }),
-    "The key the host serves now.");
-  const backup = field("new-backup", "Backup pin (SHA-256, base64)", h("input", { type: "text", class: "mono", autocomplete: "off" }),
-    "A key held in reserve: an enforcing set needs one, so that losing a key never locks clients out.");
-  const type = field("new-type", "Pin type", select([["spki", "spki (public key)"], ["certificate", "certificate"]], "spki"));
-  const enforce = h("input", { type: "checkbox", id: "new-enforce", checked: true });
-  const subdomains = h("input", { type: "checkbox", id: "new-subdomains" });
-  const formError = h("p", { class: "error", role: "alert", id: "new-error" });
-  const button = h("button", { type: "submit" }, "Publish host");
-  const form = h("form", { class: "card", id: "new-host-form", "aria-labelledby": "new-host-title", novalidate: true },
-    h("h2", { id: "new-host-title" }, "Publish a new host"),
-    host.element, current.element, backup.element, type.element,
-    h("div", { class: "check" }, enforce, h("label", { for: "new-enforce" }, "Enforce (unchecked: report-only)")),
-    h("div", { class: "check" }, subdomains, h("label", { for: "new-subdomains" }, "Include subdomains")),
-    formError, button);
-  const pinSlot = backup.error;
-  const slots = Object.fromEntries(PIN_RULES.map((rule) => [rule, pinSlot]));
-  slots.invalidHost = host.error;
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const name = host.control.value.trim().toLowerCase();
-    if (!name) {
-      showError(new Error("Type the host name first."), { "*": host.error }, formError);
-      return;
-    }
-    const pins = [];
-    if (current.control.value.trim()) pins.push({ sha256: current.control.value.trim(), role: "current", type: type.control.value });
-    if (backup.control.value.trim()) pins.push({ sha256: backup.control.value.trim(), role: "backup", type: type.control.value });
-    await busy(button, async () => {
-      try {
-        // A new host has no ETag to send: this form refuses a listed host, so it never replaces a set.
-        if (hosts.some((entry) => entry.host === name)) {
-          showError(new Error(`${name} already exists: open it to edit its pins.`), { "*": host.error }, formError);
-          return;
-        }
-        await call(hostPath(name), {
-          method: "PUT", body: { pins, enforce: enforce.checked, includeSubdomains: subdomains.checked },
-        });
-        location.hash = `#/hosts/${encodeURIComponent(name)}`;
-      } catch (error) {
-        if (error.status === 400 && error.problem?.type?.endsWith("invalid-host")) showError(error, { "*": host.error }, formError);
-        else showError(error, slots, formError);
-      }
-    });
-  });
-  return form;
-}
-
-
-"""#),
-        ("icon.svg", "image/svg+xml",
-#"""
-<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f5fae"/><path d="M16 5a6 6 0 0 0-6 6v4H8v12h16V15h-2v-4a6 6 0 0 0-6-6zm-3 6a3 3 0 0 1 6 0v4h-6z" fill="#fff"/></svg>
-
-"""#),
-        ("index.html", "text/html; charset=utf-8",
-#"""
-<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<title>pinset console</title>
-<link rel="icon" href="/console/icon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/console/console.css">
-<script type="module" src="/console/app.js"></script>
-</head>
-<body>
-<header class="bar">
-  <a class="brand" href="#/hosts">pinset</a>
-  <nav id="nav" aria-label="Sections" hidden>
-    <a href="#/hosts">Hosts</a>
-    <a href="#/reports">Reports</a>
-    <a href="#/trust">Trust</a>
-  </nav>
-  <button id="logout" type="button" class="quiet" hidden>Log out</button>
-</header>
-<main id="main" tabindex="-1">
-  <p class="loading" role="status">Loading the console…</p>
-  <noscript><p class="error">The console needs JavaScript (modules), served by pinset itself.</p></noscript>
-</main>
-</body>
-</html>
-
-"""#),
-        ("jws.js", "text/javascript; charset=utf-8",
-#"""
-// Checking signed documents in the browser with WebCrypto's Ed25519, independently of the server's own code:
-// a pin document (PROTOCOL §2, flattened JWS) and a trust document (§6.1, general JWS).
-
-/** base64url (no padding) → bytes; throws on other characters. */
-export function fromBase64URL(text) {
-  if (typeof text !== "string" || !/^[A-Za-z0-9_-]*$/.test(text)) throw new Error("not base64url");
-  const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4);
-  return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-}
-
-function toBase64URL(bytes) {
-  let binary = "";
-  for (const byte of new Uint8Array(bytes)) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-const decodeJSON = (part) => JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(fromBase64URL(part)));
-
-/** Whether this page may use WebCrypto (a secure context: HTTPS, or http on loopback). */
-export const canVerify = () => Boolean(globalThis.crypto && crypto.subtle);
-
-/** The RFC 7638 thumbprint of an Ed25519 JWK. */
-export async function thumbprint(jwk) {
-  const canonical = JSON.stringify({ crv: "Ed25519", kty: "OKP", x: jwk.x });
-  return toBase64URL(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical)));
-}
-
-async function verifySignature(jwk, protectedPart, payloadPart, signaturePart) {
-  const key = await crypto.subtle.importKey("raw", fromBase64URL(jwk.x), { name: "Ed25519" }, false, ["verify"]);
-  const input = new TextEncoder().encode(`${protectedPart}.${payloadPart}`);
-  return crypto.subtle.verify({ name: "Ed25519" }, key, fromBase64URL(signaturePart), input);
-}
-
-/**
- * Checks a pin document as served (its exact text) against a JWKS. Returns
- * {verified, reason, header, payload, kid}: `verified` is true only when the header is exactly EdDSA /
- * pinset+jws, the kid names a key of the set whose thumbprint it is, and the Ed25519 signature over
- * `protected + "." + payload` (as sent) is valid.
- */
-export async function verifyPinDocument(text, jwks) {
-  const result = { verified: false, reason: "", header: null, payload: null };
-  let document;
-  try {
-    document = JSON.parse(text);
-    result.header = decodeJSON(document.protected);
-    result.payload = decodeJSON(document.payload);
-  } catch (error) {
-    result.reason = `the document is not a readable JWS (${error.message})`;
-    return result;
-  }
-  const { alg, kid, typ } = result.header;
-  if (alg !== "EdDSA" || typ !== "pinset+jws") {
-    result.reason = `unexpected header: alg ${alg}, typ ${typ}`;
-    return result;
-  }
-  if (!canVerify()) {
-    result.reason = "this page is not a secure context, so the browser offers no WebCrypto: open the console over HTTPS or on localhost";
-    return result;
-  }
-  const jwk = ((jwks && jwks.keys) || []).find((key) => key.kid === kid);
-  if (!jwk) {
-    result.reason = `no key in /keys has kid ${kid}`;
-    return result;
-  }
-  try {
-    if ((await thumbprint(jwk)) !== kid) {
-      result.reason = `kid ${kid} is not the thumbprint of the key listed under it`;
-      return result;
-    }
-    result.verified = await verifySignature(jwk, document.protected, document.payload, document.signature);
-    if (!result.verified) result.reason = "the Ed25519 signature does not verify";
-  } catch (error) {
-    result.reason = `the browser could not check the signature (${error.name}: ${error.message})`;
-  }
-  return result;
-}
-
-/**
- * Reads a trust document (general JWS) and checks each signature against the root keys it lists itself
- * (PROTOCOL §6.2 step 3). Returns {payload, signatures: [{kid, verified}]} or throws when unreadable.
- */
-export async function readTrustDocument(text) {
-  const document = JSON.parse(text);
-  const payload = decodeJSON(document.payload);
-  const roots = payload.rootKeys || [];
-  const signatures = [];
-  for (const entry of document.signatures || []) {
-    const header = decodeJSON(entry.protected);
-    const jwk = roots.find((key) => key.kid === header.kid);
-    let verified = false;
-    if (jwk && canVerify() && header.alg === "EdDSA" && header.typ === "pinset-trust+jws") {
-      try {
-        verified = await verifySignature(jwk, entry.protected, document.payload, entry.signature);
-      } catch {
-        verified = false;
-      }
-    }
-    signatures.push({ kid: header.kid, verified, listed: Boolean(jwk) });
-  }
-  return { payload, signatures };
-}
-
-"""#),
-        ("reports.js", "text/javascript; charset=utf-8",
-#"""
-// Reports: failure reports per day and host over the last 30 days (chart), and the groups by leaf pin.
-import { call } from "./api.js";
-import { lastDays, reportsChart } from "./chart.js";
-import { badge, h, loading, replace, when } from "./dom.js";
-
-export async function reportsPage(main) {
-  document.title = "Reports · pinset console";
-  replace(main, h("h1", { tabindex: "-1" }, "Failure reports"), loading("Loading reports…"));
-  const days = lastDays(30);
-  const since = `${days[0]}T00:00:00Z`;
-  const { data } = await call(`/admin/reports?since=${encodeURIComponent(since)}`);
-  const groups = data.groups || [];
-  replace(main,
-    h("h1", { tabindex: "-1" }, "Failure reports"),
-    h("p", { class: "muted" },
-      "Pin validation failures that clients reported to POST /reports over the last 30 days (UTC days)."),
-    data.days ? reportsChart(data.days, days)
-      : h("p", { class: "muted" }, "This server does not count reports per day, so there is no chart."),
-    h("h2", {}, "By leaf pin"),
-    groups.length === 0 ? h("p", { class: "muted" }, "No reports in the last 30 days.")
-      : h("div", { class: "scroll" }, h("table", { id: "report-groups" },
-        h("thead", {}, h("tr", {}, ["Host", "Leaf pin", "Reports", "First seen", "Last seen", "Verdict", "Pins the client knew"]
-          .map((name) => h("th", { scope: "col" }, name)))),
-        h("tbody", {}, groups.map((group) => h("tr", {},
-          h("th", { scope: "row" }, group.host),
-          h("td", { class: "mono hash" }, group.leafPin),
-          h("td", { class: "num" }, group.count),
-          h("td", { class: "nowrap" }, when(group.firstSeen)),
-          h("td", { class: "nowrap" }, when(group.lastSeen)),
-          h("td", {}, group.matchesCurrentPin
-            ? badge("client held an old set", "warn", "the chain matches a current pin: the client had not fetched the new set")
-            : badge("key not pinned", "bad", "the chain matches no current pin: a key change or an interception")),
-          h("td", { class: "mono small hash" }, h("ul", { class: "bare" }, (group.knownPins || []).map((pin) => h("li", {}, pin))))))))));
-}
-
-"""#),
-        ("trust.js", "text/javascript; charset=utf-8",
-#"""
-// Trust: the server's signing keys (/keys) and, on servers with offline root keys (issue 13), the trust
-// documents (/trust, /trust/{version}) with their root signatures checked in this browser.
-import { call, describe, optional } from "./api.js";
-import { badge, h, loading, replace, when } from "./dom.js";
-import { canVerify, readTrustDocument } from "./jws.js";
-
-function keyTable(keys, id) {
-  return h("div", { class: "scroll" }, h("table", { id },
-    h("thead", {}, h("tr", {}, ["Key id (kid)", "Algorithm", "Public key (x)"].map((name) => h("th", { scope: "col" }, name)))),
-    h("tbody", {}, keys.map((key) => h("tr", {},
-      h("td", { class: "mono hash" }, key.kid), h("td", {}, `${key.kty || ""} ${key.crv || ""} ${key.alg || ""}`.trim()),
-      h("td", { class: "mono hash" }, key.x))))));
-}
-
-async function trustView(response) {
-  const { payload, signatures } = await readTrustDocument(response.text);
-  const element = h("div", { class: "card", id: `trust-v${payload.version}` },
-    h("h3", {}, `Version ${payload.version}`),
-    h("p", {}, `issued ${when(payload.issuedAt)} · expires ${when(payload.expiresAt)} · root threshold ${payload.rootThreshold}`),
-    h("h4", {}, "Signatures"),
-    h("ul", {}, signatures.map((sig) => h("li", {}, h("span", { class: "mono" }, sig.kid), " ",
-      sig.verified ? badge("verified", "ok") : badge(sig.listed ? (canVerify() ? "invalid" : "not checked") : "not a listed root key", sig.listed ? "bad" : "warn")))),
-    h("h4", {}, "Signing keys it delegates to"), keyTable(payload.signingKeys || [], `signing-v${payload.version}`),
-    h("h4", {}, "Root keys for the next version"), keyTable(payload.rootKeys || [], `roots-v${payload.version}`));
-  return { element, version: payload.version };
-}
-
-export async function trustPage(main) {
-  document.title = "Trust · pinset console";
-  replace(main, h("h1", { tabindex: "-1" }, "Trust"), loading("Loading keys…"));
-  const [keys, trust] = await Promise.all([call("/keys", { auth: false }), optional("/trust", { auth: false })]);
-  const trustSection = h("section", { "aria-labelledby": "trust-title" }, h("h2", { id: "trust-title" }, "Trust documents"));
-  if (!trust) {
-    trustSection.append(h("p", { class: "muted", id: "no-trust" },
-      "This server publishes no trust document (GET /trust answers 404): clients trust the signing keys they ship."));
-  } else {
-    try {
-      const { element: latest, version } = await trustView(trust);
-      const older = h("div");
-      const versions = h("p", {}, "Older versions: ", Array.from({ length: Math.max(0, version - 1) }, (_, i) => version - 1 - i).map((v) => {
-        const button = h("button", { type: "button", class: "quiet" }, `v${v}`);
-        button.addEventListener("click", async () => {
-          try {
-            replace(older, (await trustView(await call(`/trust/${v}`, { auth: false }))).element);
-          } catch (error) {
-            replace(older, h("p", { class: "error" }, describe(error)));
-          }
-        });
-        return [button, " "];
-      }));
-      trustSection.append(latest, version > 1 ? versions : null, older);
-    } catch (error) {
-      trustSection.append(h("p", { class: "error" }, `The trust document is unreadable: ${error.message}`));
-    }
-  }
-  replace(main,
-    h("h1", { tabindex: "-1" }, "Trust"),
-    h("section", { "aria-labelledby": "keys-title" },
-      h("h2", { id: "keys-title" }, "Signing keys"),
-      h("p", { class: "muted" }, "Every key this server signs or has signed pin documents with (GET /keys). Apps never take trust from this list: they ship the keys."),
-      keyTable(keys.data.keys || [], "keys")),
-    trustSection);
-}
-
-"""#),
+        (
+            "api.js", "text/javascript; charset=utf-8",
+            #"""
+            // The admin API, as seen from the console: the token lives in this tab's sessionStorage only and is sent as
+            // a Bearer header; no cookies are set or read, so there is no CSRF surface.
+
+            const TOKEN_KEY = "pinset.adminToken";
+
+            export const token = {
+              get: () => sessionStorage.getItem(TOKEN_KEY),
+              set: (value) => sessionStorage.setItem(TOKEN_KEY, value),
+              clear: () => sessionStorage.removeItem(TOKEN_KEY),
+            };
+
+            /** An error answer (RFC 9457 problem details), a refused token, or a server that does not answer. */
+            export class ApiError extends Error {
+              constructor(status, problem) {
+                super(problem.detail || problem.title || `HTTP ${status}`);
+                this.status = status;
+                this.problem = problem;
+              }
+
+              get rule() {
+                return this.problem.rule;
+              }
+            }
+
+            const STANDARD_MEMBERS = new Set(["type", "title", "status", "detail", "rule", "instance"]);
+
+            /** The members of a problem beyond RFC 9457's and `rule` (e.g. the pins a host serves, for would-lock-out). */
+            export function extraMembers(problem) {
+              return Object.entries(problem || {}).filter(([name]) => !STANDARD_MEMBERS.has(name));
+            }
+
+            /** A sentence for any error: what went wrong and, where possible, what to do. */
+            export function describe(error) {
+              if (!(error instanceof ApiError)) return error && error.message ? error.message : String(error);
+              const p = error.problem;
+              switch (error.status) {
+                case 0:
+                  return "The pinset server does not answer. Check that it is running and reachable, then retry.";
+                case 401:
+                  return "The server refused the admin token (401). Log in again with a valid token.";
+                case 403:
+                  return `This token may not do that (403 ${p.title || "Forbidden"}): ${p.detail || "ask for a token with access to this host"}.`;
+                case 412:
+                  return "Someone else changed this host since you loaded it (412). Reload it to see their change, then try again.";
+                default: {
+                  const title = p.title ? `${error.status} ${p.title}` : `HTTP ${error.status}`;
+                  return p.detail ? `${title}: ${p.detail}` : title;
+                }
+              }
+            }
+
+            /**
+             * Calls the server. Returns {status, etag, data}; throws ApiError for every status >= 400 and for network
+             * failures (status 0). `auth` adds the admin token; `ifMatch` sends the ETag a write is based on.
+             */
+            export async function call(path, { method = "GET", body, ifMatch, auth = true, cache } = {}) {
+              const headers = { Accept: "application/json, application/problem+json" };
+              if (auth) {
+                const value = token.get();
+                if (value) headers.Authorization = `Bearer ${value}`;
+              }
+              if (ifMatch) headers["If-Match"] = ifMatch;
+              if (body !== undefined) headers["Content-Type"] = "application/json";
+              let response;
+              try {
+                response = await fetch(path, {
+                  method,
+                  headers,
+                  body: body === undefined ? undefined : JSON.stringify(body),
+                  credentials: "omit",
+                  cache: cache || "no-store",
+                  signal: AbortSignal.timeout(15000),
+                });
+              } catch (cause) {
+                throw new ApiError(0, { title: "No answer", detail: String(cause && cause.message) });
+              }
+              const text = await response.text();
+              let data = null;
+              if (text) {
+                try {
+                  data = JSON.parse(text);
+                } catch {
+                  data = text;
+                }
+              }
+              if (!response.ok) {
+                const problem = data && typeof data === "object" ? data : { title: response.statusText, detail: text.slice(0, 300) };
+                const error = new ApiError(response.status, problem);
+                if (response.status === 401 && auth) window.dispatchEvent(new CustomEvent("pinset:unauthorized"));
+                throw error;
+              }
+              return { status: response.status, etag: response.headers.get("ETag"), data, text };
+            }
+
+            /** Like call, but a 404 answers null: how the console detects endpoints that newer servers add. */
+            export async function optional(path, options) {
+              try {
+                return await call(path, options);
+              } catch (error) {
+                if (error instanceof ApiError && (error.status === 404 || error.status === 405)) return null;
+                throw error;
+              }
+            }
+
+            export const hostPath = (host) => `/admin/hosts/${encodeURIComponent(host)}`;
+
+            /** Standard base64 → base64url without padding, as a pin appears in a DELETE path. */
+            export const pinPath = (sha256) => sha256.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+            /** What the console learned about the server: features that other issues add (monitor, trust). */
+            export const features = { monitor: undefined };
+
+            """#
+        ),
+        (
+            "app.js", "text/javascript; charset=utf-8",
+            #"""
+            // The console's shell: log-in, navigation (hash routes), and a page per route.
+            import { ApiError, call, describe, token } from "./api.js";
+            import { h, replace } from "./dom.js";
+            import { hostsPage } from "./hosts.js";
+            import { hostPage } from "./host.js";
+            import { reportsPage } from "./reports.js";
+            import { trustPage } from "./trust.js";
+
+            const main = document.getElementById("main");
+            const nav = document.getElementById("nav");
+            const logoutButton = document.getElementById("logout");
+            let notice = "";
+
+            const routes = [
+              [/^#\/hosts\/([^/]+)$/, (match) => hostPage(main, decodeURIComponent(match[1]))],
+              [/^#\/reports$/, () => reportsPage(main)],
+              [/^#\/trust$/, () => trustPage(main)],
+              [/^#\/hosts$/, () => hostsPage(main)],
+            ];
+
+            function loginPage() {
+              nav.hidden = true;
+              logoutButton.hidden = true;
+              document.title = "Log in · pinset console";
+              const input = h("input", {
+                id: "token", name: "token", type: "password", autocomplete: "off", spellcheck: "false", required: true,
+                "aria-describedby": "token-help",
+              });
+              const error = h("p", { class: "error", id: "login-error", role: "alert" }, notice);
+              const button = h("button", { type: "submit" }, "Log in");
+              const form = h("form", { class: "card narrow", "aria-labelledby": "login-title" },
+                h("h1", { id: "login-title", tabindex: "-1" }, "pinset console"),
+                h("label", { for: "token" }, "Admin token"),
+                input,
+                h("p", { id: "token-help", class: "muted" },
+                  "A token from `pinset token create` (or the one `pinset serve --dev` printed). It stays in this tab ",
+                  "only (sessionStorage) and is sent as a Bearer header; log out or close the tab to forget it."),
+                error,
+                button);
+              form.addEventListener("submit", async (event) => {
+                event.preventDefault();
+                const value = input.value.trim();
+                if (!value) return;
+                button.disabled = true;
+                button.setAttribute("aria-busy", "true");
+                replace(error, "Checking the token…");
+                token.set(value);
+                try {
+                  await call("/admin/hosts");
+                  notice = "";
+                  if (!location.hash || location.hash === "#/login") location.hash = "#/hosts";
+                  else render();
+                } catch (failure) {
+                  token.clear();
+                  replace(error, describe(failure));
+                  button.disabled = false;
+                  button.removeAttribute("aria-busy");
+                  input.focus();
+                }
+              });
+              replace(main, form);
+              input.focus();
+            }
+
+            function markCurrent() {
+              for (const link of nav.querySelectorAll("a")) {
+                const here = location.hash === link.getAttribute("href")
+                  || (link.getAttribute("href") === "#/hosts" && location.hash.startsWith("#/hosts/"));
+                if (here) link.setAttribute("aria-current", "page");
+                else link.removeAttribute("aria-current");
+              }
+            }
+
+            /** Shows the page of the current hash; pages render their own loading and error states. */
+            export async function render() {
+              if (!token.get()) return loginPage();
+              nav.hidden = false;
+              logoutButton.hidden = false;
+              markCurrent();
+              const hash = location.hash || "#/hosts";
+              const route = routes.find(([pattern]) => pattern.test(hash));
+              if (!route) {
+                location.replace("#/hosts");
+                return;
+              }
+              try {
+                await route[1](hash.match(route[0]));
+              } catch (error) {
+                if (error instanceof ApiError && error.status === 401) return; // the unauthorized handler shows the log-in
+                replace(main, h("div", { class: "card" },
+                  h("h1", { tabindex: "-1" }, "Something went wrong"),
+                  h("p", { class: "error", role: "alert" }, describe(error)),
+                  h("button", { type: "button", onclick: () => render() }, "Retry")));
+              }
+              const heading = main.querySelector("h1");
+              if (heading && document.activeElement === document.body) heading.focus({ preventScroll: true });
+            }
+
+            logoutButton.addEventListener("click", () => {
+              token.clear();
+              notice = "Logged out. The token was removed from this tab.";
+              location.hash = "#/hosts";
+              loginPage();
+            });
+
+            window.addEventListener("pinset:unauthorized", () => {
+              token.clear();
+              notice = "The server refused the admin token (401). Log in again.";
+              loginPage();
+            });
+
+            window.addEventListener("hashchange", () => render());
+            render();
+
+            """#
+        ),
+        (
+            "chart.js", "text/javascript; charset=utf-8",
+            #"""
+            // A stacked bar chart of reports per day and host, drawn as SVG by hand (no library, no inline style:
+            // colours come from classes in console.css, so dark mode and the CSP both hold).
+            import { h, s } from "./dom.js";
+
+            const SERIES = 8; // colours s0..s7 in console.css; hosts beyond the 7 busiest share the last one
+
+            /** The last `count` UTC days as YYYY-MM-DD, oldest first. */
+            export function lastDays(count, now = new Date()) {
+              const days = [];
+              const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+              for (let i = count - 1; i >= 0; i--) days.push(new Date(today - i * 86400000).toISOString().slice(0, 10));
+              return days;
+            }
+
+            /** Groups [{host, day, count}] into series: [{host, counts: Map(day → n), total}], busiest first. */
+            export function seriesOf(rows, days) {
+              const inRange = new Set(days);
+              const byHost = new Map();
+              for (const row of rows) {
+                if (!inRange.has(row.day)) continue;
+                const entry = byHost.get(row.host) || { host: row.host, counts: new Map(), total: 0 };
+                entry.counts.set(row.day, (entry.counts.get(row.day) || 0) + row.count);
+                entry.total += row.count;
+                byHost.set(row.host, entry);
+              }
+              const series = [...byHost.values()].sort((a, b) => b.total - a.total || a.host.localeCompare(b.host));
+              if (series.length <= SERIES) return series;
+              const other = { host: `${series.length - SERIES + 1} other hosts`, counts: new Map(), total: 0 };
+              for (const entry of series.slice(SERIES - 1)) {
+                for (const [day, n] of entry.counts) other.counts.set(day, (other.counts.get(day) || 0) + n);
+                other.total += entry.total;
+              }
+              return [...series.slice(0, SERIES - 1), other];
+            }
+
+            /** The top of the y axis: 4, 10, 20, 40, 100, 200, 400, 1000, … (even, so the middle tick is whole). */
+            function niceMax(value) {
+              if (value <= 4) return 4;
+              const power = 10 ** Math.floor(Math.log10(value));
+              return [1, 2, 4, 10].map((m) => m * power).find((m) => m >= value);
+            }
+
+            /** The chart and its legend. `rows`: [{host, day, count}]; `days`: the x axis. */
+            export function reportsChart(rows, days) {
+              const series = seriesOf(rows, days);
+              const totals = days.map((day) => series.reduce((sum, entry) => sum + (entry.counts.get(day) || 0), 0));
+              const max = niceMax(Math.max(0, ...totals));
+              const width = 720, height = 240, left = 40, right = 8, top = 10, bottom = 28;
+              const plotWidth = width - left - right, plotHeight = height - top - bottom;
+              const step = plotWidth / days.length;
+              const barWidth = Math.max(2, step * 0.72);
+              const y = (n) => top + plotHeight - (n / max) * plotHeight;
+              const total = totals.reduce((a, b) => a + b, 0);
+
+              const svg = s("svg", {
+                viewBox: `0 0 ${width} ${height}`, class: "chart", role: "img", "aria-labelledby": "chart-title chart-desc",
+                "data-total": total,
+              },
+                s("title", { id: "chart-title" }, `Failure reports per day, last ${days.length} days`),
+                s("desc", { id: "chart-desc" },
+                  total === 0 ? "No reports in this period."
+                    : `${total} reports in all; ` + series.map((e) => `${e.host}: ${e.total}`).join(", ") + "."));
+
+              for (const fraction of [0, 0.5, 1]) {
+                const value = max * fraction;
+                svg.append(
+                  s("line", { class: "grid", x1: left, x2: width - right, y1: y(value), y2: y(value) }),
+                  s("text", { class: "axis", x: left - 6, y: y(value) + 4, "text-anchor": "end" }, String(value)));
+              }
+              days.forEach((day, i) => {
+                const x = left + i * step + (step - barWidth) / 2;
+                let base = 0;
+                series.forEach((entry, index) => {
+                  const n = entry.counts.get(day) || 0;
+                  if (!n) return;
+                  svg.append(s("rect", {
+                    class: `bar s${index}`, x: x.toFixed(1), y: y(base + n).toFixed(1), width: barWidth.toFixed(1),
+                    height: Math.max(1, y(base) - y(base + n)).toFixed(1), "data-host": entry.host, "data-day": day, "data-count": n,
+                  }, s("title", {}, `${day} · ${entry.host}: ${n} report${n === 1 ? "" : "s"}`)));
+                  base += n;
+                });
+                if (i % 5 === (days.length - 1) % 5) {
+                  svg.append(s("text", { class: "axis", x: (x + barWidth / 2).toFixed(1), y: height - 8, "text-anchor": "middle" },
+                    day.slice(5)));
+                }
+              });
+
+              const legend = h("ul", { class: "legend", "aria-label": "Hosts in the chart" },
+                series.map((entry, index) =>
+                  h("li", {}, h("span", { class: `swatch s${index}`, "aria-hidden": "true" }), `${entry.host} (${entry.total})`)));
+              return h("figure", { class: "chart-box" }, svg, series.length ? legend : h("p", { class: "muted" }, "No reports in the last 30 days."));
+            }
+
+            """#
+        ),
+        (
+            "console.css", "text/css; charset=utf-8",
+            #"""
+            /* pinset console: one style sheet, no inline styles (the CSP forbids them), light and dark. */
+            :root {
+              color-scheme: light dark;
+              --bg: #f6f7f9; --fg: #1b1f24; --muted: #5b6470; --card: #ffffff; --line: #d8dde3;
+              --accent: #1f5fae; --accent-fg: #ffffff; --focus: #f0a000;
+              --ok-bg: #e3f4e8; --ok-fg: #15602d; --warn-bg: #fff1d6; --warn-fg: #7a4d00;
+              --bad-bg: #fde4e4; --bad-fg: #9b1c1c; --info-bg: #e7eef8; --info-fg: #1f4a80;
+              --c0: #1f77b4; --c1: #ff7f0e; --c2: #2ca02c; --c3: #d62728; --c4: #9467bd; --c5: #8c564b; --c6: #e377c2; --c7: #7f7f7f;
+            }
+            @media (prefers-color-scheme: dark) {
+              :root {
+                --bg: #111418; --fg: #e6e9ed; --muted: #9aa4b0; --card: #1a1f25; --line: #2e353e;
+                --accent: #6ea8ff; --accent-fg: #0b1220; --focus: #ffc247;
+                --ok-bg: #113b22; --ok-fg: #8fe0a8; --warn-bg: #3d2c07; --warn-fg: #ffd27a;
+                --bad-bg: #4a1717; --bad-fg: #ffadad; --info-bg: #16304f; --info-fg: #a9c8ff;
+                --c0: #6ea8ff; --c1: #ffa94d; --c2: #69db7c; --c3: #ff6b6b; --c4: #b197fc; --c5: #d8a47f; --c6: #f783ac; --c7: #adb5bd;
+              }
+            }
+            * { box-sizing: border-box; }
+            html { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+            body { margin: 0; background: var(--bg); color: var(--fg); }
+            a { color: var(--accent); }
+            :focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+            h1 { font-size: 1.6rem; margin: .4rem 0 .6rem; }
+            h2 { font-size: 1.2rem; margin: 1.6rem 0 .5rem; }
+            h3 { font-size: 1.05rem; margin: .2rem 0 .4rem; }
+            h4 { font-size: .95rem; margin: .9rem 0 .3rem; }
+            h1:focus { outline: none; }
+
+            .bar { display: flex; flex-wrap: wrap; align-items: center; gap: .4rem 1.2rem; padding: .6rem 1rem;
+              background: var(--card); border-bottom: 1px solid var(--line); }
+            .brand { font-weight: 700; font-size: 1.1rem; text-decoration: none; color: var(--fg); }
+            .bar nav { display: flex; gap: .9rem; flex-wrap: wrap; }
+            .bar nav a { text-decoration: none; padding: .2rem 0; border-bottom: 2px solid transparent; }
+            .bar nav a[aria-current="page"] { border-bottom-color: var(--accent); font-weight: 600; }
+            #logout { margin-left: auto; }
+            main { max-width: 72rem; margin: 0 auto; padding: 1rem; overflow-wrap: break-word; }
+
+            .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin: 1rem 0; }
+            .card.narrow { max-width: 30rem; margin: 3rem auto; }
+            .card > h2:first-child { margin-top: 0; }
+
+            label { display: block; font-weight: 600; margin: .6rem 0 .2rem; }
+            .check { display: flex; align-items: center; gap: .45rem; margin: .4rem 0; font-weight: 400; }
+            .check label { display: inline; margin: 0; font-weight: 400; }
+            input, select, textarea, button { font: inherit; color: inherit; }
+            input[type="text"], input[type="password"], input[type="search"], input[type="datetime-local"], select, textarea {
+              width: 100%; padding: .45rem .55rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
+            textarea { resize: vertical; }
+            fieldset { border: 1px solid var(--line); border-radius: 6px; margin: .6rem 0; padding: .3rem .8rem .5rem; }
+            legend { font-weight: 600; padding: 0 .3rem; }
+            fieldset .check { display: inline-flex; margin-right: 1.2rem; }
+            .row { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 0 1rem; }
+            .field.invalid input, .field.invalid textarea, .field.invalid select { border-color: var(--bad-fg); }
+            button { cursor: pointer; margin-top: .8rem; padding: .45rem .9rem; border-radius: 6px; border: 1px solid var(--accent);
+              background: var(--accent); color: var(--accent-fg); font-weight: 600; }
+            button.quiet { background: transparent; color: var(--accent); margin-top: 0; }
+            button.danger { background: var(--bad-fg); border-color: var(--bad-fg); color: var(--card); }
+            button.quiet.danger { background: transparent; color: var(--bad-fg); }
+            button:disabled { opacity: .6; cursor: progress; }
+            .toolbar { display: flex; flex-wrap: wrap; align-items: center; gap: .3rem .8rem; }
+            .toolbar label { margin: 0; }
+            .toolbar input { max-width: 22rem; }
+
+            .scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; border: 1px solid var(--line); border-radius: 8px; background: var(--card); }
+            table { border-collapse: collapse; width: 100%; }
+            th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+            thead th { font-size: .85rem; color: var(--muted); white-space: nowrap; }
+            tbody tr:last-child > * { border-bottom: 0; }
+            td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+            .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .85rem; }
+            .hash { word-break: break-all; min-width: 12rem; }
+            .comment { overflow-wrap: anywhere; }
+            .small { font-size: .8rem; }
+            .nowrap { white-space: nowrap; }
+            h2.part { border-top: 1px solid var(--line); padding-top: 1rem; margin-top: 2rem; }
+            pre { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: .6rem; overflow-x: auto; }
+            pre.wrap { white-space: pre-wrap; word-break: break-all; }
+            ul.bare { list-style: none; margin: 0; padding: 0; }
+
+            .badge { display: inline-block; padding: .05rem .5rem; border-radius: 999px; font-size: .8rem; font-weight: 600; white-space: nowrap; }
+            .badge.ok { background: var(--ok-bg); color: var(--ok-fg); }
+            .badge.warn { background: var(--warn-bg); color: var(--warn-fg); }
+            .badge.bad { background: var(--bad-bg); color: var(--bad-fg); }
+            .badge.info { background: var(--info-bg); color: var(--info-fg); }
+            .badges { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; }
+            .muted { color: var(--muted); }
+            .warn-text { color: var(--warn-fg); }
+            .error:empty, .field-error:empty { display: none; }
+            .error, .field-error { color: var(--bad-fg); background: var(--bad-bg); border-radius: 6px; padding: .4rem .6rem; margin: .5rem 0; }
+            .rule { font-family: ui-monospace, Menlo, Consolas, monospace; }
+            .problem-extra ul { margin: .2rem 0; }
+            .notice { background: var(--ok-bg); color: var(--ok-fg); border-radius: 6px; padding: .4rem .6rem; }
+            .loading::before { content: ""; display: inline-block; width: .9em; height: .9em; margin-right: .5em; vertical-align: -.1em;
+              border: 2px solid var(--line); border-top-color: var(--accent); border-radius: 50%; animation: spin .8s linear infinite; }
+            @keyframes spin { to { transform: rotate(360deg); } }
+            @media (prefers-reduced-motion: reduce) { .loading::before { animation: none; } }
+            .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+
+            .timeline { list-style: none; padding-left: 1rem; border-left: 2px solid var(--line); margin-left: .4rem; }
+            .timeline li { position: relative; margin: 0 0 .8rem; }
+            .timeline li::before { content: ""; position: absolute; left: -1.42rem; top: .45rem; width: .7rem; height: .7rem;
+              border-radius: 50%; background: var(--accent); }
+            .timeline p { margin: .1rem 0; }
+            .added, .removed { display: block; word-break: break-all; }
+            .added { color: var(--ok-fg); }
+            .removed { color: var(--bad-fg); }
+            .danger-zone summary { cursor: pointer; font-weight: 600; color: var(--bad-fg); }
+            dl.plain { display: grid; grid-template-columns: max-content 1fr; gap: .2rem .8rem; margin: .3rem 0; }
+            dl.plain dt { color: var(--muted); }
+            dl.plain dd { margin: 0; overflow-wrap: anywhere; }
+
+            .chart-box { margin: .5rem 0 1rem; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .6rem; }
+            svg.chart { width: 100%; height: auto; display: block; }
+            svg.chart .grid { stroke: var(--line); stroke-width: 1; }
+            svg.chart .axis { fill: var(--muted); font-size: 11px; }
+            .legend { list-style: none; display: flex; flex-wrap: wrap; gap: .3rem 1rem; padding: 0; margin: .4rem 0 0; font-size: .85rem; }
+            .swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .35rem; vertical-align: -.05rem; }
+            .s0 { fill: var(--c0); background: var(--c0); } .s1 { fill: var(--c1); background: var(--c1); }
+            .s2 { fill: var(--c2); background: var(--c2); } .s3 { fill: var(--c3); background: var(--c3); }
+            .s4 { fill: var(--c4); background: var(--c4); } .s5 { fill: var(--c5); background: var(--c5); }
+            .s6 { fill: var(--c6); background: var(--c6); } .s7 { fill: var(--c7); background: var(--c7); }
+
+            @media (max-width: 600px) {
+              html { font-size: 14px; }
+              main { padding: .6rem; }
+              .card { padding: .7rem; }
+              th, td { padding: .35rem .4rem; }
+              #pins th:nth-child(2), #pins td:nth-child(2) { display: none; }
+              .bar { gap: .3rem .8rem; padding: .5rem .6rem; }
+              #logout { padding: .25rem .6rem; }
+            }
+
+            """#
+        ),
+        (
+            "dom.js", "text/javascript; charset=utf-8",
+            #"""
+            // Building DOM nodes safely: every string becomes a text node or an attribute value, never markup.
+            // Nothing in the console parses a string as markup (ConsoleTests looks for the HTML-string sinks).
+
+            const SVG_NS = "http://www.w3.org/2000/svg";
+
+            function build(element, attributes, children) {
+              for (const [name, value] of Object.entries(attributes || {})) {
+                if (value === undefined || value === null || value === false) continue;
+                if (name.startsWith("on")) {
+                  if (typeof value !== "function") throw new TypeError(`${name}: event handlers are functions, never strings`);
+                  element.addEventListener(name.slice(2), value);
+                } else if (name === "dataset") {
+                  Object.assign(element.dataset, value);
+                } else {
+                  element.setAttribute(name, value === true ? "" : String(value));
+                }
+              }
+              append(element, children);
+              return element;
+            }
+
+            /** Appends children: nodes as they are, strings and numbers as text, arrays flattened, null skipped. */
+            export function append(parent, children) {
+              for (const child of [children].flat(Infinity)) {
+                if (child === undefined || child === null || child === false) continue;
+                parent.append(child instanceof Node ? child : document.createTextNode(String(child)));
+              }
+              return parent;
+            }
+
+            /** An HTML element: h("a", {href: "#/hosts"}, "Hosts"). */
+            export function h(tag, attributes, ...children) {
+              return build(document.createElement(tag), attributes, children);
+            }
+
+            /** An SVG element, same calling convention as h. */
+            export function s(tag, attributes, ...children) {
+              return build(document.createElementNS(SVG_NS, tag), attributes, children);
+            }
+
+            /** Replaces every child of parent with children. */
+            export function replace(parent, ...children) {
+              parent.replaceChildren();
+              return append(parent, children);
+            }
+
+            /** A "Loading…" line that screen readers announce. */
+            export function loading(text) {
+              return h("p", { class: "loading", role: "status" }, text);
+            }
+
+            /** A short time: 2026-11-23 14:05 UTC; "—" when absent. */
+            export function when(iso) {
+              if (!iso) return "—";
+              const date = new Date(iso);
+              if (Number.isNaN(date.getTime())) return String(iso);
+              return date.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+            }
+
+            /** "in 13 days", "2 hours ago". */
+            export function relative(iso, now = Date.now()) {
+              const ms = new Date(iso).getTime() - now;
+              if (Number.isNaN(ms)) return "";
+              const abs = Math.abs(ms);
+              const [unit, size] = abs >= 86400000 ? ["day", 86400000] : abs >= 3600000 ? ["hour", 3600000] : ["minute", 60000];
+              const n = Math.max(1, Math.round(abs / size));
+              const text = `${n} ${unit}${n === 1 ? "" : "s"}`;
+              return ms >= 0 ? `in ${text}` : `${text} ago`;
+            }
+
+            /** A status badge: kind is ok, warn, bad or info. */
+            export function badge(text, kind = "info", label) {
+              return h("span", { class: `badge ${kind}`, "aria-label": label }, text);
+            }
+
+            """#
+        ),
+        (
+            "forms.js", "text/javascript; charset=utf-8",
+            #"""
+            // Shared pieces of the edit forms: field errors from 422 answers, busy buttons, pin inputs.
+            import { ApiError, describe, extraMembers } from "./api.js";
+            import { h, replace } from "./dom.js";
+
+            /** A labelled field: the label, the control, and a slot for its error (announced when filled). */
+            export function field(id, label, control, help) {
+              control.id = id;
+              const error = h("p", { class: "field-error", id: `${id}-error`, role: "alert" });
+              const describedBy = [help ? `${id}-help` : null, `${id}-error`].filter(Boolean).join(" ");
+              control.setAttribute("aria-describedby", describedBy);
+              return {
+                element: h("div", { class: "field" },
+                  h("label", { for: id }, label), control, help ? h("p", { class: "muted", id: `${id}-help` }, help) : null, error),
+                control,
+                error,
+              };
+            }
+
+            /** Shows an error answer next to the field it is about (by its `rule`), else in the form's own slot. */
+            export function showError(error, slots, fallback) {
+              for (const slot of [...Object.values(slots), fallback]) {
+                replace(slot);
+                const box = slot.closest(".field");
+                box?.classList.remove("invalid");
+                box?.querySelector("input, select, textarea")?.removeAttribute("aria-invalid");
+              }
+              const rule = error instanceof ApiError ? error.rule : undefined;
+              const slot = (rule && slots[rule]) || slots["*"] || fallback;
+              const parts = [];
+              if (rule) parts.push(h("strong", { class: "rule" }, rule), " ");
+              parts.push(describe(error));
+              const extra = error instanceof ApiError ? extraMembers(error.problem) : [];
+              const details = extra.map(([name, value]) => h("div", { class: "problem-extra" },
+                h("span", { class: "muted" }, `${label(name)}: `),
+                Array.isArray(value)
+                  ? h("ul", { class: "mono" }, value.map((item) => h("li", {}, typeof item === "string" ? item : JSON.stringify(item))))
+                  : h("span", { class: "mono" }, typeof value === "string" ? value : JSON.stringify(value))));
+              replace(slot, parts, details);
+              slot.closest(".field")?.classList.add("invalid");
+              const control = slot.closest(".field")?.querySelector("input, select, textarea");
+              control?.setAttribute("aria-invalid", "true");
+            }
+
+            function label(name) {
+              return { pins: "Pins the host serves", served: "Pins the host serves", servedPins: "Pins the host serves" }[name] || name;
+            }
+
+            /** Runs `work` with the button disabled and marked busy; returns its result. */
+            export async function busy(button, work) {
+              const text = button.textContent;
+              button.disabled = true;
+              button.setAttribute("aria-busy", "true");
+              button.textContent = `${text}…`;
+              try {
+                return await work();
+              } finally {
+                button.disabled = false;
+                button.removeAttribute("aria-busy");
+                button.textContent = text;
+              }
+            }
+
+            /** A <select> of options [value, text]. */
+            export function select(options, value) {
+              return h("select", {}, options.map(([v, text]) => h("option", { value: v, selected: v === value }, text)));
+            }
+
+            export const ROLES = [["current", "current (served now)"], ["backup", "backup (held in reserve)"], ["future", "future (planned rotation)"]];
+            export const TYPES = [["spki", "spki (public key)"], ["certificate", "certificate (whole certificate)"]];
+
+            /** The rules of PROTOCOL §4 and where each one's error goes in a pin form. */
+            export const PIN_RULES = ["invalidPin", "duplicatePin", "expiredPin", "tooManyPins", "backupRuleViolated", "would-lock-out", "wouldLockOut"];
+
+            /** An RFC 3339 time from a <input type="datetime-local"> value (local time), or undefined when empty. */
+            export function isoFromLocal(value) {
+              if (!value) return undefined;
+              const date = new Date(value);
+              return Number.isNaN(date.getTime()) ? undefined : date.toISOString().replace(/\.\d{3}Z$/, "Z");
+            }
+
+            """#
+        ),
+        (
+            "host.js", "text/javascript; charset=utf-8",
+            #"""
+            // One host: its pins, edits (add, remove, enforce or report-only, retire), the signed document as served
+            // with its signature checked in this browser, the monitor's last probe, and the history.
+            import { ApiError, call, describe, features, hostPath, optional, pinPath } from "./api.js";
+            import { badge, h, loading, relative, replace, when } from "./dom.js";
+            import { busy, field, isoFromLocal, PIN_RULES, ROLES, select, showError, TYPES } from "./forms.js";
+            import { stateBadge } from "./hosts.js";
+            import { verifyPinDocument } from "./jws.js";
+
+            let flash = null; // {host, text}: the outcome of the last write, shown once after the reload
+
+            export async function hostPage(main, host) {
+              document.title = `${host} · pinset console`;
+              replace(main, h("p", {}, h("a", { href: "#/hosts" }, "← Hosts")), h("h1", { tabindex: "-1" }, host), loading(`Loading ${host}…`));
+              const [detail, history, served, keys, status] = await Promise.all([
+                call(hostPath(host)),
+                call(`${hostPath(host)}/history`),
+                call(`/pins/${encodeURIComponent(host)}`, { auth: false }).catch((error) => error),
+                call("/keys", { auth: false }).catch((error) => error),
+                features.monitor === false ? null : optional(`${hostPath(host)}/status`).catch((error) => error),
+              ]);
+              const set = detail.data;
+              const state = { host, set, etag: detail.etag || set.etag, reload: () => hostPage(main, host) };
+              const notice = flash && flash.host === host ? h("p", { class: "notice", role: "status" }, flash.text) : null;
+              flash = null;
+
+              replace(main,
+                h("p", {}, h("a", { href: "#/hosts" }, "← Hosts")),
+                h("h1", { tabindex: "-1" }, host),
+                h("p", { class: "badges" },
+                  badge(`version ${set.version}`, "info"),
+                  set.pins.length === 0 ? badge("retired: pins nothing", "warn") : set.enforce ? badge("enforcing", "ok") : badge("report-only", "warn"),
+                  set.includeSubdomains ? badge("includes subdomains", "info") : null,
+                  h("span", { id: "signature-summary" }),
+                  h("span", { class: "muted" }, ` updated ${when(set.updatedAt)} · document expires ${relative(set.expiresAt)}`)),
+                notice,
+                pinsSection(state),
+                documentSection(state, served, keys),
+                monitorSection(status),
+                historySection(history.data),
+                h("h2", { class: "part" }, "Edit"),
+                addPinSection(state),
+                policySection(state),
+                retireSection(state));
+            }
+
+            /** Performs a write with If-Match, then reloads the page with `done` as notice; errors go to `slots`. */
+            async function write(state, button, request, done, slots, fallback) {
+              await busy(button, async () => {
+                try {
+                  const result = await call(request.path, { ...request, ifMatch: state.etag });
+                  flash = { host: state.host, text: `${done} Now at version ${result.data.version}.` };
+                  await state.reload();
+                } catch (error) {
+                  if (error instanceof ApiError && error.status === 401) return;
+                  showError(error, slots, fallback);
+                }
+              });
+            }
+
+            function pinsSection(state) {
+              const { set } = state;
+              const error = h("div", { class: "error", role: "alert", id: "pins-error" });
+              const rows = set.pins.map((pin) => {
+                const remove = h("button", { type: "button", class: "quiet danger", "aria-label": `Remove pin ${pin.sha256}` }, "Remove");
+                remove.addEventListener("click", () => write(state, remove,
+                  { path: `${hostPath(state.host)}/pins/${pinPath(pin.sha256)}`, method: "DELETE" },
+                  "Pin removed.", {}, error));
+                const expired = pin.expiresAt && new Date(pin.expiresAt).getTime() < Date.now();
+                return h("tr", { dataset: { pin: pin.sha256 } },
+                  h("td", {}, badge(pin.role, pin.role === "backup" ? "ok" : "info")),
+                  h("td", {}, pin.type),
+                  h("td", { class: "mono hash" }, pin.sha256),
+                  h("td", {}, pin.expiresAt ? h("time", { datetime: pin.expiresAt }, when(pin.expiresAt)) : "never", expired ? badge("expired", "bad") : null),
+                  h("td", { class: "comment" }, pin.comment || ""),
+                  h("td", {}, remove));
+              });
+              return h("section", { "aria-labelledby": "pins-title" },
+                h("h2", { id: "pins-title" }, `Pins (${set.pins.length})`),
+                set.pins.length === 0 ? h("p", { class: "muted" }, "This host pins nothing: clients that fetch its document stop pinning it.")
+                  : h("div", { class: "scroll" }, h("table", { id: "pins" },
+                    h("thead", {}, h("tr", {}, ["Role", "Type", "SHA-256", "Expires", "Comment", ""].map((name) => h("th", { scope: "col" }, name)))),
+                    h("tbody", {}, rows))),
+                error);
+            }
+
+            function addPinSection(state) {
+              const method = (value, text, checked) => h("label", { class: "check" },
+                h("input", { type: "radio", name: "pin-method", value, checked }), text);
+              const methods = h("fieldset", {}, h("legend", {}, "Add by"),
+                method("hash", "SHA-256 hash", true), method("certificate", "certificate (PEM)"), method("capture", "capture from the live host"));
+              const hash = field("pin-hash", "SHA-256 (base64)", h("input", { type: "text", class: "mono", autocomplete: "off", placeholder: "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E=" }));
+              const pem = field("pin-pem", "Certificate (PEM)", h("textarea", { rows: 5, class: "mono", spellcheck: "false", placeholder: "-----BEGIN CERTIFICATE-----" }),
+                "The server computes the pin from it, according to the type below.");
+              const capture = h("p", { class: "muted", id: "pin-capture" },
+                "The server connects to the host and pins the leaf key it serves now ({\"capture\": \"leaf\"}). ",
+                "Servers without the lock-out pre-flight refuse this; their answer shows here.");
+              const role = field("pin-role", "Role", select(ROLES, "current"));
+              const type = field("pin-type", "Type", select(TYPES, "spki"));
+              const expires = field("pin-expires", "Expires (optional, your local time)", h("input", { type: "datetime-local" }));
+              const comment = field("pin-comment", "Comment (optional, at most 200 characters)", h("input", { type: "text", maxlength: 200 }));
+              const formError = h("div", { class: "error", role: "alert", id: "add-error" });
+              const button = h("button", { type: "submit" }, "Add pin");
+              const form = h("form", { class: "card", id: "add-pin-form", "aria-labelledby": "add-title", novalidate: true },
+                h("h2", { id: "add-title" }, "Add a pin"), methods, hash.element, pem.element, capture,
+                h("div", { class: "row" }, role.element, type.element), h("div", { class: "row" }, expires.element, comment.element),
+                formError, button);
+              const chosen = () => form.querySelector("input[name=pin-method]:checked").value;
+              const sync = () => {
+                hash.element.hidden = chosen() !== "hash";
+                pem.element.hidden = chosen() !== "certificate";
+                capture.hidden = chosen() !== "capture";
+              };
+              methods.addEventListener("change", sync);
+              sync();
+              form.addEventListener("submit", (event) => {
+                event.preventDefault();
+                const pin = { role: role.control.value, type: type.control.value };
+                if (chosen() === "hash") pin.sha256 = hash.control.value.trim();
+                else if (chosen() === "certificate") pin.certificate = pem.control.value.trim();
+                else pin.capture = "leaf";
+                const expiresAt = isoFromLocal(expires.control.value);
+                if (expiresAt) pin.expiresAt = expiresAt;
+                if (comment.control.value) pin.comment = comment.control.value;
+                const input = chosen() === "hash" ? hash.error : chosen() === "certificate" ? pem.error : formError;
+                const slots = Object.fromEntries(PIN_RULES.map((rule) => [rule, input]));
+                slots.expiredPin = expires.error;
+                write(state, button, { path: `${hostPath(state.host)}/pins`, method: "POST", body: { pins: [pin] } },
+                  "Pin added.", slots, formError);
+              });
+              return form;
+            }
+
+            /** The body of a PUT that keeps the set as it is except for `changes`. */
+            function replacement(set, changes) {
+              const pins = set.pins.map((pin) => {
+                const input = { sha256: pin.sha256, type: pin.type, role: pin.role };
+                if (pin.expiresAt) input.expiresAt = pin.expiresAt;
+                if (pin.comment) input.comment = pin.comment;
+                return input;
+              });
+              const body = { pins, enforce: set.enforce, includeSubdomains: set.includeSubdomains, ...changes };
+              if (set.reportUri) body.reportUri = set.reportUri;
+              return body;
+            }
+
+            function policySection(state) {
+              const { set } = state;
+              const error = h("div", { class: "error", role: "alert", id: "policy-error" });
+              const target = !set.enforce;
+              const button = h("button", { type: "button", id: "toggle-enforce" }, target ? "Switch to enforce" : "Switch to report-only");
+              button.addEventListener("click", () => write(state, button,
+                { path: hostPath(state.host), method: "PUT", body: replacement(set, { enforce: target }) },
+                target ? "Now enforcing." : "Now report-only: failures are reported, connections are not blocked.", {}, error));
+              return h("section", { "aria-labelledby": "policy-title" },
+                h("h2", { id: "policy-title" }, "Policy"),
+                h("p", {}, set.enforce
+                  ? "Enforcing: clients refuse connections whose chain matches no pin, and report them."
+                  : "Report-only: clients report failures but let the connection through."),
+                set.reportUri ? h("p", { class: "muted" }, "Reports go to ", h("span", { class: "mono" }, set.reportUri)) : null,
+                button, error);
+            }
+
+            function documentSection(state, served, keys) {
+              const section = h("section", { "aria-labelledby": "doc-title", id: "document" },
+                h("h2", { id: "doc-title" }, "Signed document, as served"));
+              if (served instanceof Error) {
+                section.append(h("p", { class: "error" }, `GET /pins/${state.host}: ${describe(served)}`));
+                return section;
+              }
+              const verdict = h("p", { id: "signature", role: "status" }, badge("checking…", "info"));
+              const details = h("div");
+              section.append(verdict, details);
+              const jwks = keys instanceof Error ? null : keys.data;
+              verifyPinDocument(served.text, jwks).then((result) => {
+                const notes = [];
+                if (result.payload) {
+                  if (result.payload.host !== state.host) notes.push(`the payload names ${result.payload.host}, not ${state.host}`);
+                  if (result.payload.version !== state.set.version) notes.push(`it is version ${result.payload.version}; the admin API says ${state.set.version}`);
+                  if (new Date(result.payload.expiresAt).getTime() < Date.now()) notes.push("it has expired");
+                }
+                const summary = document.getElementById("signature-summary");
+                if (summary) {
+                  replace(summary, result.verified ? badge("signature verified", "ok") : badge("signature NOT verified", "bad"));
+                }
+                replace(verdict,
+                  result.verified ? badge("verified", "ok", "signature verified") : badge("not verified", "bad", "signature not verified"),
+                  " ",
+                  result.verified
+                    ? ["Ed25519 signature checked in this browser (WebCrypto) with key ", h("span", { class: "mono hash" }, result.header.kid), " from /keys."]
+                    : `The signature could not be verified: ${result.reason || (keys instanceof Error ? describe(keys) : "unknown reason")}.`,
+                  notes.length ? h("span", { class: "warn-text" }, ` Note: ${notes.join("; ")}.`) : null);
+                replace(details,
+                  h("p", { class: "muted" }, `ETag ${served.etag || "—"} · ${served.text.length} bytes`),
+                  h("details", { open: true }, h("summary", {}, "Payload (decoded)"),
+                    h("pre", { class: "mono", id: "payload" }, JSON.stringify(result.payload, null, 2))),
+                  h("details", {}, h("summary", {}, "Protected header (decoded)"),
+                    h("pre", { class: "mono" }, JSON.stringify(result.header, null, 2))),
+                  h("details", {}, h("summary", {}, "Raw JWS"), h("pre", { class: "mono wrap" }, served.text)));
+              });
+              return section;
+            }
+
+            /** Renders any JSON value as text: objects as definition lists, arrays as lists. */
+            function plain(value) {
+              if (value === null || value === undefined) return "—";
+              if (Array.isArray(value)) return h("ul", {}, value.map((item) => h("li", {}, plain(item))));
+              if (typeof value === "object") {
+                return h("dl", { class: "plain" }, Object.entries(value).flatMap(([name, item]) => [h("dt", {}, name), h("dd", {}, plain(item))]));
+              }
+              return String(value);
+            }
+
+            function monitorSection(status) {
+              if (status === null || status === undefined) return null; // no monitor on this server (issue 14 adds it)
+              const section = h("section", { "aria-labelledby": "monitor-title" }, h("h2", { id: "monitor-title" }, "Monitor"));
+              if (status instanceof Error) {
+                section.append(h("p", { class: "error" }, describe(status)));
+                return section;
+              }
+              const data = status.data || {};
+              section.append(h("p", {}, stateBadge(data.state), " ", data.checkedAt || data.probedAt || data.at
+                ? `last probe ${when(data.checkedAt || data.probedAt || data.at)}` : "no probe yet"));
+              const rest = Object.fromEntries(Object.entries(data).filter(([name]) => !["state", "host"].includes(name)));
+              section.append(plain(rest));
+              return section;
+            }
+
+            function historySection(history) {
+              const versions = history.versions || [];
+              return h("section", { "aria-labelledby": "history-title" },
+                h("h2", { id: "history-title" }, "History"),
+                h("ol", { class: "timeline", id: "history" }, versions.map((entry) => h("li", {},
+                  h("p", {}, h("strong", {}, `v${entry.version} ${entry.change}`), " by ",
+                    h("span", { class: "token-name" }, entry.tokenName), " · ", h("time", { datetime: entry.at }, when(entry.at))),
+                  entry.added.length ? h("p", { class: "mono small" }, entry.added.map((pin) => h("span", { class: "added" }, `+ ${pin}`))) : null,
+                  entry.removed.length ? h("p", { class: "mono small" }, entry.removed.map((pin) => h("span", { class: "removed" }, `− ${pin}`))) : null))));
+            }
+
+            function retireSection(state) {
+              if (state.set.pins.length === 0) return null;
+              const error = h("div", { class: "error", role: "alert", id: "retire-error" });
+              const button = h("button", { type: "button", class: "danger", id: "retire" }, `Retire ${state.host}`);
+              button.addEventListener("click", () => write(state, button, { path: hostPath(state.host), method: "DELETE" },
+                "Host retired: its document now pins nothing.", {}, error));
+              return h("details", { class: "card danger-zone" },
+                h("summary", {}, "Retire this host"),
+                h("p", {}, "Publishes a signed document with no pins at the next version: clients stop pinning ", state.host,
+                  ". The host and its history stay listed."),
+                button, error);
+            }
+
+            """#
+        ),
+        (
+            "hosts.js", "text/javascript; charset=utf-8",
+            #"""
+            // Hosts: every host at a glance (version, pins, expiry, monitor state when the server has a monitor),
+            // a filter, and a form to publish a new host.
+            import { call, features, hostPath } from "./api.js";
+            import { badge, h, loading, relative, replace, when } from "./dom.js";
+            import { busy, field, PIN_RULES, select, showError } from "./forms.js";
+
+            const STATES = { ok: "ok", warning: "warn", failing: "bad", unknown: "info" };
+
+            /** The monitor's state as a badge (issue 14 adds `state`; absent means the server has no monitor). */
+            export function stateBadge(state) {
+              const value = state && typeof state === "object" ? state.state : state;
+              return badge(value || "unknown", STATES[value] || "info", `monitor state: ${value || "unknown"}`);
+            }
+
+            function expiryBadge(host) {
+              if (host.pinCount === 0) return badge("retired", "info");
+              const left = new Date(host.expiresAt).getTime() - Date.now();
+              if (left < 0) return badge("expired", "bad");
+              if (left < 2 * 86400000) return badge("expires soon", "warn");
+              return null;
+            }
+
+            export async function hostsPage(main) {
+              document.title = "Hosts · pinset console";
+              replace(main, h("h1", { tabindex: "-1" }, "Hosts"), loading("Loading hosts…"));
+              const { data } = await call("/admin/hosts");
+              const hosts = (data.hosts || []).slice().sort((a, b) => a.host.localeCompare(b.host));
+              features.monitor = hosts.some((host) => "state" in host);
+
+              const filter = h("input", { id: "filter", type: "search", placeholder: "api.example.com", autocomplete: "off" });
+              const count = h("p", { class: "muted", role: "status", id: "host-count" });
+              const body = h("tbody");
+              const headers = ["Host", "Version", "Pins", "Document expires", "Updated"];
+              if (features.monitor) headers.push("Monitor");
+              const table = h("div", { class: "scroll" }, h("table", { id: "hosts" },
+                h("caption", { class: "visually-hidden" }, "Hosts"),
+                h("thead", {}, h("tr", {}, headers.map((name) => h("th", { scope: "col", class: ["Version", "Pins"].includes(name) ? "num" : null }, name)))), body));
+
+              function show() {
+                const needle = filter.value.trim().toLowerCase();
+                const shown = hosts.filter((host) => host.host.includes(needle));
+                replace(body, shown.map((host) => h("tr", { dataset: { host: host.host } },
+                  h("th", { scope: "row" }, h("a", { href: `#/hosts/${encodeURIComponent(host.host)}` }, host.host), " ", expiryBadge(host)),
+                  h("td", { class: "num" }, host.version),
+                  h("td", { class: "num" }, host.pinCount),
+                  h("td", {}, h("time", { datetime: host.expiresAt, title: when(host.expiresAt) }, relative(host.expiresAt))),
+                  h("td", {}, h("time", { datetime: host.updatedAt }, when(host.updatedAt))),
+                  features.monitor ? h("td", {}, stateBadge(host.state)) : null)));
+                replace(count, hosts.length === 0 ? "No hosts yet: publish the first one below."
+                  : `${shown.length} of ${hosts.length} host${hosts.length === 1 ? "" : "s"}`);
+              }
+              filter.addEventListener("input", show);
+              show();
+
+              replace(main,
+                h("h1", { tabindex: "-1" }, "Hosts"),
+                h("div", { class: "toolbar" }, h("label", { for: "filter" }, "Filter by name"), filter),
+                count,
+                table,
+                newHostForm(hosts));
+            }
+
+            function newHostForm(hosts) {
+              const host = field("new-host", "Host name", h("input", { type: "text", required: true, autocomplete: "off", placeholder: "api.example.com" }));
+              const current = field("new-current", "Current pin (SHA-256, base64)", h("input", { type: "text", class: "mono", autocomplete: "off" }),
+                "The key the host serves now.");
+              const backup = field("new-backup", "Backup pin (SHA-256, base64)", h("input", { type: "text", class: "mono", autocomplete: "off" }),
+                "A key held in reserve: an enforcing set needs one, so that losing a key never locks clients out.");
+              const type = field("new-type", "Pin type", select([["spki", "spki (public key)"], ["certificate", "certificate"]], "spki"));
+              const enforce = h("input", { type: "checkbox", id: "new-enforce", checked: true });
+              const subdomains = h("input", { type: "checkbox", id: "new-subdomains" });
+              const formError = h("p", { class: "error", role: "alert", id: "new-error" });
+              const button = h("button", { type: "submit" }, "Publish host");
+              const form = h("form", { class: "card", id: "new-host-form", "aria-labelledby": "new-host-title", novalidate: true },
+                h("h2", { id: "new-host-title" }, "Publish a new host"),
+                host.element, current.element, backup.element, type.element,
+                h("div", { class: "check" }, enforce, h("label", { for: "new-enforce" }, "Enforce (unchecked: report-only)")),
+                h("div", { class: "check" }, subdomains, h("label", { for: "new-subdomains" }, "Include subdomains")),
+                formError, button);
+              const pinSlot = backup.error;
+              const slots = Object.fromEntries(PIN_RULES.map((rule) => [rule, pinSlot]));
+              slots.invalidHost = host.error;
+              form.addEventListener("submit", async (event) => {
+                event.preventDefault();
+                const name = host.control.value.trim().toLowerCase();
+                if (!name) {
+                  showError(new Error("Type the host name first."), { "*": host.error }, formError);
+                  return;
+                }
+                const pins = [];
+                if (current.control.value.trim()) pins.push({ sha256: current.control.value.trim(), role: "current", type: type.control.value });
+                if (backup.control.value.trim()) pins.push({ sha256: backup.control.value.trim(), role: "backup", type: type.control.value });
+                await busy(button, async () => {
+                  try {
+                    // A new host has no ETag to send: this form refuses a listed host, so it never replaces a set.
+                    if (hosts.some((entry) => entry.host === name)) {
+                      showError(new Error(`${name} already exists: open it to edit its pins.`), { "*": host.error }, formError);
+                      return;
+                    }
+                    await call(hostPath(name), {
+                      method: "PUT", body: { pins, enforce: enforce.checked, includeSubdomains: subdomains.checked },
+                    });
+                    location.hash = `#/hosts/${encodeURIComponent(name)}`;
+                  } catch (error) {
+                    if (error.status === 400 && error.problem?.type?.endsWith("invalid-host")) showError(error, { "*": host.error }, formError);
+                    else showError(error, slots, formError);
+                  }
+                });
+              });
+              return form;
+            }
+
+
+            """#
+        ),
+        (
+            "icon.svg", "image/svg+xml",
+            #"""
+            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f5fae"/><path d="M16 5a6 6 0 0 0-6 6v4H8v12h16V15h-2v-4a6 6 0 0 0-6-6zm-3 6a3 3 0 0 1 6 0v4h-6z" fill="#fff"/></svg>
+
+            """#
+        ),
+        (
+            "index.html", "text/html; charset=utf-8",
+            #"""
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="color-scheme" content="light dark">
+            <title>pinset console</title>
+            <link rel="icon" href="/console/icon.svg" type="image/svg+xml">
+            <link rel="stylesheet" href="/console/console.css">
+            <script type="module" src="/console/app.js"></script>
+            </head>
+            <body>
+            <header class="bar">
+              <a class="brand" href="#/hosts">pinset</a>
+              <nav id="nav" aria-label="Sections" hidden>
+                <a href="#/hosts">Hosts</a>
+                <a href="#/reports">Reports</a>
+                <a href="#/trust">Trust</a>
+              </nav>
+              <button id="logout" type="button" class="quiet" hidden>Log out</button>
+            </header>
+            <main id="main" tabindex="-1">
+              <p class="loading" role="status">Loading the console…</p>
+              <noscript><p class="error">The console needs JavaScript (modules), served by pinset itself.</p></noscript>
+            </main>
+            </body>
+            </html>
+
+            """#
+        ),
+        (
+            "jws.js", "text/javascript; charset=utf-8",
+            #"""
+            // Checking signed documents in the browser with WebCrypto's Ed25519, independently of the server's own code:
+            // a pin document (PROTOCOL §2, flattened JWS) and a trust document (§6.1, general JWS).
+
+            /** base64url (no padding) → bytes; throws on other characters. */
+            export function fromBase64URL(text) {
+              if (typeof text !== "string" || !/^[A-Za-z0-9_-]*$/.test(text)) throw new Error("not base64url");
+              const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4);
+              return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+            }
+
+            function toBase64URL(bytes) {
+              let binary = "";
+              for (const byte of new Uint8Array(bytes)) binary += String.fromCharCode(byte);
+              return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+            }
+
+            const decodeJSON = (part) => JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(fromBase64URL(part)));
+
+            /** Whether this page may use WebCrypto (a secure context: HTTPS, or http on loopback). */
+            export const canVerify = () => Boolean(globalThis.crypto && crypto.subtle);
+
+            /** The RFC 7638 thumbprint of an Ed25519 JWK. */
+            export async function thumbprint(jwk) {
+              const canonical = JSON.stringify({ crv: "Ed25519", kty: "OKP", x: jwk.x });
+              return toBase64URL(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical)));
+            }
+
+            async function verifySignature(jwk, protectedPart, payloadPart, signaturePart) {
+              const key = await crypto.subtle.importKey("raw", fromBase64URL(jwk.x), { name: "Ed25519" }, false, ["verify"]);
+              const input = new TextEncoder().encode(`${protectedPart}.${payloadPart}`);
+              return crypto.subtle.verify({ name: "Ed25519" }, key, fromBase64URL(signaturePart), input);
+            }
+
+            /**
+             * Checks a pin document as served (its exact text) against a JWKS. Returns
+             * {verified, reason, header, payload, kid}: `verified` is true only when the header is exactly EdDSA /
+             * pinset+jws, the kid names a key of the set whose thumbprint it is, and the Ed25519 signature over
+             * `protected + "." + payload` (as sent) is valid.
+             */
+            export async function verifyPinDocument(text, jwks) {
+              const result = { verified: false, reason: "", header: null, payload: null };
+              let document;
+              try {
+                document = JSON.parse(text);
+                result.header = decodeJSON(document.protected);
+                result.payload = decodeJSON(document.payload);
+              } catch (error) {
+                result.reason = `the document is not a readable JWS (${error.message})`;
+                return result;
+              }
+              const { alg, kid, typ } = result.header;
+              if (alg !== "EdDSA" || typ !== "pinset+jws") {
+                result.reason = `unexpected header: alg ${alg}, typ ${typ}`;
+                return result;
+              }
+              if (!canVerify()) {
+                result.reason = "this page is not a secure context, so the browser offers no WebCrypto: open the console over HTTPS or on localhost";
+                return result;
+              }
+              const jwk = ((jwks && jwks.keys) || []).find((key) => key.kid === kid);
+              if (!jwk) {
+                result.reason = `no key in /keys has kid ${kid}`;
+                return result;
+              }
+              try {
+                if ((await thumbprint(jwk)) !== kid) {
+                  result.reason = `kid ${kid} is not the thumbprint of the key listed under it`;
+                  return result;
+                }
+                result.verified = await verifySignature(jwk, document.protected, document.payload, document.signature);
+                if (!result.verified) result.reason = "the Ed25519 signature does not verify";
+              } catch (error) {
+                result.reason = `the browser could not check the signature (${error.name}: ${error.message})`;
+              }
+              return result;
+            }
+
+            /**
+             * Reads a trust document (general JWS) and checks each signature against the root keys it lists itself
+             * (PROTOCOL §6.2 step 3). Returns {payload, signatures: [{kid, verified}]} or throws when unreadable.
+             */
+            export async function readTrustDocument(text) {
+              const document = JSON.parse(text);
+              const payload = decodeJSON(document.payload);
+              const roots = payload.rootKeys || [];
+              const signatures = [];
+              for (const entry of document.signatures || []) {
+                const header = decodeJSON(entry.protected);
+                const jwk = roots.find((key) => key.kid === header.kid);
+                let verified = false;
+                if (jwk && canVerify() && header.alg === "EdDSA" && header.typ === "pinset-trust+jws") {
+                  try {
+                    verified = await verifySignature(jwk, entry.protected, document.payload, entry.signature);
+                  } catch {
+                    verified = false;
+                  }
+                }
+                signatures.push({ kid: header.kid, verified, listed: Boolean(jwk) });
+              }
+              return { payload, signatures };
+            }
+
+            """#
+        ),
+        (
+            "reports.js", "text/javascript; charset=utf-8",
+            #"""
+            // Reports: failure reports per day and host over the last 30 days (chart), and the groups by leaf pin.
+            import { call } from "./api.js";
+            import { lastDays, reportsChart } from "./chart.js";
+            import { badge, h, loading, replace, when } from "./dom.js";
+
+            export async function reportsPage(main) {
+              document.title = "Reports · pinset console";
+              replace(main, h("h1", { tabindex: "-1" }, "Failure reports"), loading("Loading reports…"));
+              const days = lastDays(30);
+              const since = `${days[0]}T00:00:00Z`;
+              const { data } = await call(`/admin/reports?since=${encodeURIComponent(since)}`);
+              const groups = data.groups || [];
+              replace(main,
+                h("h1", { tabindex: "-1" }, "Failure reports"),
+                h("p", { class: "muted" },
+                  "Pin validation failures that clients reported to POST /reports over the last 30 days (UTC days)."),
+                data.days ? reportsChart(data.days, days)
+                  : h("p", { class: "muted" }, "This server does not count reports per day, so there is no chart."),
+                h("h2", {}, "By leaf pin"),
+                groups.length === 0 ? h("p", { class: "muted" }, "No reports in the last 30 days.")
+                  : h("div", { class: "scroll" }, h("table", { id: "report-groups" },
+                    h("thead", {}, h("tr", {}, ["Host", "Leaf pin", "Reports", "First seen", "Last seen", "Verdict", "Pins the client knew"]
+                      .map((name) => h("th", { scope: "col" }, name)))),
+                    h("tbody", {}, groups.map((group) => h("tr", {},
+                      h("th", { scope: "row" }, group.host),
+                      h("td", { class: "mono hash" }, group.leafPin),
+                      h("td", { class: "num" }, group.count),
+                      h("td", { class: "nowrap" }, when(group.firstSeen)),
+                      h("td", { class: "nowrap" }, when(group.lastSeen)),
+                      h("td", {}, group.matchesCurrentPin
+                        ? badge("client held an old set", "warn", "the chain matches a current pin: the client had not fetched the new set")
+                        : badge("key not pinned", "bad", "the chain matches no current pin: a key change or an interception")),
+                      h("td", { class: "mono small hash" }, h("ul", { class: "bare" }, (group.knownPins || []).map((pin) => h("li", {}, pin))))))))));
+            }
+
+            """#
+        ),
+        (
+            "trust.js", "text/javascript; charset=utf-8",
+            #"""
+            // Trust: the server's signing keys (/keys) and, on servers with offline root keys (issue 13), the trust
+            // documents (/trust, /trust/{version}) with their root signatures checked in this browser.
+            import { call, describe, optional } from "./api.js";
+            import { badge, h, loading, replace, when } from "./dom.js";
+            import { canVerify, readTrustDocument } from "./jws.js";
+
+            function keyTable(keys, id) {
+              return h("div", { class: "scroll" }, h("table", { id },
+                h("thead", {}, h("tr", {}, ["Key id (kid)", "Algorithm", "Public key (x)"].map((name) => h("th", { scope: "col" }, name)))),
+                h("tbody", {}, keys.map((key) => h("tr", {},
+                  h("td", { class: "mono hash" }, key.kid), h("td", {}, `${key.kty || ""} ${key.crv || ""} ${key.alg || ""}`.trim()),
+                  h("td", { class: "mono hash" }, key.x))))));
+            }
+
+            async function trustView(response) {
+              const { payload, signatures } = await readTrustDocument(response.text);
+              const element = h("div", { class: "card", id: `trust-v${payload.version}` },
+                h("h3", {}, `Version ${payload.version}`),
+                h("p", {}, `issued ${when(payload.issuedAt)} · expires ${when(payload.expiresAt)} · root threshold ${payload.rootThreshold}`),
+                h("h4", {}, "Signatures"),
+                h("ul", {}, signatures.map((sig) => h("li", {}, h("span", { class: "mono" }, sig.kid), " ",
+                  sig.verified ? badge("verified", "ok") : badge(sig.listed ? (canVerify() ? "invalid" : "not checked") : "not a listed root key", sig.listed ? "bad" : "warn")))),
+                h("h4", {}, "Signing keys it delegates to"), keyTable(payload.signingKeys || [], `signing-v${payload.version}`),
+                h("h4", {}, "Root keys for the next version"), keyTable(payload.rootKeys || [], `roots-v${payload.version}`));
+              return { element, version: payload.version };
+            }
+
+            export async function trustPage(main) {
+              document.title = "Trust · pinset console";
+              replace(main, h("h1", { tabindex: "-1" }, "Trust"), loading("Loading keys…"));
+              const [keys, trust] = await Promise.all([call("/keys", { auth: false }), optional("/trust", { auth: false })]);
+              const trustSection = h("section", { "aria-labelledby": "trust-title" }, h("h2", { id: "trust-title" }, "Trust documents"));
+              if (!trust) {
+                trustSection.append(h("p", { class: "muted", id: "no-trust" },
+                  "This server publishes no trust document (GET /trust answers 404): clients trust the signing keys they ship."));
+              } else {
+                try {
+                  const { element: latest, version } = await trustView(trust);
+                  const older = h("div");
+                  const versions = h("p", {}, "Older versions: ", Array.from({ length: Math.max(0, version - 1) }, (_, i) => version - 1 - i).map((v) => {
+                    const button = h("button", { type: "button", class: "quiet" }, `v${v}`);
+                    button.addEventListener("click", async () => {
+                      try {
+                        replace(older, (await trustView(await call(`/trust/${v}`, { auth: false }))).element);
+                      } catch (error) {
+                        replace(older, h("p", { class: "error" }, describe(error)));
+                      }
+                    });
+                    return [button, " "];
+                  }));
+                  trustSection.append(latest, version > 1 ? versions : null, older);
+                } catch (error) {
+                  trustSection.append(h("p", { class: "error" }, `The trust document is unreadable: ${error.message}`));
+                }
+              }
+              replace(main,
+                h("h1", { tabindex: "-1" }, "Trust"),
+                h("section", { "aria-labelledby": "keys-title" },
+                  h("h2", { id: "keys-title" }, "Signing keys"),
+                  h("p", { class: "muted" }, "Every key this server signs or has signed pin documents with (GET /keys). Apps never take trust from this list: they ship the keys."),
+                  keyTable(keys.data.keys || [], "keys")),
+                trustSection);
+            }
+
+            """#
+        ),
     ]
 }

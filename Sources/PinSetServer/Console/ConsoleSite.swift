@@ -41,7 +41,8 @@ final class ConsoleSite: Sendable {
             let headers = [("Content-Type", file.contentType), ("ETag", etag)] + Self.securityHeaders
             let asset = Asset(
                 ok: PreparedResponse(status: 200, headers: headers, body: body),
-                notModified: PreparedResponse(status: 304, headers: headers.filter { $0.0 != "Content-Type" }, body: []),
+                notModified: PreparedResponse(
+                    status: 304, headers: headers.filter { $0.0 != "Content-Type" }, body: []),
                 etag: Array(etag.utf8))
             assets["/" + file.name] = asset
             if file.name == "index.html" {
