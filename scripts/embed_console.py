@@ -2,19 +2,24 @@
 """Embeds the admin console (console/*) in the server binary as Swift string literals.
 
 Writes Sources/PinSetServer/Console/ConsoleAssets.swift from every file of console/, so that `pinset serve`
-serves the console from memory with no file beside the binary (the Docker image copies the binary only).
+serves the console from memory with no file beside the binary (the Docker image copies the binary only), and
+keeps the list of file names in openapi.yaml (`/console/{asset}`'s enum) the same.
 Run it after changing anything under console/; ConsoleTests (swift test) fails while the generated file is stale.
 
 Usage: scripts/embed_console.py [--check]   (--check: exit 1 if the generated file is not current)
 """
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "console"
 TARGET = ROOT / "Sources" / "PinSetServer" / "Console" / "ConsoleAssets.swift"
+SPEC = ROOT / "openapi.yaml"
+# The one enum of openapi.yaml that lists the console's files (it names index.html).
+SPEC_ENUM = re.compile(r"^(\s*enum: \[)[^\]\n]*\bindex\.html\b[^\]\n]*(\])$", re.MULTILINE)
 TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
@@ -60,23 +65,34 @@ def render() -> str:
     return "\n".join(lines)
 
 
+def spec_with_names(spec: str) -> str:
+    names = sorted(p.name for p in SOURCE.iterdir() if p.is_file() and not p.name.startswith("."))
+    updated, count = SPEC_ENUM.subn(lambda m: m.group(1) + ", ".join(names) + m.group(2), spec)
+    if count != 1:
+        sys.exit(f"embed_console: {SPEC.name}: expected one `enum: [...]` naming index.html, found {count}")
+    return updated
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the generated file is not current")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a generated file is not current")
     args = parser.parse_args()
-    text = render()
-    current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
-    if args.check:
-        if current != text:
-            print(f"embed_console: {TARGET.relative_to(ROOT)} is stale: run python3 scripts/embed_console.py",
+    stale = 0
+    for path, make in ((TARGET, lambda _: render()), (SPEC, spec_with_names)):
+        current = path.read_text(encoding="utf-8") if path.exists() else ""
+        wanted = make(current)
+        if current == wanted:
+            continue
+        if args.check:
+            print(f"embed_console: {path.relative_to(ROOT)} is stale: run python3 scripts/embed_console.py",
                   file=sys.stderr)
-            return 1
-        print("embed_console: generated file is current")
-        return 0
-    if current != text:
-        TARGET.write_text(text, encoding="utf-8")
-        print(f"embed_console: wrote {TARGET.relative_to(ROOT)}")
-    return 0
+            stale = 1
+        else:
+            path.write_text(wanted, encoding="utf-8")
+            print(f"embed_console: wrote {path.relative_to(ROOT)}")
+    if args.check and not stale:
+        print("embed_console: generated file and openapi.yaml are current")
+    return stale
 
 
 if __name__ == "__main__":

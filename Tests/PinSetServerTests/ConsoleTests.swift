@@ -20,6 +20,13 @@ import Testing
         }
     }
 
+    @Test func openAPIListsEveryFile() throws {
+        let spec = try String(
+            contentsOf: Self.sourceDirectory.appendingPathComponent("../openapi.yaml").standardized, encoding: .utf8)
+        let names = ConsoleAssets.files.map(\.name).joined(separator: ", ")
+        #expect(spec.contains("enum: [\(names)]"), "openapi.yaml's /console/{asset} enum must list: \(names)")
+    }
+
     /// The CSP forbids inline script and style; the console must not need them, nor build HTML from strings.
     @Test func noInlineScriptStyleOrHTMLStrings() {
         for file in ConsoleAssets.files {
