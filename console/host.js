@@ -53,6 +53,10 @@ async function write(state, button, request, done, slots, fallback) {
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) return;
       showError(error, slots, fallback);
+      if (error instanceof ApiError && error.status === 412) {
+        const where = Object.values(slots).find((slot) => slot.hasChildNodes()) || fallback;
+        where.append(h("button", { type: "button", class: "quiet", onclick: () => state.reload() }, "Reload this host"));
+      }
     }
   });
 }

@@ -6,8 +6,9 @@
 
 Checks: 1 log in; 2 create a host with a current and a backup pin; 3 GET /pins/{host} serves it; 4 an
 unsafe set shows its 422 rule; 5 a posted report shows in the chart; 6 the signature badge says verified;
-7 an XSS attempt in a comment shows as text; 8 the browser console logs no errors; 9 usable 375 px wide;
-10 log-out forgets the token. Screenshots of every page go to --screenshots (default
+7 an XSS attempt in a comment shows as text; 8 the browser console logs no errors; 9 usable 375 px wide and
+in dark mode; 10 a write from a stale page gets 412; 11 log-out forgets the token; 12 a readable error when
+the server is down. Screenshots of every page go to --screenshots (default
 .build/console-screenshots). --docs DIR also writes the README's two screenshots there. Every wait is
 bounded; the closing line reads `N passed, M failed`.
 """
@@ -321,6 +322,29 @@ def main() -> int:
             driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
             driver.set_window_size(1100, 900)
 
+        def stale_etag():
+            run.go(f"#/hosts/{HOST}", "#toggle-enforce")
+            # Someone else changes the host after the page loaded: the page's ETag is now stale.
+            status, _ = server.request("POST", f"/admin/hosts/{HOST}/pins", {"pins": [{"sha256": pin(), "role": "backup"}]},
+                                       token=server.token)
+            assert status == 200, f"the concurrent write answered {status}"
+            run.css("#toggle-enforce").click()
+            error = run.text_of("#policy-error", "412", "the 412 next to the policy switch")
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", error)
+            status, body = server.request("GET", f"/admin/hosts/{HOST}", token=server.token)
+            assert json.loads(body)["enforce"] is True, "the stale write changed nothing"
+            run.shot("10-stale-etag")
+            run.css("#policy-error button").click()  # "Reload this host"
+            run.wait(lambda d: d.find_element(By.CSS_SELECTOR, "#pins-title").text == "Pins (4)", "the reloaded host")
+
+        def server_down():
+            driver.execute_script("sessionStorage.setItem('pinset.adminToken', arguments[0])", server.token)
+            server.stop()
+            driver.execute_script("location.hash = '#/reports'")
+            run.text_of("main .error", "does not answer", "a readable error")
+            run.css("main button", "a Retry button")
+            run.shot("12-server-down")
+
         def log_out():
             run.go("#/hosts", "#hosts")
             run.css("#logout").click()
@@ -339,12 +363,13 @@ def main() -> int:
             ("an XSS attempt in a comment shows as text", xss_as_text),
             ("the browser console logs no errors", no_console_errors),
             ("usable 375 px wide, and in dark mode", narrow_screen),
+            ("a write from a stale page is refused (If-Match → 412) and says so", stale_etag),
             ("log-out forgets the token", log_out),
+            ("a readable error when the server is down", server_down),
         ], start=1):
+            if body is server_down and args.docs and run.failed == 0:
+                docs_screenshots(run, Path(args.docs))
             run.check(number, title, body)
-
-        if args.docs and run.failed == 0:
-            docs_screenshots(run, Path(args.docs), current)
         print(f"console_test: screenshots in {run.shots}")
         print(f"{run.passed} passed, {run.failed} failed")
         return 0 if run.failed == 0 else 1
@@ -358,7 +383,7 @@ def main() -> int:
             shutil.rmtree(directory, ignore_errors=True)
 
 
-def docs_screenshots(run: Run, docs: Path, current: str) -> None:
+def docs_screenshots(run: Run, docs: Path) -> None:
     """The README's screenshots: a few more hosts and reports, at a modest window size."""
     server, driver = run.server, run.driver
     for host in ("api.example.com", "cdn.example.com", "login.example.com", "payments.example.com"):

@@ -700,6 +700,10 @@ enum ConsoleAssets {
                 } catch (error) {
                   if (error instanceof ApiError && error.status === 401) return;
                   showError(error, slots, fallback);
+                  if (error instanceof ApiError && error.status === 412) {
+                    const where = Object.values(slots).find((slot) => slot.hasChildNodes()) || fallback;
+                    where.append(h("button", { type: "button", class: "quiet", onclick: () => state.reload() }, "Reload this host"));
+                  }
                 }
               });
             }
