@@ -26,3 +26,4 @@ static inline int64_t cmhd_atomic_load(const int64_t *pointer) {
 static inline void cmhd_atomic_store(int64_t *pointer, int64_t value) {
     __atomic_store_n(pointer, value, __ATOMIC_RELAXED);
 }
+

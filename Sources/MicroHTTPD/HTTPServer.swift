@@ -28,7 +28,7 @@ public final class HTTPServer: @unchecked Sendable {
         func require(_ ok: Bool, _ field: String) throws(HTTPServerError) {
             if !ok { throw HTTPServerError(.invalidConfiguration(field)) }
         }
-        try require(c.threads >= 1 && c.threads <= 1024, "threads")
+        try require(HTTPServerConfiguration.threadRange.contains(c.threads), "threads")
         try require(c.connectionLimit >= 1 && c.connectionLimit <= Int(Int32.max), "connectionLimit")
         try require(
             c.perAddressConnectionLimit >= 0 && c.perAddressConnectionLimit <= Int(Int32.max),

@@ -11,6 +11,8 @@ public struct HTTPServerConfiguration: Sendable {
     ///
     /// - Warning: the handler runs on these threads and blocks one for as long as it runs.
     public var threads: Int
+    /// The thread counts the server accepts (the CLI checks the same range).
+    public static let threadRange = 1...256
     /// Maximum number of simultaneous connections; further ones are closed at once. Default 1024.
     ///
     /// With several threads the limit is split evenly between them.

@@ -6,7 +6,7 @@ import PinSetCore
     import FoundationNetworking
 #endif
 
-/// A tiny HTTP client for the admin API (API.md), used by the admin subcommands.
+/// A tiny HTTP client for the admin API (PROTOCOL §4, openapi.yaml), used by the admin subcommands.
 struct AdminClient {
     let server: URL
     let token: String?

@@ -91,7 +91,10 @@ struct Serve: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw CLIError("port \(port) is not between 0 and 65535") }
         http.port = UInt16(port)
         http.threads = try Environment.int(threads, "PINSET_THREADS", default: 2)
-        guard (1...256).contains(http.threads) else { throw CLIError("threads must be between 1 and 256") }
+        let range = HTTPServerConfiguration.threadRange
+        guard range.contains(http.threads) else {
+            throw CLIError("threads must be between \(range.lowerBound) and \(range.upperBound)")
+        }
         http.connectionLimit = try Environment.int(connectionLimit, "PINSET_CONNECTION_LIMIT", default: 1024)
         http.perAddressConnectionLimit = try Environment.int(perAddressLimit, "PINSET_PER_ADDRESS_LIMIT", default: 0)
         http.idleTimeoutSeconds = try Environment.int(idleTimeout, "PINSET_IDLE_TIMEOUT", default: 15)

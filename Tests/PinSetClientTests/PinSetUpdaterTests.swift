@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// A tiny in-memory pin server behind the transport protocol: serves one document per host with the ETag and
-/// Cache-Control of API.md, answers 304 to a matching If-None-Match, and records the requests.
+/// Cache-Control of PROTOCOL §3, answers 304 to a matching If-None-Match, and records the requests.
 final class InTestServer: PinSetTransport, Sendable {
     struct Stored { var status: Int; var body: [UInt8] }
     let documents = Mutex<[String: Stored]>([:])

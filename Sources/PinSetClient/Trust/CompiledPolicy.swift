@@ -15,7 +15,6 @@ final class CompiledPolicy: Sendable {
     /// `nil` for a set the app installed from code rather than from a signed document.
     let document: VerifiedDocument?
     let pins: [CompiledPin]
-    let hasCertificatePins: Bool
     /// `expiresAt + skew` of the document, as `timeIntervalSinceReferenceDate`.
     let staleAfter: Double
 
@@ -31,7 +30,6 @@ final class CompiledPolicy: Sendable {
                 digest: digest, isCertificate: pin.type == .certificate,
                 expiresAt: pin.expiresAt?.timeIntervalSinceReferenceDate ?? .infinity)
         }
-        hasCertificatePins = pins.contains { $0.isCertificate }
         staleAfter = set.expiresAt.timeIntervalSinceReferenceDate + skew
     }
 

@@ -27,8 +27,6 @@ public struct UpdateError: Error, Sendable, Equatable, CustomStringConvertible {
         case transport
         /// The server answered a status other than 200 or 304.
         case httpStatus
-        /// A 200 carried a document that was refused.
-        case rejected
     }
 
     /// The kind of failure.

@@ -12,7 +12,7 @@ public final class PinSetServerApp: Sendable {
     private let store: PinStore
     private let http: HTTPServer
     private let snapshot: DocumentSnapshot
-    private let resigner: Task<Void, Never>
+    private let resigner: PeriodicWorker
     private let logger: Logger
 
     /// Opens the database, loads the key and the published documents (without re-signing them), and
@@ -23,11 +23,11 @@ public final class PinSetServerApp: Sendable {
     public init(configuration: PinSetServerConfiguration, logger: Logger = Logger(label: "pinset")) throws {
         self.logger = logger
         let key = try Self.loadKey(configuration)
-        let store = try PinStore(path: configuration.databasePath)
+        let store = try PinStore(path: configuration.databasePath, logger: logger)
         let snapshot = DocumentSnapshot(maxAge: Int(configuration.service.refreshInterval))
         let metrics = ServerMetrics()
         let service = try PinSetService(
-            store: store, signingKey: key, configuration: configuration.service,
+            store: store, signingKey: key, configuration: configuration.service, logger: logger,
             publish: { snapshot.publish(CollectionOfOne($0)) })
         let started = Date()
         let hosts = try snapshot.load(from: store)
@@ -44,20 +44,18 @@ public final class PinSetServerApp: Sendable {
         self.store = store
         self.service = service
         self.snapshot = snapshot
-        let interval = configuration.resignCheckInterval
-        self.resigner = Task.detached(priority: .utility) {
-            while !Task.isCancelled {
-                do {
-                    let count = try service.resignDue()
-                    if count > 0 {
-                        metrics.resigned(count)
-                        logger.info("re-signed documents before expiry", metadata: ["count": "\(count)"])
-                    }
-                } catch {
-                    metrics.signingError()
-                    logger.error("re-signing failed", metadata: ["error": "\(error)"])
+        // Re-signing is blocking SQLite and signing work: it runs on a thread of its own, never on Swift's
+        // cooperative pool and never on the read path.
+        self.resigner = PeriodicWorker(name: "pinset.resigner", interval: configuration.resignCheckInterval) {
+            do {
+                let count = try service.resignDue()
+                if count > 0 {
+                    metrics.resigned(count)
+                    logger.info("re-signed documents before expiry", metadata: ["count": "\(count)"])
                 }
-                try? await Task.sleep(for: .seconds(interval))
+            } catch {
+                metrics.signingError()
+                logger.error("re-signing failed", metadata: ["error": "\(error)"])
             }
         }
     }
@@ -68,7 +66,7 @@ public final class PinSetServerApp: Sendable {
     /// Stops accepting connections, lets in-flight requests finish (up to `gracePeriod` seconds), stops the
     /// re-signer and closes the database cleanly.
     public func shutdown(gracePeriod: Double = 10) {
-        resigner.cancel()
+        resigner.stop()
         http.shutdown(gracePeriodSeconds: gracePeriod)
         do {
             try store.close()

@@ -29,6 +29,20 @@ final class ConsoleSite: Sendable {
         let etag: [UInt8]
     }
 
+    /// A file's bytes, stored once for both of its answers; libmicrohttpd keeps it alive while it sends them.
+    private final class Bytes: @unchecked Sendable {
+        /// Immutable after init.
+        let body: UnsafeRawBufferPointer
+
+        init(_ bytes: [UInt8]) {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+            bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            body = UnsafeRawBufferPointer(buffer)
+        }
+
+        deinit { body.deallocate() }
+    }
+
     /// Keyed by the path after `/console` (`""` and `"/"` are the page itself).
     private let assets: [String: Asset]
 
@@ -36,13 +50,14 @@ final class ConsoleSite: Sendable {
     init(files: [(name: String, contentType: String, text: String)] = ConsoleAssets.files) {
         var assets: [String: Asset] = [:]
         for file in files {
-            let body = Array(file.text.utf8)
-            let etag = PublishedDocument.etag(for: body)
+            let bytes = Bytes(Array(file.text.utf8))
+            let etag = PublishedDocument.etag(for: Array(bytes.body))
             let headers = [("Content-Type", file.contentType), ("ETag", etag)] + Self.securityHeaders
+            // The 304 is built over the 200's bytes (not sent) so its Content-Length is the 200's (RFC 9110 §8.6).
             let asset = Asset(
-                ok: PreparedResponse(status: 200, headers: headers, body: body),
-                notModified: PreparedResponse(
-                    status: 304, headers: headers.filter { $0.0 != "Content-Type" }, body: []),
+                ok: PreparedResponse(status: 200, headers: headers, body: bytes.body, owner: bytes),
+                notModified: .notModified(
+                    headers: headers.filter { $0.0 != "Content-Type" }, representation: bytes.body, owner: bytes),
                 etag: Array(etag.utf8))
             assets["/" + file.name] = asset
             if file.name == "index.html" {

@@ -77,7 +77,12 @@ final class ServerMetrics: Sendable {
     func signingError() { signingErrorsCounter.value.add(1, ordering: .relaxed) }
     func storageError() { storageErrorsCounter.value.add(1, ordering: .relaxed) }
     func resigned(_ count: Int) { resignedCounter.value.add(count, ordering: .relaxed) }
-    func report(host: String) { reportsByHost.withLock { $0[host, default: 0] += 1 } }
+    /// Counts a report under `host`, or under ``otherHostsLabel`` when `host` is `nil` (a name not in the
+    /// database: any client can send any name, and labelling each would grow the exposition without bound).
+    func report(host: String?) { reportsByHost.withLock { $0[host ?? Self.otherHostsLabel, default: 0] += 1 } }
+
+    /// The `host` label of reports for names the server does not publish (not a DNS name, so it never clashes).
+    static let otherHostsLabel = "(other)"
 
     /// The Prometheus text exposition (format 0.0.4).
     func render(hosts: Int) -> String {

@@ -9,23 +9,27 @@ struct AdminRoutes {
     let request: HTTPRequest
 
     func dispatch() -> (ServerMetrics.Route?, HTTPResponse) {
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
-        let route = Self.route(of: Array(parts))
+        let parts = Self.segments(of: request.path)
+        let route = Self.route(of: parts)
         guard let tokenName = authenticate() else {
             return (route, Problem.unauthorized("send an admin token as `Authorization: Bearer <token>`; create one with `pinset token create`").response)
         }
         do {
-            return (route, try answer(route, parts: Array(parts), tokenName: tokenName))
-        } catch let error as ServiceError {
-            return (route, problem(for: error).response)
-        } catch let error as HostName.Error {
-            return (route, Problem.invalidHost(error.description).response)
-        } catch let problem as Problem {
-            return (route, problem.response)
+            return (route, try answer(route, parts: parts, tokenName: tokenName))
         } catch {
-            router.logger.error("admin request failed", metadata: ["path": "\(request.path)", "error": "\(error)"])
-            return (route, Problem.internalError.response)
+            return (route, router.problemResponse(for: error, path: request.path))
         }
+    }
+
+    /// The path's segments after `/admin/`. A pin in `/hosts/{host}/pins/{sha256}` given in standard base64
+    /// (the form every answer carries) may hold `/` once percent-decoded: its pieces are joined back.
+    static func segments(of path: String) -> [Substring] {
+        var parts = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2))
+        if parts.count > 4, parts[0] == "hosts", parts[2] == "pins" {
+            parts[3] = Substring(parts[3...].joined(separator: "/"))
+            parts.removeSubrange(4...)
+        }
+        return parts
     }
 
     private static func route(of parts: [Substring]) -> ServerMetrics.Route {
@@ -146,27 +150,5 @@ struct AdminRoutes {
         .dynamic(
             status: status, headers: [("Content-Type", "application/json"), ("ETag", detail.etag)],
             body: detail.encodedJSON())
-    }
-
-    private func problem(for error: ServiceError) -> Problem {
-        switch error.code {
-        case .badRequest: return .badRequest(error.detail)
-        case .invalidHost: return .invalidHost(error.detail)
-        case .notFound: return .notFound(error.detail)
-        case .preconditionFailed:
-            return Problem(slug: "precondition-failed", title: "Precondition failed", status: 412, detail: error.detail)
-        case .unprocessable:
-            return Problem(
-                slug: "unprocessable", title: "Safety rule broken", status: 422, detail: error.detail,
-                rule: error.rule?.rawValue)
-        case .conflict:
-            return Problem(slug: "conflict", title: "Conflict", status: 409, detail: error.detail)
-        case .unavailable:
-            return .unavailable(error.detail)
-        case .storage:
-            router.metrics.storageError()
-            router.logger.error("storage failure", metadata: ["path": "\(request.path)", "error": "\(error)"])
-            return .internalError
-        }
     }
 }

@@ -14,6 +14,8 @@ final class PinSetRouter: HTTPHandler {
     let reports: PinReportService
     private let reportLimiter: ReportRateLimiter
     private let keys: PreparedResponse
+    private let keysNotModified: PreparedResponse
+    private let keysETag: [UInt8]
     private let console = ConsoleSite()
 
     init(
@@ -28,9 +30,22 @@ final class PinSetRouter: HTTPHandler {
         self.metrics = metrics
         self.logger = logger
         let body = (try? JSONCoding.encoder.encode(service.keySet())).map { [UInt8]($0) } ?? []
+        let etag = PublishedDocument.etag(for: body)
+        let cacheControl = "public, max-age=300"
+        keysETag = Array(etag.utf8)
         keys = PreparedResponse(
-            status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "public, max-age=300")],
+            status: 200,
+            headers: [("Content-Type", "application/json"), ("ETag", etag), ("Cache-Control", cacheControl)],
             body: body)
+        // The 304 is built over the 200's bytes (not sent) so its Content-Length is the 200's, as RFC 9110 §8.6 asks.
+        let stored = body.withUnsafeBytes { body in
+            StoredDocument.make(
+                version: 0, host: UnsafeRawBufferPointer(start: nil, count: 0),
+                etag: UnsafeRawBufferPointer(start: nil, count: 0), body: body)
+        }
+        keysNotModified = stored.withBody { body in
+            .notModified(headers: [("ETag", etag), ("Cache-Control", cacheControl)], representation: body, owner: stored)
+        }
     }
 
     private static let pinsPrefix: StaticString = "/pins/"
@@ -114,7 +129,11 @@ final class PinSetRouter: HTTPHandler {
         switch path {
         case "/keys":
             guard method == .get else { return (.keys, Problem.methodNotAllowed(["GET"]).response) }
-            return (.keys, .prepared(keys))
+            let fresh = request.withHeaderBytes("If-None-Match") { header in
+                guard let header else { return false }
+                return keysETag.withUnsafeBytes { IfNoneMatch.matches(header, etag: $0) }
+            }
+            return (.keys, .prepared(fresh ? keysNotModified : keys))
         case "/healthz":
             guard method == .get else { return (.healthz, Problem.methodNotAllowed(["GET"]).response) }
             return (.healthz, health())
@@ -148,17 +167,37 @@ final class PinSetRouter: HTTPHandler {
         }
         do {
             let stored = try reports.submit(json: request.body)
-            metrics.report(host: stored.host)
+            metrics.report(host: snapshot.entry(stored.host) != nil ? stored.host : nil)
             return .dynamic(status: 204, headers: [], body: [])
         } catch {
-            if error.code == .storage {
-                metrics.storageError()
-                logger.error("storing a report failed", metadata: ["error": "\(error)"])
-                return Problem.internalError.response
-            }
-            return Problem.badRequest(error.detail).response
+            return problemResponse(for: error, path: "/reports")
         }
     }
+
+    /// The one place an error becomes an answer: an ``HTTPProblemError`` gives its problem; a storage failure
+    /// (already logged where it happened) is counted; anything else is logged and answered with a generic 500.
+    func problemResponse(for error: any Error, path: String) -> HTTPResponse {
+        guard let error = error as? any HTTPProblemError else {
+            logger.error("request failed", metadata: ["path": "\(path)", "error": "\(error)"])
+            return Problem.internalError.response
+        }
+        if let error = error as? ServiceError, error.code == .storage {
+            metrics.storageError()
+            logger.error("storage failure", metadata: ["path": "\(path)", "error": "\(error)"])
+        }
+        return error.problem.response
+    }
+
+    // MARK: Answers the wrapper sends on its own
+
+    func payloadTooLargeResponse(limit: Int) -> PreparedResponse {
+        Problem(
+            slug: "payload-too-large", title: "Payload too large", status: 413,
+            detail: "the request body is larger than \(limit) bytes; send a smaller body"
+        ).prepared
+    }
+
+    func internalErrorResponse() -> PreparedResponse { Problem.internalError.prepared }
 
     private func health() -> HTTPResponse {
         guard store.isHealthy() else {

@@ -27,10 +27,15 @@ struct Problem: Error, Encodable, Sendable {
     }
 
     var response: HTTPResponse {
-        let body = (try? JSONCoding.encoder.encode(self)).map { [UInt8]($0) } ?? []
-        return .dynamic(
-            status: status, headers: [("Content-Type", "application/problem+json")] + headers, body: body)
+        .dynamic(status: status, headers: [("Content-Type", "application/problem+json")] + headers, body: body)
     }
+
+    /// The answer built once, for the wrapper to send many times.
+    var prepared: PreparedResponse {
+        PreparedResponse(status: status, headers: [("Content-Type", "application/problem+json")] + headers, body: body)
+    }
+
+    private var body: [UInt8] { (try? JSONCoding.encoder.encode(self)).map { [UInt8]($0) } ?? [] }
 
     static func badRequest(_ detail: String) -> Problem {
         Problem(slug: "bad-request", title: "Bad request", status: 400, detail: detail)

@@ -13,8 +13,6 @@ public enum ChangeKind: String, Codable, Sendable, Hashable, CaseIterable {
     case remove
     /// `DELETE /admin/hosts/{host}`.
     case retire
-    /// Reserved: re-signing keeps the version and never appears in history.
-    case resign
 }
 
 /// One version in `GET /admin/hosts/{host}/history`. `at` codes as RFC 3339.

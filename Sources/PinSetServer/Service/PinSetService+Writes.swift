@@ -41,16 +41,17 @@ extension PinSetService {
         }
     }
 
-    /// Removes the pin whose hash is `sha256URL` (base64url, no padding, as in the URL path) from an existing
-    /// host. 400 if it is not 32 bytes of base64url, 404 for an unknown host or pin, 422 if what is left
-    /// breaks a safety rule (remove from an enforcing set only while a backup pin and another pin remain).
+    /// Removes the pin whose hash is `sha256URL` (base64url without padding, as documented for the URL path, or
+    /// the standard base64 every answer carries) from an existing host. 400 if it is not 32 bytes of either,
+    /// 404 for an unknown host or pin, 422 if what is left breaks a safety rule (remove from an enforcing set
+    /// only while a backup pin and another pin remain).
     public func removePin(host: String, sha256URL: String, ifMatch: String?, tokenName: String) throws(ServiceError)
         -> WriteOutcome
     {
-        guard let bytes = Base64URL.decode(sha256URL), bytes.count == 32 else {
+        guard let bytes = Base64URL.decode(sha256URL) ?? Base64.decode(sha256URL), bytes.count == 32 else {
             throw ServiceError(
                 .badRequest,
-                "the pin in the path must be base64url (no padding) of 32 bytes, e.g. \(String(repeating: "A", count: 43))"
+                "the pin in the path must be 32 bytes in base64url (no padding, e.g. \(String(repeating: "A", count: 43))) or in standard base64"
             )
         }
         let sha256 = Base64.encode(bytes)

@@ -17,7 +17,7 @@ public final class PinSetService: Sendable {
     public let configuration: ServiceConfiguration
     let clock: @Sendable () -> Date
     let publish: @Sendable (PublishedDocument) -> Void
-    let logger = Logger(label: "pinset.service")
+    let logger: Logger
     let tokenCache = Locked(TokenCache())
 
     /// Creates the service and registers `signingKey`'s public key as the active key (earlier keys stay listed
@@ -25,13 +25,15 @@ public final class PinSetService: Sendable {
     ///
     /// - Parameters:
     ///   - clock: the time source (injectable for tests). Default `Date.init`.
+    ///   - logger: where the service logs; default a logger labelled `pinset.service`.
     ///   - publish: called with every newly signed document, after it is committed, in commit order, from the
     ///     writing thread. It must be quick and must not call back into the service's write methods.
     public init(
         store: PinStore, signingKey: Ed25519SigningKey, configuration: ServiceConfiguration,
-        clock: @escaping @Sendable () -> Date = Date.init,
+        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "pinset.service"),
         publish: @escaping @Sendable (PublishedDocument) -> Void
     ) throws(ServiceError) {
+        self.logger = logger
         self.store = store
         self.signingKey = signingKey
         self.configuration = configuration

@@ -49,12 +49,16 @@ final class DocumentSnapshot: Sendable {
             }
         }
 
-        /// The `304` response: `ETag` and `Cache-Control`, no body.
+        /// The `304` response: `ETag` and `Cache-Control`, no body, and the `200`'s `Content-Length` (RFC 9110
+        /// §8.6 allows no other).
         @inline(__always)
         func notModifiedResponse(cacheControl: String) -> PreparedResponse {
             Self.cached(notModified) {
-                PreparedResponse(
-                    status: 304, headers: [("ETag", document.etag), ("Cache-Control", cacheControl)], body: [])
+                document.withBody { body in
+                    PreparedResponse.notModified(
+                        headers: [("ETag", document.etag), ("Cache-Control", cacheControl)], representation: body,
+                        owner: document)
+                }
             }
         }
 

@@ -14,8 +14,8 @@ public final class PinStore: Sendable {
     /// Opens (creating the file and its parent directories if needed) the database at `path` and runs
     /// every pending migration. Fails with a 500/503 ``ServiceError`` whose detail names the path; the
     /// SQLite reason goes to the log.
-    public init(path: String) throws(ServiceError) {
-        let logger = Logger(label: "pinset.store")
+    /// - Parameter logger: where database failures are logged; default a logger labelled `pinset.store`.
+    public init(path: String, logger: Logger = Logger(label: "pinset.store")) throws(ServiceError) {
         self.logger = logger
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
@@ -91,8 +91,15 @@ public final class PinStore: Sendable {
         }
     }
 
-    /// Logs a database error and returns the 500 the caller sees (without the SQLite details).
+    /// Logs a database error and returns what the caller sees (without the SQLite details): a `409` for a
+    /// constraint that a concurrent write broke first (two creations of one host or one token name racing),
+    /// else a `500`.
     func storageFailure(_ error: any Error) -> ServiceError {
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_CONSTRAINT {
+            logger.notice("constraint conflict", metadata: ["error": "\(error)"])
+            return ServiceError(
+                .conflict, "the change conflicts with a concurrent write that committed first; re-read and retry")
+        }
         logger.error("database failure", metadata: ["error": "\(error)"])
         return ServiceError(.storage, "the database failed; the server log has the details")
     }

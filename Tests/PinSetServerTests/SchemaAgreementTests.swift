@@ -1,0 +1,44 @@
+import Foundation
+import PinSetCore
+import Testing
+
+@testable import PinSetServer
+
+/// What openapi.yaml allows, the server accepts (issue 17 item 12): a pin in the `{sha256}` path parameter may
+/// be the standard base64 that every answer carries, even with `/` in it, as well as base64url.
+@Suite struct SchemaAgreementTests {
+    /// Three pins whose standard base64 holds `+`, `/` and `=`.
+    static let pins = [
+        Base64.encode([UInt8](repeating: 0xFB, count: 32)), Base64.encode([UInt8](repeating: 0xFF, count: 32)),
+        Base64.encode([UInt8](repeating: 0x01, count: 32)),
+    ]
+
+    @Test func aPinInStandardBase64IsRemovedThroughThePath() throws {
+        let server = try TestServer()
+        let body = #"{"pins":[{"sha256":"\#(Self.pins[0])"},{"sha256":"\#(Self.pins[1])"},{"sha256":"\#(Self.pins[2])","role":"backup"}]}"#
+        #expect(try server.put("api.example.com", body).status == 201)
+        #expect(Self.pins[1].contains("/") && Self.pins[0].contains("+"))
+
+        // Percent-encoded, as a client builds the URL from an answer's value.
+        let encoded = Self.pins[1].replacingOccurrences(of: "+", with: "%2B").replacingOccurrences(of: "/", with: "%2F")
+            .replacingOccurrences(of: "=", with: "%3D")
+        let removed = try server.client.request("DELETE", "/admin/hosts/api.example.com/pins/\(encoded)", headers: server.auth)
+        #expect(removed.status == 200, "\(removed.text)")
+        // Base64url, as documented.
+        let url = Base64URL.encode(Base64.decode(Self.pins[0])!)
+        let second = try server.put("api.example.com", body)
+        #expect(second.status == 200)
+        let removedURL = try server.client.request("DELETE", "/admin/hosts/api.example.com/pins/\(url)", headers: server.auth)
+        #expect(removedURL.status == 200, "\(removedURL.text)")
+        // Neither alphabet: still a clear 400.
+        let bad = try server.client.request("DELETE", "/admin/hosts/api.example.com/pins/not-a-pin", headers: server.auth)
+        #expect(bad.status == 400)
+    }
+
+    @Test func anEmptyIfMatchNeverMatches() throws {
+        let server = try TestServer()
+        #expect(try server.put("api.example.com", pinPair()).status == 201)
+        // openapi.yaml now requires a non-empty entity-tag list; the server refuses an empty one as stale.
+        #expect(try server.put("api.example.com", pinPair(3), headers: ["If-Match": ""]).status == 412)
+    }
+}
