@@ -472,6 +472,7 @@ enum ConsoleAssets {
               th, td { padding: .35rem .4rem; }
               #pins th:nth-child(2), #pins td:nth-child(2) { display: none; }
               .bar { gap: .3rem .8rem; padding: .5rem .6rem; }
+              svg.chart .axis { font-size: 20px; }
               #logout { padding: .25rem .6rem; }
             }
 
