@@ -80,8 +80,11 @@ export function reportsChart(rows, days) {
       base += n;
     });
     if (i % 5 === (days.length - 1) % 5) {
-      svg.append(s("text", { class: "axis", x: (x + barWidth / 2).toFixed(1), y: height - 8, "text-anchor": "middle" },
-        day.slice(5)));
+      const last = i === days.length - 1; // anchored at its end, so that it stays inside the chart
+      svg.append(s("text", {
+        class: "axis", x: (last ? x + barWidth : x + barWidth / 2).toFixed(1), y: height - 8,
+        "text-anchor": last ? "end" : "middle",
+      }, day.slice(5)));
     }
   });
 
