@@ -7,8 +7,8 @@
 Checks: 1 log in; 2 create a host with a current and a backup pin; 3 GET /pins/{host} serves it; 4 an
 unsafe set shows its 422 rule; 5 a posted report shows in the chart; 6 the signature badge says verified;
 7 an XSS attempt in a comment shows as text; 8 the browser console logs no errors; 9 usable 375 px wide and
-in dark mode; 10 a write from a stale page gets 412; 11 log-out forgets the token; 12 a readable error when
-the server is down. Screenshots of every page go to --screenshots (default
+in dark mode; 10 add a pin by PEM, capture shows the server's answer; 11 a write from a stale page gets 412;
+12 log-out forgets the token; 13 a readable error when the server is down. Screenshots of every page go to --screenshots (default
 .build/console-screenshots). --docs DIR also writes the README's two screenshots there. Every wait is
 bounded; the closing line reads `N passed, M failed`.
 """
@@ -322,6 +322,25 @@ def main() -> int:
             driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
             driver.set_window_size(1100, 900)
 
+        def pem_and_capture():
+            run.go(f"#/hosts/{HOST}", "#add-pin-form")
+            # Capture from the live host: a server without the pre-flight refuses it, and the page shows why.
+            run.css("#add-pin-form input[value=capture]").click()
+            run.css("#add-pin-form button[type=submit]").click()
+            refusal = run.wait(lambda d: (e := d.find_element(By.CSS_SELECTOR, "#add-error")).text and e, "the capture's answer")
+            assert any(code in refusal.text for code in ("400", "422")), refusal.text
+            # A pasted PEM certificate: the server derives the pin, the same one openssl computes.
+            run.css("#add-pin-form input[value=certificate]").click()
+            run.css("#pin-pem").send_keys(served_cert)
+            driver.find_element(By.CSS_SELECTOR, "#pin-role option[value=future]").click()
+            run.css("#add-pin-form button[type=submit]").click()
+            run.text_of(".notice", "Pin added", "the certificate's pin to be added")
+            expected = subprocess.run(
+                ["sh", "-c", "openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary"
+                 " | base64"], input=served_cert, capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+            run.css(f'#pins tr[data-pin="{expected}"]', "the certificate's SPKI pin in the table")
+            run.shot("10-pem")
+
         def stale_etag():
             run.go(f"#/hosts/{HOST}", "#toggle-enforce")
             # Someone else changes the host after the page loaded: the page's ETag is now stale.
@@ -333,9 +352,9 @@ def main() -> int:
             driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", error)
             status, body = server.request("GET", f"/admin/hosts/{HOST}", token=server.token)
             assert json.loads(body)["enforce"] is True, "the stale write changed nothing"
-            run.shot("10-stale-etag")
+            run.shot("11-stale-etag")
             run.css("#policy-error button").click()  # "Reload this host"
-            run.wait(lambda d: d.find_element(By.CSS_SELECTOR, "#pins-title").text == "Pins (4)", "the reloaded host")
+            run.wait(lambda d: d.find_element(By.CSS_SELECTOR, "#pins-title").text == "Pins (5)", "the reloaded host")
 
         def server_down():
             driver.execute_script("sessionStorage.setItem('pinset.adminToken', arguments[0])", server.token)
@@ -343,7 +362,7 @@ def main() -> int:
             driver.execute_script("location.hash = '#/reports'")
             run.text_of("main .error", "does not answer", "a readable error")
             run.css("main button", "a Retry button")
-            run.shot("12-server-down")
+            run.shot("13-server-down")
 
         def log_out():
             run.go("#/hosts", "#hosts")
@@ -363,6 +382,7 @@ def main() -> int:
             ("an XSS attempt in a comment shows as text", xss_as_text),
             ("the browser console logs no errors", no_console_errors),
             ("usable 375 px wide, and in dark mode", narrow_screen),
+            ("add a pin by pasted PEM certificate; a capture shows the server's answer", pem_and_capture),
             ("a write from a stale page is refused (If-Match → 412) and says so", stale_etag),
             ("log-out forgets the token", log_out),
             ("a readable error when the server is down", server_down),
