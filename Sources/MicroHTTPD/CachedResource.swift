@@ -14,6 +14,7 @@ public final class CachedResource: @unchecked Sendable {
     public let version: Int
     private let contentType: String
     private let cacheControl: String
+    private let extraHeaders: [(String, String)]
     private let ok = Atomic<Unmanaged<PreparedResponse>?>(nil)
     private let notModified = Atomic<Unmanaged<PreparedResponse>?>(nil)
 
@@ -25,14 +26,16 @@ public final class CachedResource: @unchecked Sendable {
     ///   - version: ordering between resources of one key (``ResourceTable/insert(_:)``).
     ///   - contentType: the `200`'s `Content-Type`.
     ///   - cacheControl: the `Cache-Control` of both answers.
+    ///   - extraHeaders: sent with both answers after those (security headers, for example); default none.
     public init(
         key: some Collection<UInt8>, etag: String, body: some Collection<UInt8>, version: Int, contentType: String,
-        cacheControl: String
+        cacheControl: String, extraHeaders: [(String, String)] = []
     ) {
         bytes = ResourceBytes.make(key: key, etag: etag.utf8, body: body)
         self.version = version
         self.contentType = contentType
         self.cacheControl = cacheControl
+        self.extraHeaders = extraHeaders
     }
 
     deinit {
@@ -69,7 +72,8 @@ public final class CachedResource: @unchecked Sendable {
             bytes.withBody { body in
                 PreparedResponse(
                     status: 200,
-                    headers: [("Content-Type", contentType), ("ETag", etag), ("Cache-Control", cacheControl)],
+                    headers: [("Content-Type", contentType), ("ETag", etag), ("Cache-Control", cacheControl)]
+                        + extraHeaders,
                     body: body, owner: bytes)
             }
         }
@@ -81,7 +85,8 @@ public final class CachedResource: @unchecked Sendable {
         Self.cached(notModified) {
             bytes.withBody { body in
                 PreparedResponse(
-                    status: 304, headers: [("ETag", etag), ("Cache-Control", cacheControl)], body: body, owner: bytes)
+                    status: 304, headers: [("ETag", etag), ("Cache-Control", cacheControl)] + extraHeaders, body: body,
+                    owner: bytes)
             }
         }
     }

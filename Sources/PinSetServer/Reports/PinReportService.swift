@@ -81,6 +81,7 @@ public final class PinReportService: Sendable {
                             SELECT id FROM pinReport ORDER BY lastSeen DESC, id DESC LIMIT -1 OFFSET ?)
                         """,
                     arguments: [maxRows])
+                try Self.countDay(db, host: host, seconds: seconds, cutoff: cutoff, maxRows: maxRows)
                 return .commit
             }
             return try Int.fetchOne(db, sql: "SELECT count FROM pinReport WHERE fingerprint = ?", arguments: [Data(fingerprint)]) ?? 1 > 1

@@ -109,7 +109,11 @@ struct AdminRoutes {
                 }
                 since = date
             }
-            return try json(200, ["groups": router.reports.groups(host: host, since: since)])
+            return try json(
+                200,
+                ReportsBody(
+                    groups: router.reports.groups(host: host, since: since),
+                    days: router.reports.days(host: host, since: since)))
         case .adminTrust:
             guard method == .put else { throw Problem.methodNotAllowed(["PUT"]) }
             let outcome = try router.trust.push(request.body, tokenName: tokenName)
@@ -124,6 +128,11 @@ struct AdminRoutes {
         default:
             throw Problem.notFound("there is no admin resource at \(request.path.prefix(200)); see openapi.yaml")
         }
+    }
+
+    private struct ReportsBody: Encodable {
+        let groups: [ReportGroup]
+        let days: [ReportDay]
     }
 
     private struct HistoryBody: Encodable {

@@ -15,6 +15,7 @@ final class PinSetRouter: HTTPHandler {
     let trust: TrustService
     private let reportLimiter: ReportRateLimiter
     private let keys: CachedResource
+    private let console = ConsoleSite()
 
     init(
         snapshot: DocumentIndex, service: PinSetService, reports: PinReportService, trust: TrustService,
@@ -118,6 +119,9 @@ final class PinSetRouter: HTTPHandler {
                 return (.trustVersion, Problem.badRequest("the trust document version must be a whole number ≥ 1").response)
             }
             return (.trustVersion, serveTrust(version: version, request))
+        }
+        if ConsoleSite.owns(path) {
+            return (nil, console.respond(to: request, path: path))  // static files: not counted in /metrics
         }
         if path == "/admin" || path.hasPrefix("/admin/") {
             return AdminRoutes(router: self, request: request).dispatch()

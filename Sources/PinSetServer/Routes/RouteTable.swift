@@ -28,5 +28,7 @@ enum RouteTable {
         Route(method: "GET", path: "/admin/hosts/{host}/history"),
         Route(method: "GET", path: "/admin/reports"),
         Route(method: "PUT", path: "/admin/trust"),
+        Route(method: "GET", path: "/console"),
+        Route(method: "GET", path: "/console/{asset}"),
     ]
 }

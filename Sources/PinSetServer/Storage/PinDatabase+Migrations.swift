@@ -104,6 +104,19 @@ extension PinDatabase {
                     );
                     """)
         }
+        // Reports per host and UTC day (issue 15: the console's chart of the last 30 days).
+        migrator.registerMigration("v4-report-days") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE pinReportDay (
+                        host TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (host, day)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX pinReportDayDay ON pinReportDay(day);
+                    """)
+        }
         return migrator
     }
 }
