@@ -7,41 +7,26 @@ import PinSetCore
 struct AdminRoutes {
     let router: PinSetRouter
     let request: HTTPRequest
+    /// The ``RouteTable`` route the path matched; `nil` for a path under `/admin/` that is no route (`404` once
+    /// authenticated).
+    let match: RouteTable.Match?
 
-    func dispatch() -> (ServerMetrics.Route?, HTTPResponse) {
-        let parts = Self.segments(of: request.path)
-        let route = Self.route(of: parts)
+    /// Authenticates, then checks the method against the route table (so a request without a token gets `401`
+    /// whatever its method), then answers.
+    func dispatch() -> HTTPResponse {
         guard let tokenName = authenticate() else {
-            return (route, Problem.unauthorized("send an admin token as `Authorization: Bearer <token>`; create one with `pinset token create`").response)
+            return Problem.unauthorized("send an admin token as `Authorization: Bearer <token>`; create one with `pinset token create`").response
+        }
+        guard let match else {
+            return Problem.notFound("there is no admin resource at \(request.path.prefix(200)); see openapi.yaml").response
+        }
+        guard match.allows(request.method.name) else {
+            return Problem.methodNotAllowed(RouteTable.methods[match.index]).response
         }
         do {
-            return (route, try answer(route, parts: parts, tokenName: tokenName))
+            return try answer(match, tokenName: tokenName)
         } catch {
-            return (route, router.problemResponse(for: error, path: request.path))
-        }
-    }
-
-    /// The path's segments after `/admin/`. A pin in `/hosts/{host}/pins/{sha256}` given in standard base64
-    /// (the form every answer carries) may hold `/` once percent-decoded: its pieces are joined back.
-    static func segments(of path: String) -> [Substring] {
-        var parts = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2))
-        if parts.count > 4, parts[0] == "hosts", parts[2] == "pins" {
-            parts[3] = Substring(parts[3...].joined(separator: "/"))
-            parts.removeSubrange(4...)
-        }
-        return parts
-    }
-
-    private static func route(of parts: [Substring]) -> ServerMetrics.Route {
-        switch (parts.first, parts.count) {
-        case ("hosts", 1): .adminHosts
-        case ("hosts", 2): .adminHost
-        case ("hosts", 3) where parts[2] == "pins": .adminPins
-        case ("hosts", 4) where parts[2] == "pins": .adminPin
-        case ("hosts", 3) where parts[2] == "history": .adminHistory
-        case ("reports", 1): .adminReports
-        case ("trust", 1): .adminTrust
-        default: .unknown
+            return router.problemResponse(for: error, path: request.path)
         }
     }
 
@@ -63,43 +48,40 @@ struct AdminRoutes {
         return router.service.authenticate(bearer: String(Substring(utf8)))
     }
 
-    private func answer(_ route: ServerMetrics.Route, parts: [Substring], tokenName: String) throws -> HTTPResponse {
+    private func answer(_ match: RouteTable.Match, tokenName: String) throws -> HTTPResponse {
         let method = request.method
         let service = router.service
         let ifMatch = request.header("If-Match")
-        switch route {
-        case .adminHosts:
-            guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
+        let parameters = match.parameters
+        switch (match.template, method) {
+        case ("/admin/hosts", _):
             return try json(200, ["hosts": service.hosts()])
-        case .adminHost:
-            let host = String(parts[1])
-            switch method {
-            case .get:
-                return json(200, try service.detail(host: host))
-            case .put:
-                let body = try SetRequest.decode(json: request.body)
-                let outcome = try service.replace(host: host, request: body, ifMatch: ifMatch, tokenName: tokenName)
-                return written(outcome, outcome.created ? "create" : "replace", tokenName)
-            case .delete:
-                return written(try service.retire(host: host, ifMatch: ifMatch, tokenName: tokenName), "retire", tokenName)
-            default:
-                throw Problem.methodNotAllowed(["GET", "PUT", "DELETE"])
-            }
-        case .adminPins:
-            guard method == .post else { throw Problem.methodNotAllowed(["POST"]) }
-            let body = try PinsRequest.decode(json: request.body)
-            return written(try service.addPins(host: String(parts[1]), request: body, ifMatch: ifMatch, tokenName: tokenName), "add", tokenName)
-        case .adminPin:
-            guard method == .delete else { throw Problem.methodNotAllowed(["DELETE"]) }
+        case ("/admin/hosts/{host}", .get):
+            return json(200, try service.detail(host: String(parameters[0])))
+        case ("/admin/hosts/{host}", .put):
+            let body = try SetRequest.decode(json: request.body)
+            let outcome = try service.replace(
+                host: String(parameters[0]), request: body, ifMatch: ifMatch, tokenName: tokenName)
+            return written(outcome, outcome.created ? "create" : "replace", tokenName)
+        case ("/admin/hosts/{host}", _):
             return written(
-                try service.removePin(host: String(parts[1]), sha256URL: String(parts[3]), ifMatch: ifMatch, tokenName: tokenName),
+                try service.retire(host: String(parameters[0]), ifMatch: ifMatch, tokenName: tokenName), "retire",
+                tokenName)
+        case ("/admin/hosts/{host}/pins", _):
+            let body = try PinsRequest.decode(json: request.body)
+            return written(
+                try service.addPins(host: String(parameters[0]), request: body, ifMatch: ifMatch, tokenName: tokenName),
+                "add", tokenName)
+        case ("/admin/hosts/{host}/pins/{sha256}", _):
+            return written(
+                try service.removePin(
+                    host: String(parameters[0]), sha256URL: String(parameters[1]), ifMatch: ifMatch,
+                    tokenName: tokenName),
                 "remove", tokenName)
-        case .adminHistory:
-            guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
-            let host = try HostName.normalize(String(parts[1]))
+        case ("/admin/hosts/{host}/history", _):
+            let host = try HostName.normalize(String(parameters[0]))
             return try json(200, HistoryBody(host: host, versions: service.history(host: host)))
-        case .adminReports:
-            guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
+        case ("/admin/reports", _):
             var host: String?
             if let raw = request.query("host") { host = try HostName.normalize(raw) }
             var since: Date?
@@ -114,8 +96,7 @@ struct AdminRoutes {
                 ReportsBody(
                     groups: router.reports.groups(host: host, since: since),
                     days: router.reports.days(host: host, since: since)))
-        case .adminTrust:
-            guard method == .put else { throw Problem.methodNotAllowed(["PUT"]) }
+        case ("/admin/trust", _):
             let outcome = try router.trust.push(request.body, tokenName: tokenName)
             router.metrics.adminWrite()
             router.logger.info(

@@ -57,7 +57,7 @@ final class PinSetRouter: HTTPHandler {
     @inline(__always)
     private func answer(_ document: CachedResource, _ request: HTTPRequest) -> HTTPResponse {
         let response = document.response(to: request)
-        metrics.count(.pins, status: response.status)
+        metrics.count(RouteTable.pins, status: response.status)
         return .prepared(response)
     }
 
@@ -77,56 +77,51 @@ final class PinSetRouter: HTTPHandler {
 
     // MARK: General routing
 
-    /// Answers a request off the fast path, with the route to count it under (`nil`: already counted).
-    private func route(_ request: HTTPRequest) -> (ServerMetrics.Route?, HTTPResponse) {
+    /// Answers a request off the fast path, with the route label to count it under (`nil`: already counted or
+    /// not counted). ``RouteTable`` matches the path and says which methods it takes; this only says what each
+    /// route does.
+    private func route(_ request: HTTPRequest) -> (Int?, HTTPResponse) {
         let path = request.path
-        let method = request.method
-        if path.hasPrefix("/pins/") {
-            guard method == .get || method == .head else {
-                return (.pins, Problem.methodNotAllowed(["GET", "HEAD"]).response)
-            }
-            let response = servePins(host: String(path.dropFirst(6)), request)
-            // servePins counted 200/304 itself through answer(); count the errors here.
-            if case .dynamic = response { return (.pins, response) }
-            return (nil, response)
-        }
-        switch path {
-        case "/keys":
-            guard method == .get else { return (.keys, Problem.methodNotAllowed(["GET"]).response) }
-            return (.keys, .prepared(keys.response(to: request)))
-        case "/healthz":
-            guard method == .get else { return (.healthz, Problem.methodNotAllowed(["GET"]).response) }
-            return (.healthz, health())
-        case "/metrics":
-            guard method == .get else { return (.metrics, Problem.methodNotAllowed(["GET"]).response) }
-            let body = Array(metrics.render(hosts: snapshot.count, delegation: try? trust.delegation()).utf8)
-            return (.metrics, .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body))
-        case "/reports":
-            guard method == .post else { return (.reports, Problem.methodNotAllowed(["POST"]).response) }
-            return (.reports, receiveReport(request))
-        case "/trust":
-            guard method == .get || method == .head else { return (.trust, Problem.methodNotAllowed(["GET"]).response) }
-            return (.trust, serveTrust(version: nil, request))
-        default:
-            break
-        }
-        if path.hasPrefix("/trust/") {
-            guard method == .get || method == .head else {
-                return (.trustVersion, Problem.methodNotAllowed(["GET"]).response)
-            }
-            let text = path.dropFirst(7)
-            guard let version = Int(text), version >= 1, text.utf8.count <= 18, text.first != "0", text.first != "+" else {
-                return (.trustVersion, Problem.badRequest("the trust document version must be a whole number ≥ 1").response)
-            }
-            return (.trustVersion, serveTrust(version: version, request))
-        }
-        if ConsoleSite.owns(path) {
-            return (nil, console.respond(to: request, path: path))  // static files: not counted in /metrics
-        }
+        let match = RouteTable.match(path)
+        // Everything under /admin needs a token first, even a path that is no route (so nothing there is
+        // discoverable without one).
         if path == "/admin" || path.hasPrefix("/admin/") {
-            return AdminRoutes(router: self, request: request).dispatch()
+            return (match?.index ?? RouteTable.other, AdminRoutes(router: self, request: request, match: match).dispatch())
         }
-        return (.unknown, Problem.notFound("there is no resource at \(path.prefix(200)); see openapi.yaml").response)
+        guard let match else {
+            return (RouteTable.other, Problem.notFound("there is no resource at \(path.prefix(200)); see openapi.yaml").response)
+        }
+        guard match.allows(request.method.name) else {
+            return (match.index, Problem.methodNotAllowed(RouteTable.methods[match.index]).response)
+        }
+        switch match.template {
+        case "/pins/{host}":
+            let response = servePins(host: String(match.parameters[0]), request)
+            // servePins counted 200/304 itself through answer(); count the errors here.
+            if case .dynamic = response { return (match.index, response) }
+            return (nil, response)
+        case "/keys":
+            return (match.index, .prepared(keys.response(to: request)))
+        case "/healthz":
+            return (match.index, health())
+        case "/metrics":
+            let body = Array(metrics.render(hosts: snapshot.count, delegation: try? trust.delegation()).utf8)
+            return (match.index, .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body))
+        case "/reports":
+            return (match.index, receiveReport(request))
+        case "/trust":
+            return (match.index, serveTrust(version: nil, request))
+        case "/trust/{version}":
+            let text = match.parameters[0]
+            guard let version = Int(text), version >= 1, text.utf8.count <= 18, text.first != "0", text.first != "+" else {
+                return (match.index, Problem.badRequest("the trust document version must be a whole number ≥ 1").response)
+            }
+            return (match.index, serveTrust(version: version, request))
+        case "/console", "/console/{asset}":
+            return (nil, console.respond(to: request, path: path))  // static files: not counted in /metrics
+        default:
+            return (match.index, Problem.internalError.response)
+        }
     }
 
     /// `POST /reports`: rate-limited per source address, then stored (or counted, when a duplicate).
