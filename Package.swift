@@ -6,6 +6,7 @@ import PackageDescription
 //   one lock type           Locking                     (pthread mutex; no Synchronization.Mutex: iOS 18+)
 //   thin Swift wrappers     MicroHTTPD, OpenSSLCrypto   (no C type leaves them)
 //   wire format             PinSetCore                  (Foundation only; shared by server and client)
+//   admin API types         PinSetAdminAPI              (the admin answers and their JSON coders; server and CLI)
 //   server domain           PinSetServer                (storage, signing, routes)
 //   client                  PinSetClient, PinSetNIO     (no libmicrohttpd, no OpenSSL)
 //   executable              pinset
@@ -50,11 +51,14 @@ let package = Package(
         // MARK: Wire format
         .target(name: "PinSetCore"),
 
+        // MARK: Admin API types, shared by the server and the CLI
+        .target(name: "PinSetAdminAPI", dependencies: ["PinSetCore"]),
+
         // MARK: Server domain
         .target(
             name: "PinSetServer",
             dependencies: [
-                "MicroHTTPD", "OpenSSLCrypto", "PinSetCore", "Locking",
+                "MicroHTTPD", "OpenSSLCrypto", "PinSetCore", "PinSetAdminAPI", "Locking",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -86,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "pinset",
             dependencies: [
-                "PinSetServer", "PinSetClient", "PinSetNIO", "Locking",
+                "PinSetServer", "PinSetAdminAPI", "PinSetClient", "PinSetNIO", "Locking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -124,7 +128,8 @@ let package = Package(
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"]),
         .testTarget(name: "PinSetCoreTests", dependencies: ["PinSetCore"]),
         .testTarget(
-            name: "PinSetServerTests", dependencies: ["PinSetServer", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking"]),
+            name: "PinSetServerTests",
+            dependencies: ["PinSetServer", "PinSetAdminAPI", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking"]),
         .testTarget(
             name: "PinSetClientTests",
             dependencies: [

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OpenSSLCrypto
 import PinSetCore
+import PinSetAdminAPI
 
 /// Stores pin failure reports (`POST /reports`, TrustKit's format) and lists them grouped.
 ///

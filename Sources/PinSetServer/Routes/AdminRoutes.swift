@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MicroHTTPD
 import PinSetCore
+import PinSetAdminAPI
 
 /// The `/admin/` API (PROTOCOL §4): bearer authentication, then one service call per route.
 struct AdminRoutes {
@@ -135,7 +136,7 @@ struct AdminRoutes {
     private func json(_ status: Int, _ value: some Encodable) throws -> HTTPResponse {
         .dynamic(
             status: status, headers: [("Content-Type", "application/json")],
-            body: [UInt8](try JSONCoding.encoder.encode(value)))
+            body: [UInt8](try AdminJSON.encoder.encode(value)))
     }
 
     /// A host's detail with its ETag, written by ``HostDetail/encodedJSON()`` (the write path's answer).

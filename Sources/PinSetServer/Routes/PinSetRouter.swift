@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MicroHTTPD
 import PinSetCore
+import PinSetAdminAPI
 
 /// Sends each request to the right place: `GET /pins/{host}` to the in-memory snapshot, the other public
 /// routes to small handlers, and `/admin/` to the service after checking the bearer token.
@@ -29,7 +30,7 @@ final class PinSetRouter: HTTPHandler {
         self.store = store
         self.metrics = metrics
         self.logger = logger
-        let body = (try? JSONCoding.encoder.encode(service.keySet())).map { [UInt8]($0) } ?? []
+        let body = (try? AdminJSON.encoder.encode(service.keySet())).map { [UInt8]($0) } ?? []
         keys = CachedResource(
             key: "/keys".utf8, etag: PublishedDocument.etag(for: body), body: body, version: 0,
             contentType: "application/json", cacheControl: "public, max-age=300")

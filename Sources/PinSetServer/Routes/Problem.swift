@@ -1,5 +1,6 @@
 import Foundation
 import MicroHTTPD
+import PinSetAdminAPI
 import PinSetCore
 
 /// An RFC 9457 problem detail, the body of every error answer.
@@ -35,7 +36,7 @@ struct Problem: Error, Encodable, Sendable {
         PreparedResponse(status: status, headers: [("Content-Type", "application/problem+json")] + headers, body: body)
     }
 
-    private var body: [UInt8] { (try? JSONCoding.encoder.encode(self)).map { [UInt8]($0) } ?? [] }
+    private var body: [UInt8] { (try? AdminJSON.encoder.encode(self)).map { [UInt8]($0) } ?? [] }
 
     static func badRequest(_ detail: String) -> Problem {
         Problem(slug: "bad-request", title: "Bad request", status: 400, detail: detail)
@@ -63,17 +64,4 @@ struct Problem: Error, Encodable, Sendable {
     static let internalError = Problem(
         slug: "internal", title: "Internal error", status: 500,
         detail: "the server failed to handle the request; the cause is in the server log")
-}
-
-/// The JSON coders every route uses: sorted keys, no escaped slashes.
-enum JSONCoding {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(RFC3339.format(date))
-        }
-        return encoder
-    }()
 }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OpenSSLCrypto
 import PinSetCore
+import PinSetAdminAPI
 
 /// Admin tokens in the database, for tools that manage them without a signing key (`pinset token ...`).
 ///

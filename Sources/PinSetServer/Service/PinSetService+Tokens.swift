@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OpenSSLCrypto
 import PinSetCore
+import PinSetAdminAPI
 
 /// The active tokens' hashes, kept in memory for ``PinSetService/authenticate(bearer:)``.
 struct TokenCache: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PinSetCore
+import PinSetAdminAPI
 
 extension PinSetService {
     /// What a write wants the new set to be.

@@ -3,6 +3,7 @@ import Logging
 import OpenSSLCrypto
 import PinSetCore
 import Locking
+import PinSetAdminAPI
 
 /// The pin set service: validates writes, versions and signs sets, stores them durably and publishes each
 /// new document, in commit order, through the `publish` callback.

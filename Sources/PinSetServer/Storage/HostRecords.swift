@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PinSetCore
+import PinSetAdminAPI
 
 /// SQL for hosts, their pins, their versions and their current documents.
 enum HostRecords {

@@ -1,4 +1,5 @@
 import GRDB
+import PinSetAdminAPI
 
 extension PinDatabase {
     /// The schema, as named, append-only steps. Never edit a step that has shipped; add a new one.

@@ -15,7 +15,7 @@ public enum ChangeKind: String, Codable, Sendable, Hashable, CaseIterable {
     case retire
 }
 
-/// One version in `GET /admin/hosts/{host}/history`. `at` codes as RFC 3339.
+/// One version in `GET /admin/hosts/{host}/history`. `at` codes as RFC 3339 through ``AdminJSON``.
 public struct HistoryEntry: Codable, Sendable, Hashable {
     /// The version this write produced.
     public var version: Int
@@ -38,27 +38,5 @@ public struct HistoryEntry: Codable, Sendable, Hashable {
         self.change = change
         self.added = added
         self.removed = removed
-    }
-
-    private enum CodingKeys: String, CodingKey { case version, at, tokenName, change, added, removed }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        version = try c.decode(Int.self, forKey: .version)
-        at = try c.decode(RFC3339Date.self, forKey: .at).date
-        tokenName = try c.decode(String.self, forKey: .tokenName)
-        change = try c.decode(ChangeKind.self, forKey: .change)
-        added = try c.decode([String].self, forKey: .added)
-        removed = try c.decode([String].self, forKey: .removed)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(version, forKey: .version)
-        try c.encode(RFC3339Date(at), forKey: .at)
-        try c.encode(tokenName, forKey: .tokenName)
-        try c.encode(change, forKey: .change)
-        try c.encode(added, forKey: .added)
-        try c.encode(removed, forKey: .removed)
     }
 }
