@@ -10,6 +10,7 @@ DATA       ?= ./data
 PORT       ?= 8080
 
 .PHONY: all deps test-deps build release run test test-swift check-apple quickstart lint-openapi lint-docker format-lint bench soak clean
+.PHONY: console-deps test-console console-embed
 
 all: build
 
@@ -49,6 +50,7 @@ test: test-deps lint-openapi lint-docker
 	$(MAKE) check-apple
 	$(SWIFT) test --skip-build
 	$(MAKE) quickstart
+	$(MAKE) test-console
 	$(MAKE) test-hardening
 
 # Apple availability audit on Linux (issue 18): the checker's own tests, then the client targets against the
@@ -66,6 +68,23 @@ quickstart:
 lint-openapi:
 	python3 -m openapi_spec_validator openapi.yaml
 	python3 scripts/check_routes.py
+
+# The admin console (issue 15) in a real browser: Debian's Chromium and chromedriver, PyPI's selenium.
+console-deps:
+	$(call apt_install,chromium chromium-driver openssl)
+	@python3 -c 'import selenium' 2>/dev/null \
+		|| python3 -m pip install --quiet --disable-pip-version-check selenium \
+		|| python3 -m pip install --quiet --disable-pip-version-check --break-system-packages selenium
+
+# Screenshots of every page go to .build/console-screenshots (not committed).
+test-console: console-deps
+	python3 scripts/embed_console.py --check
+	$(SWIFT) build --product pinset
+	PINSET=$$($(SWIFT) build --show-bin-path)/pinset python3 scripts/console_test.py
+
+# After editing console/: regenerate the embedded copy (Sources/PinSetServer/Console/ConsoleAssets.swift).
+console-embed:
+	python3 scripts/embed_console.py
 
 lint-docker:
 	hadolint Dockerfile

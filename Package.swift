@@ -6,6 +6,7 @@ import PackageDescription
 //   one lock type           Locking                     (pthread mutex; no Synchronization.Mutex: iOS 18+)
 //   thin Swift wrappers     MicroHTTPD, OpenSSLCrypto   (no C type leaves them)
 //   wire format             PinSetCore                  (Foundation only; shared by server and client)
+//   admin API types         PinSetAdminAPI              (the admin answers and their JSON coders; server and CLI)
 //   server domain           PinSetServer                (storage, signing, routes)
 //   client                  PinSetClient, PinSetNIO     (no libmicrohttpd, no OpenSSL)
 //   executable              pinset                      (TLS probes via OpenSSLCrypto: no NIO, no swift-nio-ssl)
@@ -50,11 +51,14 @@ let package = Package(
         // MARK: Wire format
         .target(name: "PinSetCore"),
 
+        // MARK: Admin API types, shared by the server and the CLI
+        .target(name: "PinSetAdminAPI", dependencies: ["PinSetCore"]),
+
         // MARK: Server domain
         .target(
             name: "PinSetServer",
             dependencies: [
-                "MicroHTTPD", "OpenSSLCrypto", "PinSetCore", "Locking",
+                "MicroHTTPD", "OpenSSLCrypto", "PinSetCore", "PinSetAdminAPI", "Locking",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -87,7 +91,7 @@ let package = Package(
             name: "pinset",
             dependencies: [
                 // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13).
-                "PinSetServer", "PinSetClient", "OpenSSLCrypto", "Locking",
+                "PinSetServer", "PinSetAdminAPI", "PinSetClient", "OpenSSLCrypto", "Locking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -120,11 +124,12 @@ let package = Package(
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"]),
         .testTarget(name: "PinSetCoreTests", dependencies: ["PinSetCore"]),
         .testTarget(
-            name: "PinSetServerTests", dependencies: ["PinSetServer", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking"]),
+            name: "PinSetServerTests",
+            dependencies: ["PinSetServer", "PinSetAdminAPI", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking"]),
         .testTarget(
             name: "PinSetClientTests",
             dependencies: [
-                "PinSetClient", "PinSetCore",
+                "PinSetClient", "PinSetCore", "Locking",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
@@ -143,7 +148,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD", "PinSetFuzzing",
+                "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD", "PinSetFuzzing", "Locking",
+                "OpenSSLCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

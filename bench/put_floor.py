@@ -10,7 +10,7 @@ Runs on Python's sqlite3 module over the system libsqlite3, like the B6 baseline
 `synchronous=FULL`, with prepared statements reused from the module's statement cache (pinset reuses its
 statements too; the sqlite3 CLI would re-parse every statement, which costs more than the commit). Rows have
 the sizes a real PUT writes: the signed document in DOC_FILE and the payload inside it. The `pinset` statements
-are those of AdminTokenTable.activeHashes (the token check), HostTable.fetch and HostTable.save, in that order,
+are those of AdminTokenTable.activeHashes (the token check), HostRecords.fetch and HostRecords.save, in that order,
 with two pins per version as bench/put.lua sends.
 """
 import base64

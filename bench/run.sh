@@ -204,7 +204,12 @@ HAVE_WREF=0
 if [ "${WRAPPER_REF:-1}" = 1 ] && command -v swiftc >/dev/null; then
     log "compiling bench/wrapper_reference.swift (about a minute)"
     cp "$HERE/wrapper_reference.swift" "$TMP/main.swift"   # top-level code must sit in main.swift
-    if swiftc -O -module-name WrapperReference "$ROOT"/Sources/MicroHTTPD/*.swift "$TMP/main.swift" \
+    # One module: the wrapper's sources with the lock type they import from the Locking target.
+    mkdir -p "$TMP/wrapper-src"
+    for f in "$ROOT"/Sources/MicroHTTPD/*.swift "$ROOT"/Sources/Locking/*.swift; do
+        grep -v '^import Locking$' "$f" > "$TMP/wrapper-src/$(basename "$f")"
+    done
+    if swiftc -O -module-name WrapperReference "$TMP"/wrapper-src/*.swift "$TMP/main.swift" \
         -I "$ROOT/Sources/CMicroHTTPD" -lmicrohttpd -o "$TMP/wrapper_reference" >"$TMP/swiftc.log" 2>&1; then
         W_PORT="$(free_port)"
         start_server "$TMP/wrapper.log" "$TMP/wrapper_reference" "$W_PORT" "$DOC" "$ETAG"

@@ -13,6 +13,12 @@ struct StaticHandler: HTTPHandler {
     let notModified: PreparedResponse
     let etag: [UInt8]
 
+    func payloadTooLargeResponse(limit: Int) -> PreparedResponse {
+        PreparedResponse(status: 413, headers: [], body: [])
+    }
+
+    func internalErrorResponse() -> PreparedResponse { PreparedResponse(status: 500, headers: [], body: []) }
+
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let matches = etag.withUnsafeBytes { request.headerEquals("If-None-Match", $0) }
         return .prepared(matches ? notModified : ok)

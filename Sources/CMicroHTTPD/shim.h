@@ -16,14 +16,3 @@ static inline const union MHD_DaemonInfo *
 cmhd_daemon_info(struct MHD_Daemon *daemon, enum MHD_DaemonInfoType type) {
     return MHD_get_daemon_info(daemon, type);
 }
-
-// Relaxed atomic load and store of a 64-bit value shared between libmicrohttpd's threads and the wrapper's
-// deadline sweeper (Swift's `Atomic` needs macOS 15, above this package's floor).
-static inline int64_t cmhd_atomic_load(const int64_t *pointer) {
-    return __atomic_load_n(pointer, __ATOMIC_RELAXED);
-}
-
-static inline void cmhd_atomic_store(int64_t *pointer, int64_t value) {
-    __atomic_store_n(pointer, value, __ATOMIC_RELAXED);
-}
-

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Per-connection state, created when libmicrohttpd accepts a socket and freed when it closes it.
 ///
 /// It is reused by every request on a keep-alive connection, so a request answered with a prepared
@@ -25,21 +27,18 @@ final class ConnectionState {
     private let fields: UnsafeMutablePointer<Fields>
     /// The connection's socket, for ``RequestDeadlines`` to shut down.
     let socket: Int32
-    /// When the current request window opened (``RequestDeadlines``' clock, milliseconds); accessed atomically.
-    let windowStart: UnsafeMutablePointer<Int64>
+    /// When the current request window opened (``RequestDeadlines``' clock, milliseconds).
+    let windowStart = Atomic<Int64>(0)
 
     init(socket: Int32) {
         self.socket = socket
         fields = .allocate(capacity: 1)
         fields.initialize(to: Fields())
-        windowStart = .allocate(capacity: 1)
-        windowStart.initialize(to: 0)
     }
 
     deinit {
         fields.deinitialize(count: 1)
         fields.deallocate()
-        windowStart.deallocate()
     }
 
     var body: [UInt8] {

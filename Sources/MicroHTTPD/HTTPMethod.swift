@@ -23,6 +23,20 @@ public enum HTTPMethod: Hashable, Sendable {
     /// Any other method, spelled as the client sent it.
     case other(String)
 
+    /// The method's name as sent on the wire (`GET`, `HEAD`, ...).
+    public var name: String {
+        switch self {
+        case .get: "GET"
+        case .head: "HEAD"
+        case .post: "POST"
+        case .put: "PUT"
+        case .delete: "DELETE"
+        case .patch: "PATCH"
+        case .options: "OPTIONS"
+        case .other(let name): name
+        }
+    }
+
     /// Parses a NUL-terminated method name without allocating for the common methods.
     init(cString: UnsafePointer<CChar>) {
         let raw = UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self)

@@ -60,16 +60,6 @@ public final class PreparedResponse: @unchecked Sendable {
         self.status = status
     }
 
-    /// A `304 Not Modified` with `headers` over the `200`'s body, which libmicrohttpd does not send for a 304
-    /// but counts in `Content-Length`: RFC 9110 §8.6 forbids a `Content-Length` in a `304` that differs from
-    /// the `200`'s, and a response made without a body would say `Content-Length: 0`.
-    /// - Parameters: as ``init(status:headers:body:owner:)``.
-    public static func notModified(
-        headers: [(String, String)], representation body: UnsafeRawBufferPointer, owner: AnyObject
-    ) -> PreparedResponse {
-        PreparedResponse(status: 304, headers: headers, body: body, owner: owner)
-    }
-
     /// Called by libmicrohttpd once the response is destroyed: drops the retain taken on the body's owner.
     private static let releaseOwner: MHD_ContentReaderFreeCallback = { cls in
         guard let cls else { return }

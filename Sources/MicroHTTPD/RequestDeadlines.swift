@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Locking
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -24,9 +25,9 @@ final class RequestDeadlines: @unchecked Sendable {
     /// The window for one request, in milliseconds.
     let timeoutMilliseconds: Int64
     /// Milliseconds of the monotonic clock, refreshed by the sweeper every `interval`.
-    private let clock: UnsafeMutablePointer<Int64>
-    /// Set to 1 to stop the sweeper.
-    private let stopFlag: UnsafeMutablePointer<Int64>
+    private let clock: Atomic<Int64>
+    /// Set to stop the sweeper.
+    private let stopFlag = Atomic<Bool>(false)
     /// Open connections, keyed by identity.
     private let open = Locked([ObjectIdentifier: ConnectionState]())
     /// Connections closed because their window ran out.
@@ -39,16 +40,11 @@ final class RequestDeadlines: @unchecked Sendable {
         timeoutMilliseconds = Int64(timeoutSeconds) * 1000
         // A quarter of the window, between 50 ms and 250 ms: a connection overstays by at most that much.
         intervalMicroseconds = UInt32(min(250_000, max(50_000, timeoutMilliseconds * 250)))
-        clock = .allocate(capacity: 1)
-        clock.initialize(to: Self.monotonicMilliseconds())
-        stopFlag = .allocate(capacity: 1)
-        stopFlag.initialize(to: 0)
+        clock = Atomic(Self.monotonicMilliseconds())
     }
 
     deinit {
         stop()
-        clock.deallocate()
-        stopFlag.deallocate()
     }
 
     /// The number of connections closed so far because a request overran its window.
@@ -68,7 +64,7 @@ final class RequestDeadlines: @unchecked Sendable {
     /// Opens a new window for the connection's next request (called when a request completes).
     @inline(__always)
     func arm(_ state: ConnectionState) {
-        cmhd_atomic_store(state.windowStart, cmhd_atomic_load(clock))
+        state.windowStart.store(clock.load(ordering: .relaxed), ordering: .relaxed)
     }
 
     /// Starts the sweeper thread.
@@ -94,16 +90,16 @@ final class RequestDeadlines: @unchecked Sendable {
     /// Stops the sweeper and waits for it; idempotent.
     func stop() {
         guard let thread else { return }
-        cmhd_atomic_store(stopFlag, 1)
+        stopFlag.store(true, ordering: .relaxed)
         pthread_join(thread, nil)
         self.thread = nil
     }
 
     private func run() {
-        while cmhd_atomic_load(stopFlag) == 0 {
+        while !stopFlag.load(ordering: .relaxed) {
             usleep(intervalMicroseconds)
             let now = Self.monotonicMilliseconds()
-            cmhd_atomic_store(clock, now)
+            clock.store(now, ordering: .relaxed)
             sweep(now: now)
         }
     }
@@ -111,7 +107,7 @@ final class RequestDeadlines: @unchecked Sendable {
     private func sweep(now: Int64) {
         open.withLock { open in
             for state in open.values where !state.closedByDeadline {
-                if now - cmhd_atomic_load(state.windowStart) > timeoutMilliseconds {
+                if now - state.windowStart.load(ordering: .relaxed) > timeoutMilliseconds {
                     // Counted before the shutdown, so whoever sees the connection close also sees the count.
                     expired.withLock { $0 += 1 }
                     state.closedByDeadline = true

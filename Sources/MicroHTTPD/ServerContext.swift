@@ -25,11 +25,7 @@ final class ServerContext: @unchecked Sendable {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
         deadlines = requestTimeoutSeconds > 0 ? RequestDeadlines(timeoutSeconds: requestTimeoutSeconds) : nil
-        payloadTooLarge = Problem.response(
-            slug: "payload-too-large", title: "Payload Too Large", status: 413,
-            detail: "The request body is larger than \(maxBodyBytes) bytes; send a smaller body.")
-        internalError = Problem.response(
-            slug: "internal", title: "Internal Server Error", status: 500,
-            detail: "The server could not build its answer; see the server log.")
+        payloadTooLarge = handler.payloadTooLargeResponse(limit: maxBodyBytes)
+        internalError = handler.internalErrorResponse()
     }
 }

@@ -50,4 +50,25 @@ enum Fixtures {
     static func randomPin(_ role: PinRole) -> Pin {
         Pin(sha256: Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) }), role: role)
     }
+
+    /// A trust document (PROTOCOL §6.1) version 1, signed by `root`, naming `root` as its root and `delegating`
+    /// as its signing key.
+    static func trustDocument(root: Curve25519.Signing.PrivateKey, delegating: Curve25519.Signing.PublicKey) throws
+        -> [UInt8]
+    {
+        func jwk(_ key: Curve25519.Signing.PublicKey) -> Ed25519JWK {
+            let raw = Array(key.rawRepresentation)
+            let kid = Base64URL.encode(SHA256.hash(data: Ed25519JWK.thumbprintInput(publicKey: raw)))
+            return TrustPayload.jwk(publicKey: raw, kid: kid)
+        }
+        let rootJWK = jwk(root.publicKey)
+        let payload = TrustPayload(
+            version: 1, issuedAt: now.addingTimeInterval(-3600), expiresAt: now.addingTimeInterval(90 * 86_400),
+            rootKeys: [rootJWK], rootThreshold: 1, signingKeys: [jwk(delegating)])
+        var document = TrustDocument(payload: Base64URL.encode(payload.encodedJSON()), signatures: [])
+        let protected = Base64URL.encode(TrustDocument.protectedHeader(kid: rootJWK.kid!))
+        let signature = try root.signature(for: document.signingInput(protected: protected))
+        document.signatures.append(TrustSignature(protected: protected, signature: Base64URL.encode(signature)))
+        return document.serialized
+    }
 }

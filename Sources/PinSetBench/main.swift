@@ -37,6 +37,24 @@ let b8 = Measurement.run(
     },
     baseline: { publicKey.isValidSignature(signature, for: signingInput) ? 1 : 0 })
 
+// B8d: the same, for a client that ships a root key and accepts the signing key through a trust document (§6).
+let rootKey = Curve25519.Signing.PrivateKey()
+let trustDocument = try Fixtures.trustDocument(root: rootKey, delegating: signingKey.publicKey)
+let delegatedVerifier = DocumentVerifier(trustStore: try TrustStore(bundledDocument: trustDocument))
+guard case .success = delegatedVerifier.verify(document, host: "example.com", now: Fixtures.now, lastAccepted: nil)
+else { fatalError("the benchmark document does not verify through the trust document") }
+let b8d = Measurement.run(
+    rounds: rounds, iterations: 400 * scale,
+    candidate: {
+        if case .success(let d) = delegatedVerifier.verify(
+            document, host: "example.com", now: Fixtures.now, lastAccepted: nil)
+        {
+            return UInt8(truncatingIfNeeded: d.pinSet.version)
+        }
+        return 0
+    },
+    baseline: { publicKey.isValidSignature(signature, for: signingInput) ? 1 : 0 })
+
 // B9: warm evaluation of a 3-certificate chain against 4 pins vs one SHA-256 of the leaf's SPKI.
 let manager = PinTrustManager(verifier: verifier)
 guard case .success = manager.accept(document, for: "example.com", now: Fixtures.now),
@@ -57,4 +75,7 @@ print("<!-- PinSetBench (\(mode)), \(rounds) interleaved rounds; per-op times ar
 print("| Bench | What | Client | Baseline | Ratio median (min–max) | Goal | Result |")
 print("| --- | --- | --- | --- | --- | --- | --- |")
 print(b8.row(id: "B8", what: "verify one document (DocumentVerifier) vs one raw Ed25519 verify (swift-crypto)", goal: 1.5))
+print(
+    b8d.row(
+        id: "B8d", what: "the same, signing key delegated by a trust document (root keys, PROTOCOL §6)", goal: 1.5))
 print(b9.row(id: "B9", what: "warm evaluation, 3-cert chain vs 4 pins, vs one SHA-256 of the leaf SPKI", goal: 1.0))

@@ -20,13 +20,15 @@ import PinSetServer
 /// - ``Target/report``: a TrustKit failure report as `POST /reports` decodes it.
 /// - ``Target/hostName``: ``HostName/normalize(_:)``. Normalised ⇒ normalising again changes nothing.
 /// - ``Target/base64url``: ``Base64URL/decode(utf8:)`` against a reference built on Foundation's decoder.
+/// - ``Target/trust``: a trust document (PROTOCOL §6) checked by the client (swift-crypto) and by the server's
+///   rules (OpenSSL) from the harness key as root: both give the same outcome, and accepted ⇒ this harness signed it.
 ///
 /// ``Target/document`` also compares the hand-written fast paths with the general ones they stand in for:
 /// ``SignedDocument/decode(json:)`` against `JSONDecoder`, and base64url decoding of each member.
 public final class FuzzHarness: @unchecked Sendable {
     /// The parsers under test.
     public enum Target: UInt8, CaseIterable, Sendable {
-        case document, signedParts, payload, adminSet, adminPins, certificate, report, hostName, base64url
+        case document, signedParts, payload, adminSet, adminPins, certificate, report, hostName, base64url, trust
     }
 
     /// The host every document is verified for.
@@ -62,6 +64,8 @@ eKivMF40nJnm966vwWs=
     let verifier: DocumentVerifier
     /// `protected + "." + payload` of every document this harness signed: the only ones allowed to pass.
     private var genuine: Set<[UInt8]> = []
+    /// `protected + "." + payload` of every trust document signature this harness made.
+    var genuineTrust: Set<[UInt8]> = []
     /// How often each verifier outcome was reached (`accepted` or a ``DocumentRejection/Code``): shows how deep
     /// the inputs get.
     public private(set) var outcomes: [String: Int] = [:]
@@ -117,6 +121,7 @@ eKivMF40nJnm966vwWs=
         seeds.append(tagged(.hostName, Array("xn--bcher-kva.example".utf8)))
         seeds.append(tagged(.base64url, Array(Base64URL.encode((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37) }).utf8)))
         seeds.append(tagged(.base64url, Array("AQID-_8".utf8)))
+        seeds.append(tagged(.trust, trustSeed()))
         return seeds
     }
 
@@ -145,6 +150,8 @@ eKivMF40nJnm966vwWs=
             _ = try? JSONDecoder().decode(PinFailureReport.self, from: Data(data))
         case .base64url:
             try base64url(data)
+        case .trust:
+            try trust(data)
         case .hostName:
             let text = String(decoding: data, as: UTF8.self)
             if let once = try? HostName.normalize(text) {

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import PinSetCore
-import PinSetServer
+import PinSetAdminAPI
+import PinSetServer  // the write request bodies (SetRequest, PinsRequest, PinInput)
 
 /// Shared rendering and pin-input helpers of the admin subcommands.
 enum AdminOutput {
     static func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
-        do { return try JSONDecoder().decode(type, from: data) } catch {
+        do { return try AdminJSON.decoder.decode(type, from: data) } catch {
             throw CLIError("the server's answer is not the expected JSON: \(error)")
         }
     }

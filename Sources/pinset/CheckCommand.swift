@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OpenSSLCrypto
 import PinSetClient
+import PinSetAdminAPI
 import PinSetCore
 import PinSetServer
 

@@ -18,9 +18,42 @@ struct TrustOptions: ParsableArguments {
     var trustKey: [String] = []
     @Option(help: "Refuse documents older than this version (rollback check).")
     var minVersion: Int?
+    @Option(help: "An offline root public key (Ed25519 PEM) shipped instead of, or beside, --trust-key (PROTOCOL §6). Repeatable.")
+    var rootPub: [String] = []
+    @Option(help: "How many distinct root keys must sign trust version 1. Default 1.")
+    var rootThreshold: Int = 1
 
     func validate() throws {
-        guard !trustKey.isEmpty else { throw ValidationError("give at least one --trust-key") }
+        guard !trustKey.isEmpty || !rootPub.isEmpty else { throw ValidationError("give at least one --trust-key or --root-pub") }
+    }
+
+    /// With `--root-pub`: the trust state reached by walking `documents` (versions 1, 2, … in order) from the root
+    /// keys, exactly as a client does (PROTOCOL §6.2); `nil` without root keys.
+    func trustStore(walking documents: [[UInt8]]) throws -> TrustStore? {
+        guard !rootPub.isEmpty else {
+            guard documents.isEmpty else { throw CLIError("--trust needs --root-pub (the root keys to walk from)") }
+            return nil
+        }
+        let roots = try rootPub.map { try RootKeyFiles.publicKey($0, option: "--root-pub") }
+        let store: TrustStore
+        do {
+            store = try TrustStore(rootKeys: roots, threshold: rootThreshold)
+        } catch {
+            throw CLIError("--root-threshold: \(error.detail)")
+        }
+        switch TrustDocumentVerifier().walk(documents, from: store.current, now: Date()) {
+        case .failure(let rejection):
+            throw CLIError("refused: trust: \(rejection)")
+        case .success(let state):
+            store.advance(to: state)
+            print("trust:             version \(state.version), \(state.signingKeys.count) signing key(s) delegated")
+        }
+        return store
+    }
+
+    /// The `--trust` documents of `verify`, read in order.
+    static func read(_ files: [String]) throws -> [[UInt8]] {
+        try files.map(RootKeyFiles.document)
     }
 
     func keys() throws -> [TrustedKey] {
@@ -59,8 +92,13 @@ struct TrustOptions: ParsableArguments {
     }
 
     /// Verifies and prints the decoded set; on refusal throws the exact reason (printed last on stderr, exit 1).
-    func check(_ bytes: [UInt8], host: String) throws {
-        let verifier = DocumentVerifier(trustedKeys: try keys())
+    func check(_ bytes: [UInt8], host: String, trustDocuments: [[UInt8]] = []) throws {
+        let verifier: DocumentVerifier
+        if let store = try trustStore(walking: trustDocuments) {
+            verifier = DocumentVerifier(trustedKeys: try keys(), trustStore: store)
+        } else {
+            verifier = DocumentVerifier(trustedKeys: try keys())
+        }
         switch verifier.verify(bytes, host: host, now: Date(), lastAccepted: minVersion.map(AcceptedVersion.minimum)) {
         case .failure(let rejection):
             throw CLIError("refused: \(rejection)")
@@ -89,6 +127,10 @@ struct VerifyCommand: ParsableCommand {
     @Argument(help: "The document file; - for standard input.") var file: String
     @Option(help: "The host the document must be for.") var host: String
     @OptionGroup var trust: TrustOptions
+    @Option(
+        name: .customLong("trust"),
+        help: "A trust document to walk through (versions 1, 2, … in order) from the --root-pub keys. Repeatable.")
+    var trustDocuments: [String] = []
 
     func run() throws {
         let bytes: [UInt8]
@@ -98,7 +140,7 @@ struct VerifyCommand: ParsableCommand {
             guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("cannot read \(file)") }
             bytes = Array(data)
         }
-        try trust.check(bytes, host: host)
+        try trust.check(bytes, host: host, trustDocuments: try TrustOptions.read(trustDocuments))
     }
 }
 
@@ -125,6 +167,8 @@ struct FetchCommand: AsyncParsableCommand {
         if let http = response as? HTTPURLResponse, http.statusCode != 200 {
             throw CLIError("\(url) answered \(http.statusCode)")
         }
-        try trust.check(Array(data), host: host)
+        // With root keys, walk /trust/1 … /trust from the same server or mirror, as a client does.
+        let chain = trust.rootPub.isEmpty ? [] : try await TrustWalk.chain(base: base)
+        try trust.check(Array(data), host: host, trustDocuments: chain)
     }
 }

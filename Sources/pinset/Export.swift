@@ -21,11 +21,12 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let path = Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite")
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database at \(path)") }
-        let store = try PinStore(path: path)
+        let store = try PinDatabase(path: path)
         let documents = try PublishedDocuments.load(store: store)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let keys = try encoder.encode(PublishedDocuments.keySet(store: store))
+        let trust = try PublishedDocuments.trustDocuments(store: store)
         try? store.close()
 
         let root = URL(fileURLWithPath: out)
@@ -40,6 +41,16 @@ struct ExportCommand: ParsableCommand {
             }
             files.append((pinsDirectory.appendingPathComponent(document.host), Data(document.body)))
         }
+        // Trust documents (PROTOCOL §6): trust/<version>, immutable, and the newest again as trust/index.json,
+        // which the web server answers for GET /trust (a file cannot also be the directory trust/).
+        if let newest = trust.last {
+            let trustDirectory = root.appendingPathComponent("trust")
+            try FileManager.default.createDirectory(at: trustDirectory, withIntermediateDirectories: true)
+            for (version, body) in trust {
+                files.append((trustDirectory.appendingPathComponent(String(version)), Data(body)))
+            }
+            files.append((trustDirectory.appendingPathComponent("index.json"), Data(newest.body)))
+        }
         for (url, data) in files {
             if FileManager.default.contents(atPath: url.path) == data {
                 unchanged += 1
@@ -48,6 +59,8 @@ struct ExportCommand: ParsableCommand {
                 written += 1
             }
         }
-        print("exported \(documents.count) host(s) and keys to \(out): written \(written), unchanged \(unchanged)")
+        print(
+            "exported \(documents.count) host(s), keys and \(trust.count) trust document(s) to \(out): written \(written), unchanged \(unchanged)"
+        )
     }
 }

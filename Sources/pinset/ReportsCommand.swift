@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import PinSetCore
-import PinSetServer
+import PinSetAdminAPI
 
 /// `pinset reports [HOST]`: pin failure reports, grouped by host and served leaf key.
 struct ReportsCommand: AsyncParsableCommand {

@@ -28,7 +28,7 @@ struct Seed: ParsableCommand {
     func run() throws {
         guard hosts >= 0, batch > 0 else { throw CLIError("hosts must be >= 0 and batch > 0") }
         let service = try PinSetService(
-            store: PinStore(path: db), signingKey: Ed25519SigningKey.load(pemFile: key),
+            store: PinDatabase(path: db), signingKey: Ed25519SigningKey.load(pemFile: key),
             configuration: ServiceConfiguration(), publish: { _ in })
         let started = Date()
         var next = 0

@@ -46,6 +46,10 @@ struct Serve: AsyncParsableCommand {
     var reportUri: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error. Env PINSET_LOG_LEVEL. Default info.")
     var logLevel: String?
+    @Option(help: "An offline root public key (Ed25519 PEM) the first trust document must be signed by (PROTOCOL §6). Repeatable. Env PINSET_ROOT_PUB (comma-separated files). Default none.")
+    var rootPub: [String] = []
+    @Option(help: "How many distinct root keys must sign the first trust document. Env PINSET_ROOT_THRESHOLD. Default 1.")
+    var rootThreshold: Int?
     @Flag(help: "Development start (what `make run` uses): create the signing key if it is missing, and print a new admin token if none exists.")
     var dev = false
     @OptionGroup(title: "Lock-out protection") var probes: ProbeOptions
@@ -71,6 +75,9 @@ struct Serve: AsyncParsableCommand {
         print("pinset is serving on http://\(host):\(app.port)")
         print("  database: \(configuration.databasePath)")
         print("  signing key: \(configuration.keyPath)")
+        if !configuration.rootKeys.isEmpty {
+            print("  root keys: \(configuration.rootKeys.count), threshold \(configuration.rootThreshold)")
+        }
         if dev, try app.service.listTokens().allSatisfy({ $0.revokedAt != nil }) {
             let token = try app.service.createToken(name: "admin")
             print("  admin token (shown once; export it as PINSET_TOKEN):")
@@ -112,11 +119,21 @@ struct Serve: AsyncParsableCommand {
             throw CLIError("refresh must be well under half the lifetime, so clients always see fresh documents")
         }
         service.defaultReportURI = reportUri ?? ProcessInfo.processInfo.environment["PINSET_REPORT_URI"]
+        let rootFiles =
+            rootPub.isEmpty
+            ? Environment.string(nil, "PINSET_ROOT_PUB", default: "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }.filter { !$0.isEmpty } : rootPub
+        let rootKeys = try rootFiles.map { file in try RootKeyFiles.publicKey(file, option: "--root-pub").rawRepresentation }
+        let threshold = try Environment.int(rootThreshold, "PINSET_ROOT_THRESHOLD", default: 1)
+        guard rootKeys.isEmpty || (1...Set(rootKeys).count).contains(threshold) else {
+            throw CLIError("root threshold \(threshold) must be between 1 and the number of distinct --root-pub keys")
+        }
         service.probes = try probes.configuration()
         return PinSetServerConfiguration(
             databasePath: Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite"),
             keyPath: Environment.string(key, "PINSET_KEY", default: "./data/signing-key.pem"),
-            createKeyIfMissing: dev, http: http, service: service)
+            createKeyIfMissing: dev, http: http, service: service, rootKeys: rootKeys, rootThreshold: threshold)
     }
 
     /// Suspends until SIGTERM or SIGINT arrives.

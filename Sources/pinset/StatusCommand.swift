@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PinSetAdminAPI
 import PinSetCore
 import PinSetServer
 

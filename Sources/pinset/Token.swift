@@ -13,7 +13,7 @@ struct Token: ParsableCommand {
         var db: String?
 
         func open() throws -> AdminTokens {
-            try AdminTokens(store: PinStore(path: Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite")))
+            try AdminTokens(store: PinDatabase(path: Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite")))
         }
     }
 

@@ -79,7 +79,7 @@ private final class CLITLSHost {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try RunningServer(
-            directory: dir, arguments: ["--connect-to", host.mapping, "--monitor-interval", "1s"])
+            directory: dir, extraArguments: ["--connect-to", host.mapping, "--monitor-interval", "1s"])
         defer { server.stop() }
         let set = try CLIRunner.pinset(
             ["set", host.name, "--pin", try host.pin("current"), "--backup", try host.pin("backup"), "--json"],

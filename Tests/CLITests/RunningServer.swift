@@ -7,13 +7,13 @@ final class RunningServer {
     let token: String
     let directory: URL
 
-    init(directory: URL, arguments extra: [String] = []) throws {
+    init(directory: URL, extraArguments: [String] = []) throws {
         self.directory = directory
         process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
         process.arguments = [
             "serve", "--dev", "--db", directory.appendingPathComponent("db.sqlite").path,
             "--key", directory.appendingPathComponent("key.pem").path, "--port", "0",
-        ] + extra
+        ] + extraArguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -21,8 +21,9 @@ final class RunningServer {
         var lines: [String] = []
         var buffer = Data()
         let handle = out.fileHandleForReading
-        // The banner is 5 lines with --dev on a fresh database; read until the token line.
-        while lines.count < 5 {
+        // The banner is 5 lines with --dev on a fresh database (6 with root keys); read until the token line.
+        let bannerLines = extraArguments.contains("--root-pub") ? 6 : 5
+        while lines.count < bannerLines {
             let chunk = handle.availableData
             if chunk.isEmpty { break }
             buffer.append(chunk)

@@ -23,7 +23,7 @@ import X509
         -> PinTrustManager
     {
         let manager = PinTrustManager(verifier: DocumentVerifier(trustedKeys: []), onPinFailure: onFailure)
-        manager.seed(
+        manager.installCompiled(
             pinSet: PinSet(
                 host: "localhost", version: 4, issuedAt: Date(), expiresAt: Date().addingTimeInterval(3600),
                 enforce: enforce, pins: [randomPin(.current), randomPin(.backup)], reportUri: reportUri))

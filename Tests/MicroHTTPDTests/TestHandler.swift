@@ -13,6 +13,21 @@ struct TestHandler: HTTPHandler {
         status: 200, headers: [("Content-Type", "text/plain"), ("ETag", "\"abc\"")], body: TestHandler.helloBody)
     let notModified = PreparedResponse(status: 304, headers: [("ETag", "\"abc\"")], body: [])
 
+    /// The wrapper's own 413 and 500 come from the application, as problem+json (pinset's router writes the same).
+    func payloadTooLargeResponse(limit: Int) -> PreparedResponse {
+        problem(slug: "payload-too-large", status: 413, detail: "The request body is larger than \(limit) bytes.")
+    }
+
+    func internalErrorResponse() -> PreparedResponse {
+        problem(slug: "internal", status: 500, detail: "The server could not build its answer.")
+    }
+
+    private func problem(slug: String, status: Int, detail: String) -> PreparedResponse {
+        PreparedResponse(
+            status: status, headers: [("Content-Type", "application/problem+json")],
+            body: Array(#"{"type":"urn:pinset:problem:\#(slug)","status":\#(status),"detail":"\#(detail)"}"#.utf8))
+    }
+
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let etag: StaticString = "\"abc\""
         let isPath = { (p: StaticString) in

@@ -15,23 +15,23 @@ import Testing
     }
 
     @Test func randomBytesHaveTheLengthAndDiffer() {
-        #expect(SecureBytes.random(count: 0).isEmpty)
-        let a = SecureBytes.random(count: 32)
-        let b = SecureBytes.random(count: 32)
+        #expect(SecureRandom.bytes(count: 0).isEmpty)
+        let a = SecureRandom.bytes(count: 32)
+        let b = SecureRandom.bytes(count: 32)
         #expect(a.count == 32)
         #expect(a != b)
     }
 
     @Test func constantTimeEquals() {
-        #expect(SecureBytes.constantTimeEquals([1, 2, 3], [1, 2, 3]))
-        #expect(!SecureBytes.constantTimeEquals([1, 2, 3], [1, 2, 4]))
-        #expect(!SecureBytes.constantTimeEquals([1, 2, 3], [1, 2]))
-        #expect(SecureBytes.constantTimeEquals([], []))
+        #expect(ConstantTime.equals([1, 2, 3], [1, 2, 3]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2, 4]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2]))
+        #expect(ConstantTime.equals([], []))
     }
 
     @Test func thumbprintBase64URLMatchesReference() {
         for length in 0..<40 {
-            let bytes = SecureBytes.random(count: length)
+            let bytes = SecureRandom.bytes(count: length)
             #expect(Thumbprint.base64URL(bytes) == base64URLEncode(bytes))
         }
     }

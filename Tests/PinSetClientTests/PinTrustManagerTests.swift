@@ -143,17 +143,17 @@ import Testing
                 == .hostNotPinned(host: "example.com", allowed: true))
     }
 
-    @Test func seedingFromBundledDocumentsAndCode() throws {
+    @Test func installingBundledDocumentsAndCompiledSets() throws {
         let manager = manager([])
         let expiredBundle = makeSet(
             version: 3, pins: [.spki(testChain[0]), randomPin()],
             issuedAt: testNow.addingTimeInterval(-90 * 86_400), expiresAt: testNow.addingTimeInterval(-80 * 86_400))
-        _ = try manager.seed(document: signer.sign(expiredBundle), for: "example.com").get()
+        _ = try manager.installTrusted(document: signer.sign(expiredBundle), for: "example.com").get()
         #expect(manager.evaluate(chain: chain, host: "example.com", now: testNow).allowsConnection)
-        // Code-seeded sets do not roll a newer one back.
-        #expect(!manager.seed(pinSet: makeSet(version: 2, pins: [randomPin(role: .current), randomPin()])))
+        // Compiled-in sets do not roll a newer one back.
+        #expect(!manager.installCompiled(pinSet: makeSet(version: 2, pins: [randomPin(role: .current), randomPin()])))
         #expect(
-            manager.seed(pinSet: makeSet(host: "code.example", version: 1, pins: [.spki(testChain[2]), randomPin()])))
+            manager.installCompiled(pinSet: makeSet(host: "code.example", version: 1, pins: [.spki(testChain[2]), randomPin()])))
         #expect(manager.evaluate(chain: chain, host: "code.example", now: testNow).allowsConnection)
         #expect(manager.pinnedHosts == ["code.example", "example.com"])
     }

@@ -41,7 +41,7 @@ final class HandshakeWaiter: ChannelInboundHandler {
     {
         let manager = PinTrustManager(verifier: DocumentVerifier(trustedKeys: []), options: options)
         if !pins.isEmpty {
-            manager.seed(
+            manager.installCompiled(
                 pinSet: PinSet(
                     host: host, version: 1, issuedAt: Date(), expiresAt: Date().addingTimeInterval(86_400), pins: pins))
         }

@@ -25,6 +25,12 @@ final class WebhookListener: HTTPHandler, @unchecked Sendable {
         return .dynamic(status: 204, headers: [], body: [])
     }
 
+    func payloadTooLargeResponse(limit: Int) -> PreparedResponse {
+        PreparedResponse(status: 413, headers: [], body: [])
+    }
+
+    func internalErrorResponse() -> PreparedResponse { PreparedResponse(status: 500, headers: [], body: []) }
+
     deinit { server?.shutdown(gracePeriodSeconds: 1) }
 }
 

@@ -1,3 +1,4 @@
+import PinSetAdminAPI
 import Foundation
 import PinSetCore
 import Testing

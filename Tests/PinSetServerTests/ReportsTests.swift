@@ -84,7 +84,7 @@ import Testing
 
     @Test func retentionDropsOldAndExcessRows() throws {
         let server = try TestServer()
-        let store = try PinStore(path: server.configuration.databasePath)
+        let store = try PinDatabase(path: server.configuration.databasePath)
         let reports = PinReportService(
             store: store, service: server.app!.service, configuration: ReportConfiguration(retention: 3600, maxRows: 2))
         let certs = try (0..<4).map { try Self.certificate(in: server.directory, name: "c\($0)") }

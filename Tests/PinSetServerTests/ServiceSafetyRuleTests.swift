@@ -2,6 +2,7 @@ import Foundation
 import OpenSSLCrypto
 import PinSetCore
 import Testing
+import PinSetAdminAPI
 
 @testable import PinSetServer
 
@@ -56,7 +57,7 @@ import Testing
         try expectRule(.invalidPin, SetRequest(pins: [PinInput(sha256: "abc="), pin(.backup)]))
         try expectRule(
             .invalidPin,
-            SetRequest(pins: [PinInput(sha256: Base64URL.encode(SecureBytes.random(count: 32))), pin(.backup)]))
+            SetRequest(pins: [PinInput(sha256: Base64URL.encode(SecureRandom.bytes(count: 32))), pin(.backup)]))
     }
 
     @Test func longCommentIsAnInvalidPin() throws {
@@ -149,15 +150,14 @@ import Testing
         let detail = HostDetail(
             host: "a.example", version: 1, etag: "\"e\"", issuedAt: date, expiresAt: date, updatedAt: date,
             includeSubdomains: false, enforce: true, pins: [], reportUri: nil, kid: "k")
-        let text = String(decoding: try JSONEncoder().encode(detail), as: UTF8.self)
+        let text = String(decoding: try AdminJSON.encoder.encode(detail), as: UTF8.self)
         #expect(text.contains(#""issuedAt":"\#(RFC3339.format(date))""#))
         #expect(!text.contains("reportUri"))
-        #expect(try JSONDecoder().decode(HostDetail.self, from: Data(text.utf8)) == detail)
+        #expect(try AdminJSON.decoder.decode(HostDetail.self, from: Data(text.utf8)) == detail)
     }
 
     @Test func hostDetailWriterMatchesJSONEncoder() throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = AdminJSON.encoder
         let pin = Pin(
             sha256: Base64.encode([UInt8](repeating: 0xFB, count: 32)), type: .certificate, role: .backup,
             expiresAt: Date(timeIntervalSince1970: 1_800_000_000), comment: "a \"quoted\"\n/comment\u{1}é")

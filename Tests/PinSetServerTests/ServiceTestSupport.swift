@@ -29,7 +29,7 @@ final class ServiceFixture {
     let directory: URL
     let clock = TestClock()
     let published = PublishLog()
-    var store: PinStore
+    var store: PinDatabase
     var key: Ed25519SigningKey
     var service: PinSetService
     var configuration: ServiceConfiguration
@@ -41,7 +41,7 @@ final class ServiceFixture {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.configuration = configuration
         key = try Self.makeKey(named: "key", in: directory)
-        store = try PinStore(path: directory.appendingPathComponent("db/pinset.sqlite").path)
+        store = try PinDatabase(path: directory.appendingPathComponent("db/pinset.sqlite").path)
         service = try PinSetService(
             store: store, signingKey: key, configuration: configuration, clock: clock.function,
             publish: published.function)
@@ -56,7 +56,7 @@ final class ServiceFixture {
     func reopen(with newKey: Ed25519SigningKey? = nil) throws {
         try store.close()
         if let newKey { key = newKey }
-        store = try PinStore(path: databasePath)
+        store = try PinDatabase(path: databasePath)
         service = try PinSetService(
             store: store, signingKey: key, configuration: configuration, clock: clock.function,
             publish: published.function)
@@ -78,7 +78,7 @@ final class ServiceFixture {
 
 /// A pin input with a fresh random hash.
 func pin(_ role: PinRole = .current, expiresAt: Date? = nil, comment: String? = nil) -> PinInput {
-    PinInput(sha256: Base64.encode(SecureBytes.random(count: 32)), role: role, expiresAt: expiresAt, comment: comment)
+    PinInput(sha256: Base64.encode(SecureRandom.bytes(count: 32)), role: role, expiresAt: expiresAt, comment: comment)
 }
 
 /// Runs `/bin/sh -c script` in `directory`; returns stdout, throws on a non-zero exit.

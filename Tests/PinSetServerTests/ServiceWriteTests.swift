@@ -130,7 +130,7 @@ import Testing
         #expect(
             expectServiceError { try f.service.retire(host: "nothing.example", ifMatch: nil, tokenName: "t") }?.status
                 == 404)
-        let unknownPin = Base64URL.encode(SecureBytes.random(count: 32))
+        let unknownPin = Base64URL.encode(SecureRandom.bytes(count: 32))
         #expect(
             expectServiceError {
                 try f.service.removePin(host: "nothing.example", sha256URL: unknownPin, ifMatch: nil, tokenName: "t")

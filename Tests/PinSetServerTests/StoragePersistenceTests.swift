@@ -19,7 +19,7 @@ import Testing
         }
         #expect(writer == [2, 1])
         #expect(try f.store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
-        let applied = try f.store.pool.read { db in try PinStore.migrator.appliedIdentifiers(db) }
+        let applied = try f.store.pool.read { db in try PinDatabase.migrator.appliedIdentifiers(db) }
         #expect(applied.contains("v1-initial"))
     }
 
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func unopenableDatabaseIsAnUnavailableError() throws {
-        let error = expectServiceError { try PinStore(path: "/proc/pinset-cannot-exist/db.sqlite") }
+        let error = expectServiceError { try PinDatabase(path: "/proc/pinset-cannot-exist/db.sqlite") }
         #expect(error?.code == .unavailable)
         #expect(error?.detail.contains("SQLITE") == false)
     }
@@ -59,6 +59,6 @@ import Testing
         #expect(!f.store.isHealthy())
         let error = expectServiceError { try f.service.hosts() }
         #expect(error?.code == .storage && error?.status == 500)
-        f.store = try PinStore(path: f.databasePath)
+        f.store = try PinDatabase(path: f.databasePath)
     }
 }

@@ -9,7 +9,7 @@ import Testing
 /// libmicrohttpd listener on an ephemeral loopback port.
 final class TestServer: @unchecked Sendable {
     let directory: URL
-    let configuration: PinSetServerConfiguration
+    var configuration: PinSetServerConfiguration
     private(set) var app: PinSetServerApp?
     private(set) var token = ""
 
@@ -18,7 +18,8 @@ final class TestServer: @unchecked Sendable {
 
     init(
         lifetime: TimeInterval = 14 * 86_400, resignAfter: TimeInterval? = nil, resignCheck: TimeInterval = 60,
-        reports: ReportConfiguration = ReportConfiguration(), probes: ProbeConfiguration = ProbeConfiguration()
+        reports: ReportConfiguration = ReportConfiguration(), rootKeys: [[UInt8]] = [], rootThreshold: Int = 1,
+        probes: ProbeConfiguration = ProbeConfiguration()
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -33,7 +34,8 @@ final class TestServer: @unchecked Sendable {
         http.port = 0
         configuration = PinSetServerConfiguration(
             databasePath: directory.appendingPathComponent("pinset.sqlite").path, keyPath: keyPath, http: http,
-            service: service, reports: reports, resignCheckInterval: resignCheck)
+            service: service, reports: reports, resignCheckInterval: resignCheck, rootKeys: rootKeys,
+            rootThreshold: rootThreshold)
         try start()
         token = try app!.service.createToken(name: "tester")
     }

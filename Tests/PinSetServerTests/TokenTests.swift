@@ -14,7 +14,7 @@ import Testing
         #expect(f.service.authenticate(bearer: token) == "alice")
         #expect(f.service.authenticate(bearer: token + "x") == nil)
         #expect(f.service.authenticate(bearer: "") == nil)
-        #expect(f.service.authenticate(bearer: "pst_" + Base64URL.encode(SecureBytes.random(count: 32))) == nil)
+        #expect(f.service.authenticate(bearer: "pst_" + Base64URL.encode(SecureRandom.bytes(count: 32))) == nil)
 
         let other = try f.service.createToken(name: "bob")
         #expect(other != token)
@@ -64,7 +64,7 @@ import Testing
         #expect(sawHash)
         // grep agrees.
         #expect(throws: (any Error).self) { try sh("grep -r -F -q '\(token)' db", in: f.directory) }
-        f.store = try PinStore(path: f.databasePath)
+        f.store = try PinDatabase(path: f.databasePath)
     }
 
     @Test func tokensCreatedByAnotherServiceInstanceAreSeenAfterTheCacheLifetime() throws {

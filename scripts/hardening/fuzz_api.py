@@ -14,8 +14,9 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
-from common import OPENAPI, ROOT, Server, figure, request, valid_set, wait_healthy
+from common import OPENAPI, ROOT, Server, binary, figure, request, valid_set, wait_healthy
 
 
 def main() -> int:
@@ -27,7 +28,14 @@ def main() -> int:
     parser.add_argument("--min-cases", type=int, default=1000)
     args = parser.parse_args()
 
-    server = Server()
+    # With an offline root key and trust version 1 pushed, GET /trust and /trust/1 answer 200 with real bodies, and
+    # PUT /admin/trust checks generated documents against a real chain (PROTOCOL §6).
+    workdir = tempfile.mkdtemp(prefix="pinset-hardening-")
+    root, root_pub = os.path.join(workdir, "root.pem"), os.path.join(workdir, "root.pub")
+    subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", root], check=True)
+    os.chmod(root, 0o600)
+    subprocess.run(["openssl", "pkey", "-in", root, "-pubout", "-out", root_pub], check=True)
+    server = Server(workdir=workdir, extra=["--root-pub", root_pub])
     token = server.token("fuzz")
     try:
         server.start()
@@ -36,6 +44,11 @@ def main() -> int:
         for host in ("example.com", "a.example.com"):  # a few hosts, so reads also reach 200
             request(conn, "PUT", f"/admin/hosts/{host}", token, valid_set())
         conn.close()
+        trust = os.path.join(workdir, "trust-1.json")
+        subprocess.run([binary(), "trust", "sign", "--root-key", root, "--signing-key-pub", server.pub, "--version", "1",
+                        "--out", trust], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([binary(), "trust", "push", trust, "--server", f"http://127.0.0.1:{server.port}"], check=True,
+                       stdout=subprocess.DEVNULL, env=dict(os.environ, PINSET_TOKEN=token))
         env = dict(os.environ, PINSET_URL=f"http://127.0.0.1:{server.port}", PINSET_TOKEN=token)
         cmd = ["st", "--config-file", os.path.join(ROOT, "scripts", "schemathesis.toml"), "run", OPENAPI,
                "-n", str(args.examples), "--phases", args.phases, "--request-timeout", "10",

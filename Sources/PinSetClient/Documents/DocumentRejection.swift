@@ -24,6 +24,9 @@ public struct DocumentRejection: Error, Sendable, Equatable, CustomStringConvert
         case notYetValid
         /// Step 6: older than the version already accepted.
         case rollback
+        /// Step 2 with root keys (PROTOCOL §6.2, freeze protection): the `kid` is a delegated signing key and the
+        /// trust document in force has expired; no new document signed by a delegated key is accepted.
+        case trustExpired
     }
 
     /// The rule broken.

@@ -16,6 +16,9 @@ public struct DocumentVerifier: Sendable {
     /// The decoded header of every exact protected member the server writes for a trusted key
     /// (base64url of ``SignedDocument/protectedHeader(kid:)``): such a header needs no base64 or JSON decoding.
     private let knownHeaders: [String: JWSHeader]
+    /// The trust state of an app configured with root keys (PROTOCOL §6): its signing keys count as trusted too.
+    /// `nil` (the default) for an app that ships its signing keys only.
+    public internal(set) var trustStore: TrustStore? = nil
 
     /// Creates a verifier.
     /// - Parameters:
@@ -73,8 +76,9 @@ public struct DocumentVerifier: Sendable {
                 ))
         }
         // The usual header is one of the few exact strings the server writes; any other goes through JSONDecoder.
+        let delegation = trustStore?.current
         guard
-            let header = knownHeaders[document.protected]
+            let header = knownHeaders[document.protected] ?? delegation?.knownHeaders[document.protected]
                 ?? Base64URL.decode(document.protected).flatMap({
                     try? JSONDecoder().decode(JWSHeader.self, from: Data($0))
                 })
@@ -97,11 +101,14 @@ public struct DocumentVerifier: Sendable {
                     .wrongType,
                     "typ is \(header.typ.map { "\"\($0.prefix(40))\"" } ?? "missing"); it must be \"pinset+jws\""))
         }
-        guard let kid = header.kid, let key = trustedKeys[kid] else {
+        guard let kid = header.kid, let key = trustedKeys[kid] ?? delegation?.signingKeys[kid] else {
             return .failure(
                 .init(
                     .unknownKey, "kid \(header.kid.map { "\"\($0.prefix(60))\"" } ?? "(missing)") names no trusted key")
             )
+        }
+        if trustedKeys[kid] == nil, let now, let delegation, let rejection = delegation.freezeRejection(now, skew) {
+            return .failure(rejection)
         }
 
         // 3. signature over protected + "." + payload, as sent.

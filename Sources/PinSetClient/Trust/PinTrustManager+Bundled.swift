@@ -6,7 +6,7 @@ extension PinTrustManager {
     ///
     /// Each file of `directory/pins/` (or of `directory` itself when it has no `pins` folder) is the signed
     /// document of the host it is named after. Every document is checked as a persisted one is
-    /// (``seed(document:for:)``): signature and trusted key, host, and rollback against the set in force. Its
+    /// (``installTrusted(document:for:)``): signature and trusted key, host, and rollback against the set in force. Its
     /// time is not checked: an expired bundled document becomes a stale set (``PinningOptions/staleSetPolicy``).
     /// A refused file (tampered, another host's, signed by an unknown key) changes nothing and does not stop the
     /// others.
@@ -36,7 +36,7 @@ extension PinTrustManager {
                 continue
             }
             guard let data = FileManager.default.contents(atPath: file.path) else { continue }
-            outcomes[name] = seed(document: [UInt8](data), for: name)
+            outcomes[name] = installTrusted(document: [UInt8](data), for: name)
         }
         return outcomes
     }

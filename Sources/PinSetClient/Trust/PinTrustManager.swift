@@ -55,7 +55,7 @@ public final class PinTrustManager: Sendable {
     /// Installs a document the app already trusted once (persisted) or ships (bundled): every check of
     /// ``accept(_:for:now:)`` except freshness. An expired one becomes a stale set (``PinningOptions/staleSetPolicy``).
     /// A document older than the set in force is refused as ``DocumentRejection/Code/rollback``.
-    public func seed(document bytes: some Collection<UInt8>, for host: String) -> Result<
+    public func installTrusted(document bytes: some Collection<UInt8>, for host: String) -> Result<
         VerifiedDocument, DocumentRejection
     > {
         let host = Self.normalized(host)
@@ -66,7 +66,7 @@ public final class PinTrustManager: Sendable {
     /// Installs a set compiled into the app (no signature: the app binary vouches for it) unless a set of the
     /// same or a newer version is already in force. Returns whether it was installed.
     @discardableResult
-    public func seed(pinSet: PinSet) -> Bool {
+    public func installCompiled(pinSet: PinSet) -> Bool {
         let policy = CompiledPolicy(set: pinSet, document: nil, skew: options.skew)
         return state.withLock { state in
             if let current = state.policies[pinSet.host], current.acceptedVersion >= policy.acceptedVersion {
@@ -83,7 +83,7 @@ public final class PinTrustManager: Sendable {
         return state.withLock { $0.policies[host]?.set }
     }
 
-    /// The document the set in force for `host` came from (`nil` for none, or for a set seeded from code).
+    /// The document the set in force for `host` came from (`nil` for none, or for a set installed from code).
     public func document(for host: String) -> VerifiedDocument? {
         let host = Self.normalized(host)
         return state.withLock { $0.policies[host]?.document }

@@ -64,6 +64,8 @@ public actor PinSetUpdater {
     /// The refresh a pin failure started for a host, and when: at most one a minute per host.
     private var failureRefreshes: [String: (started: Date, task: Task<Void, Never>)] = [:]
     private var observing = false
+    /// The trust half, for a trust manager configured with root keys (PROTOCOL §6); `nil` otherwise.
+    let trust: TrustRefresher?
 
     /// Creates an updater; nothing happens until ``start()``.
     /// - Parameters:
@@ -91,6 +93,9 @@ public actor PinSetUpdater {
         self.onPinFailure = onPinFailure
         (events, continuation) = AsyncStream.makeStream(of: UpdateEvent.self, bufferingPolicy: .bufferingNewest(256))
         trustManager.expectSets(for: configuration.hosts)
+        trust = TrustRefresher.make(
+            trustManager, server: configuration.server, transport: transport, storage: storage, clock: clock,
+            events: continuation)
     }
 
     /// Reloads persisted documents into the trust manager, starts watching its pin failures (each is classified
@@ -106,6 +111,7 @@ public actor PinSetUpdater {
                 Task { await self.reportPinFailure(failure) }
             }
         }
+        trust?.start(self)
         for host in configuration.hosts {
             loops[host] = Task { [weak self] in
                 while !Task.isCancelled {
@@ -124,16 +130,18 @@ public actor PinSetUpdater {
         loops.removeAll()
         for task in running { task.cancel() }
         for task in running { await task.value }
+        await trust?.stop()
         continuation.finish()
     }
 
     /// Installs every persisted document for the configured hosts (signature and host re-checked, freshness
     /// not: an expired one is a stale set). Called by ``start()``; public for apps that only want the reload.
     public func loadPersisted() {
+        trust?.loadPersisted()
         guard let storage else { return }
         for host in configuration.hosts {
             guard let bytes = storage.load(host: host) else { continue }
-            if case .success(let document) = trustManager.seed(document: bytes, for: host) {
+            if case .success(let document) = trustManager.installTrusted(document: bytes, for: host) {
                 etags[host] = Self.etag(of: bytes)
                 continuation.yield(.loaded(host: host, version: document.pinSet.version))
             }
@@ -219,6 +227,9 @@ public actor PinSetUpdater {
             event = .rejected(host: host, DocumentRejection(.tooLarge, limit.description))
         } catch {
             event = .fetchFailed(host: host, UpdateError(.transport, "GET \(url.absoluteString) failed: \(error)"))
+        }
+        if case .rejected(_, let rejection) = event, await trustAdvanced(after: rejection, host: host) {
+            return await fetch(host)
         }
         let failed: Bool
         switch event {

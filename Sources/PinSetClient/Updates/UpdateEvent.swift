@@ -17,6 +17,20 @@ public enum UpdateEvent: Sendable {
     /// A chain matched no pin; for an enforcing set, ``PinFailure/classification`` says whether a newer set
     /// accepts it (``PinSetUpdater/reportPinFailure(_:port:)``).
     case pinFailure(PinFailure)
+    /// Trust documents (PROTOCOL §6) persisted earlier were verified again from the shipped root keys at start;
+    /// `version` is in force.
+    case trustLoaded(version: Int)
+    /// A trust document was accepted: `version` is in force; `droppedKids` are the signing keys it no longer lists.
+    case trustUpdated(version: Int, droppedKids: [String])
+    /// A trust document was refused (PROTOCOL §6.2); the trust in force and every set in force are unchanged.
+    case trustRejected(TrustRejection)
+    /// `GET /trust` or `/trust/{n}` failed; retried at the next refresh.
+    case trustFetchFailed(UpdateError)
+    /// The set in force for `host` was signed by `kid`, which the trust in force no longer lists; the host is
+    /// re-fetched at once and its old set stays in force until a document signed by a listed key replaces it.
+    case signingKeyDropped(host: String, kid: String)
+    /// A trust document was accepted but could not be persisted.
+    case trustPersistenceFailed(PinStorage.Error)
 }
 
 /// Why a fetch failed.

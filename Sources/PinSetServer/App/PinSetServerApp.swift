@@ -9,10 +9,12 @@ import PinSetCore
 public final class PinSetServerApp: Sendable {
     /// The service behind the admin API, for commands that run in-process (tokens, tests).
     public let service: PinSetService
-    private let store: PinStore
+    /// The trust documents (PROTOCOL §6.3).
+    public let trust: TrustService
+    private let store: PinDatabase
     private let http: HTTPServer
-    private let snapshot: DocumentSnapshot
-    private let resigner: Task<Void, Never>
+    private let snapshot: DocumentIndex
+    private let resigner: PeriodicWorker
     private let monitor: HostMonitor?
     private let logger: Logger
 
@@ -24,11 +26,11 @@ public final class PinSetServerApp: Sendable {
     public init(configuration: PinSetServerConfiguration, logger: Logger = Logger(label: "pinset")) throws {
         self.logger = logger
         let key = try Self.loadKey(configuration)
-        let store = try PinStore(path: configuration.databasePath)
-        let snapshot = DocumentSnapshot(maxAge: Int(configuration.service.refreshInterval))
+        let store = try PinDatabase(path: configuration.databasePath, logger: logger)
+        let snapshot = DocumentIndex(maxAge: Int(configuration.service.refreshInterval))
         let metrics = ServerMetrics()
         let service = try PinSetService(
-            store: store, signingKey: key, configuration: configuration.service,
+            store: store, signingKey: key, configuration: configuration.service, logger: logger,
             publish: { snapshot.publish(CollectionOfOne($0)) })
         let started = Date()
         let hosts = try snapshot.load(from: store)
@@ -39,8 +41,14 @@ public final class PinSetServerApp: Sendable {
                 "kid": "\(key.kid)",
             ])
         let reports = PinReportService(store: store, service: service, configuration: configuration.reports)
+        let trust = try TrustService(
+            store: store, rootKeys: configuration.rootKeys, rootThreshold: configuration.rootThreshold,
+            signingKid: key.kid, refreshInterval: configuration.service.refreshInterval)
+        Self.warnIfNotDelegated(trust, kid: key.kid, logger: logger)
+        self.trust = trust
         let router = PinSetRouter(
-            snapshot: snapshot, service: service, reports: reports, store: store, metrics: metrics, logger: logger)
+            snapshot: snapshot, service: service, reports: reports, trust: trust, store: store, metrics: metrics,
+            logger: logger)
         self.http = try HTTPServer(configuration: configuration.http, handler: router)
         self.store = store
         self.service = service
@@ -50,20 +58,18 @@ public final class PinSetServerApp: Sendable {
             HostMonitor(store: store, configuration: probes, interval: interval, logger: logger)
         }
         monitor?.start()
-        let interval = configuration.resignCheckInterval
-        self.resigner = Task.detached(priority: .utility) {
-            while !Task.isCancelled {
-                do {
-                    let count = try service.resignDue()
-                    if count > 0 {
-                        metrics.resigned(count)
-                        logger.info("re-signed documents before expiry", metadata: ["count": "\(count)"])
-                    }
-                } catch {
-                    metrics.signingError()
-                    logger.error("re-signing failed", metadata: ["error": "\(error)"])
+        // Re-signing is blocking SQLite and signing work: it runs on a thread of its own, never on Swift's
+        // cooperative pool and never on the read path.
+        self.resigner = PeriodicWorker(name: "pinset.resigner", interval: configuration.resignCheckInterval) {
+            do {
+                let count = try service.resignDue()
+                if count > 0 {
+                    metrics.resigned(count)
+                    logger.info("re-signed documents before expiry", metadata: ["count": "\(count)"])
                 }
-                try? await Task.sleep(for: .seconds(interval))
+            } catch {
+                metrics.signingError()
+                logger.error("re-signing failed", metadata: ["error": "\(error)"])
             }
         }
     }
@@ -74,13 +80,30 @@ public final class PinSetServerApp: Sendable {
     /// Stops accepting connections, lets in-flight requests finish (up to `gracePeriod` seconds), stops the
     /// re-signer and closes the database cleanly.
     public func shutdown(gracePeriod: Double = 10) {
-        resigner.cancel()
+        resigner.stop()
         monitor?.stop()
         http.shutdown(gracePeriodSeconds: gracePeriod)
         do {
             try store.close()
         } catch {
             logger.error("closing the database failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// PROTOCOL §6.3: a server whose key the newest trust document does not list still starts (that is how a
+    /// leaked key is replaced), but says so.
+    private static func warnIfNotDelegated(_ trust: TrustService, kid: String, logger: Logger) {
+        switch try? trust.delegation() {
+        case .notDelegated:
+            logger.warning(
+                "the newest trust document does not list this server's signing key: clients that rely on root keys refuse its documents until a trust document naming it is pushed (PUT /admin/trust)",
+                metadata: ["kid": "\(kid)"])
+        case .noTrustDocument:
+            logger.warning(
+                "root keys are configured but no trust document is stored: clients that rely on root keys accept no document until one is pushed (pinset trust push)",
+                metadata: ["kid": "\(kid)"])
+        default:
+            break
         }
     }
 

@@ -20,14 +20,21 @@ public struct PinSetServerConfiguration: Sendable {
     public var reports: ReportConfiguration
     /// How often the background re-signer looks for documents due. Default 60 seconds.
     public var resignCheckInterval: TimeInterval
+    /// The offline root public keys (raw 32-byte Ed25519) the first trust document must be signed by
+    /// (PROTOCOL §6.3; `--root-pub`). Default none: the server works as without §6.
+    public var rootKeys: [[UInt8]]
+    /// How many distinct ``rootKeys`` must sign the first trust document (`--root-threshold`). Default 1.
+    public var rootThreshold: Int
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(
         databasePath: String = "./data/pinset.sqlite", keyPath: String = "./data/signing-key.pem",
         createKeyIfMissing: Bool = false, http: HTTPServerConfiguration = HTTPServerConfiguration(),
         service: ServiceConfiguration = ServiceConfiguration(), reports: ReportConfiguration = ReportConfiguration(),
-        resignCheckInterval: TimeInterval = 60
+        resignCheckInterval: TimeInterval = 60, rootKeys: [[UInt8]] = [], rootThreshold: Int = 1
     ) {
+        self.rootKeys = rootKeys
+        self.rootThreshold = rootThreshold
         self.reports = reports
         self.databasePath = databasePath
         self.keyPath = keyPath

@@ -5,30 +5,8 @@ import Synchronization
 /// Prometheus counters for the server, kept in pre-allocated atomics so that counting a `GET` costs one
 /// relaxed atomic add and no allocation or lock.
 final class ServerMetrics: Sendable {
-    /// The routes requests are counted by; the raw value is the `route` label.
-    enum Route: Int, CaseIterable, Sendable {
-        case pins, keys, healthz, metrics, reports, adminHosts, adminHost, adminPins, adminPin, adminHistory
-        case adminReports, unknown
-        case adminHostStatus
-
-        var label: String {
-            switch self {
-            case .pins: "/pins/{host}"
-            case .keys: "/keys"
-            case .healthz: "/healthz"
-            case .metrics: "/metrics"
-            case .reports: "/reports"
-            case .adminHosts: "/admin/hosts"
-            case .adminHost: "/admin/hosts/{host}"
-            case .adminPins: "/admin/hosts/{host}/pins"
-            case .adminPin: "/admin/hosts/{host}/pins/{sha256}"
-            case .adminHistory: "/admin/hosts/{host}/history"
-            case .adminReports: "/admin/reports"
-            case .unknown: "other"
-            case .adminHostStatus: "/admin/hosts/{host}/status"
-            }
-        }
-    }
+    /// The `route` labels: ``RouteTable/templates``, then ``RouteTable/otherLabel`` (index ``RouteTable/other``).
+    private static let routeLabels = RouteTable.templates + [RouteTable.otherLabel]
 
     /// Every status the server answers with; anything else is counted as `other`.
     private static let statuses = [200, 201, 204, 304, 400, 401, 404, 405, 412, 413, 422, 429, 500, 503]
@@ -45,7 +23,7 @@ final class ServerMetrics: Sendable {
     private let reportsByHost = Locked<[String: Int]>([:])
 
     init() {
-        requests = (0..<(Route.allCases.count * (Self.statuses.count + 1))).map { _ in Counter() }
+        requests = (0..<(Self.routeLabels.count * (Self.statuses.count + 1))).map { _ in Counter() }
     }
 
     private static func statusIndex(_ status: Int) -> Int {
@@ -68,11 +46,11 @@ final class ServerMetrics: Sendable {
         }
     }
 
-    /// Counts one answered request.
+    /// Counts one answered request under the route label `route` (a ``RouteTable/templates`` index, or
+    /// ``RouteTable/other``).
     @inline(__always)
-    func count(_ route: Route, status: Int) {
-        requests[route.rawValue * (Self.statuses.count + 1) + Self.statusIndex(status)].value
-            .add(1, ordering: .relaxed)
+    func count(_ route: Int, status: Int) {
+        requests[route * (Self.statuses.count + 1) + Self.statusIndex(status)].value.add(1, ordering: .relaxed)
     }
 
     func adminWrite() { adminWritesCounter.value.add(1, ordering: .relaxed) }
@@ -86,20 +64,21 @@ final class ServerMetrics: Sendable {
     /// The `host` label of reports for names the server does not publish (not a DNS name, so it never clashes).
     static let otherHostsLabel = "(other)"
 
-    /// The Prometheus text exposition (format 0.0.4).
-    func render(hosts: Int) -> String {
+    /// The Prometheus text exposition (format 0.0.4). `delegation` is the trust state of the server's key
+    /// (PROTOCOL §6.3), `nil` when it cannot be read.
+    func render(hosts: Int, delegation: TrustService.Delegation? = nil) -> String {
         var out = "# HELP pinset_http_requests_total HTTP requests answered, by route and status.\n"
         out += "# TYPE pinset_http_requests_total counter\n"
         let width = Self.statuses.count + 1
-        for route in Route.allCases {
+        for (route, label) in Self.routeLabels.enumerated() {
             for index in 0..<width {
-                let value = requests[route.rawValue * width + index].value.load(ordering: .relaxed)
+                let value = requests[route * width + index].value.load(ordering: .relaxed)
                 guard value > 0 else { continue }
                 let status = index < Self.statuses.count ? String(Self.statuses[index]) : "other"
-                out += "pinset_http_requests_total{route=\"\(route.label)\",status=\"\(status)\"} \(value)\n"
+                out += "pinset_http_requests_total{route=\"\(label)\",status=\"\(status)\"} \(value)\n"
             }
         }
-        let notModified = requests[ServerMetrics.Route.pins.rawValue * width + 3].value.load(ordering: .relaxed)
+        let notModified = requests[RouteTable.pins * width + 3].value.load(ordering: .relaxed)
         out += "# HELP pinset_not_modified_total GET /pins answers that were 304 Not Modified.\n"
         out += "# TYPE pinset_not_modified_total counter\npinset_not_modified_total \(notModified)\n"
         func counter(_ name: String, _ help: String, _ value: Int) {
@@ -114,6 +93,11 @@ final class ServerMetrics: Sendable {
             out += "pinset_reports_total{host=\"\(host)\"} \(value)\n"
         }
         out += "# HELP pinset_hosts Hosts with a published document.\n# TYPE pinset_hosts gauge\npinset_hosts \(hosts)\n"
+        if let delegation, delegation != .notConfigured {
+            out += "# HELP pinset_signing_key_delegated 1 when the newest trust document lists the server's signing key, else 0.\n"
+            out += "# TYPE pinset_signing_key_delegated gauge\n"
+            out += "pinset_signing_key_delegated \(delegation == .delegated ? 1 : 0)\n"
+        }
         return out
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Locking
 import Logging
+import PinSetAdminAPI
 import PinSetCore
 
 #if canImport(FoundationNetworking)
@@ -49,7 +50,7 @@ final class AlertWebhook: Sendable {
     }
 
     private func deliver(_ event: Event) {
-        guard let body = try? JSONCoding.encoder.encode(event) else { return }
+        guard let body = try? AdminJSON.encoder.encode(event) else { return }
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")

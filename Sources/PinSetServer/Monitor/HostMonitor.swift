@@ -1,13 +1,14 @@
 import Foundation
 import Locking
 import Logging
+import PinSetAdminAPI
 import PinSetCore
 
 /// Probes every host with an enforcing set, every interval, spread across it, on a thread of its own
 /// (probes block; they never run on Swift's cooperative pool or on the read path). Each result is stored
 /// (``HostProbeTable``) and a change of state is sent to the alert webhook.
 final class HostMonitor: Sendable {
-    private let store: PinStore
+    private let store: PinDatabase
     private let prober: HostProber
     private let interval: TimeInterval
     private let expiryWarning: TimeInterval
@@ -19,7 +20,7 @@ final class HostMonitor: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     init(
-        store: PinStore, configuration: ProbeConfiguration, interval: TimeInterval,
+        store: PinDatabase, configuration: ProbeConfiguration, interval: TimeInterval,
         clock: @escaping @Sendable () -> Date = Date.init, logger: Logger
     ) {
         self.store = store

@@ -2,7 +2,7 @@
 enum HostProbeMetrics {
     /// `pinset_host_pins_match{host}` and `pinset_host_certificate_expiry_seconds{host}`, from the last
     /// probe of each monitored host. An empty exposition part (headers only) when the database fails.
-    static func render(_ store: PinStore) -> String {
+    static func render(_ store: PinDatabase) -> String {
         let gauges = (try? store.read { db in try HostProbeTable.gauges(db) }) ?? []
         var out =
             "# HELP pinset_host_pins_match Whether every address of a host served a chain its set matches at the last probe (1) or not (0).\n"

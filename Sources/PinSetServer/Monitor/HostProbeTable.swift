@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PinSetAdminAPI
 import PinSetCore
 
 /// SQL for the monitor's last probe of each host (table `hostProbe`, one row per host).
@@ -17,7 +18,7 @@ enum HostProbeTable {
 
     /// `name` with its pins, or `nil` when it is gone, retired or report-only.
     static func watched(_ db: Database, name: String) throws -> Watched? {
-        guard let state = try HostTable.fetch(db, name: name), state.enforce, !state.retired else { return nil }
+        guard let state = try HostRecords.fetch(db, name: name), state.enforce, !state.retired else { return nil }
         return Watched(name: name, pins: state.pins)
     }
 
@@ -28,8 +29,8 @@ enum HostProbeTable {
         guard let hostId = try Int64.fetchOne(db, sql: "SELECT id FROM host WHERE name = ?", arguments: [status.host])
         else { return nil }
         let previous = try String.fetchOne(db, sql: "SELECT state FROM hostProbe WHERE hostId = ?", arguments: [hostId])
-        let addresses = String(decoding: try JSONCoding.encoder.encode(status.addresses), as: UTF8.self)
-        let warnings = String(decoding: try JSONCoding.encoder.encode(status.warnings), as: UTF8.self)
+        let addresses = String(decoding: try AdminJSON.encoder.encode(status.addresses), as: UTF8.self)
+        let warnings = String(decoding: try AdminJSON.encoder.encode(status.warnings), as: UTF8.self)
         try db.execute(
             sql: """
                 INSERT INTO hostProbe (hostId, at, state, pinsMatch, leafNotAfter, warnings, addresses)

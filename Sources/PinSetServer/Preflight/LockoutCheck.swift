@@ -1,4 +1,5 @@
 import Foundation
+import PinSetAdminAPI
 import PinSetCore
 
 /// The pure decision behind the pre-flight check and the monitor: does a set accept what a host serves?

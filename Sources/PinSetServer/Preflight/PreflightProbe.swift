@@ -1,3 +1,4 @@
+import PinSetAdminAPI
 import PinSetCore
 
 /// What the probe of a write's host found, taken before the write's transaction.

@@ -2,18 +2,19 @@ import Foundation
 import GRDB
 import OpenSSLCrypto
 import PinSetCore
+import PinSetAdminAPI
 
 /// Stores pin failure reports (`POST /reports`, TrustKit's format) and lists them grouped.
 ///
 /// Identical reports share one row with a counter. Rows older than the retention period, and the oldest rows
 /// beyond ``ReportConfiguration/maxRows``, are deleted as new reports arrive, so a flood cannot fill the disk.
 public final class PinReportService: Sendable {
-    let store: PinStore
+    let store: PinDatabase
     let service: PinSetService
     let configuration: ReportConfiguration
 
     /// Creates the service over an open store; `service` answers which pins are current.
-    public init(store: PinStore, service: PinSetService, configuration: ReportConfiguration = ReportConfiguration()) {
+    public init(store: PinDatabase, service: PinSetService, configuration: ReportConfiguration = ReportConfiguration()) {
         self.store = store
         self.service = service
         self.configuration = configuration
@@ -81,6 +82,7 @@ public final class PinReportService: Sendable {
                             SELECT id FROM pinReport ORDER BY lastSeen DESC, id DESC LIMIT -1 OFFSET ?)
                         """,
                     arguments: [maxRows])
+                try Self.countDay(db, host: host, seconds: seconds, cutoff: cutoff, maxRows: maxRows)
                 return .commit
             }
             return try Int.fetchOne(db, sql: "SELECT count FROM pinReport WHERE fingerprint = ?", arguments: [Data(fingerprint)]) ?? 1 > 1

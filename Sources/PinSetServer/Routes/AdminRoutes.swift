@@ -2,53 +2,32 @@ import Foundation
 import Logging
 import MicroHTTPD
 import PinSetCore
+import PinSetAdminAPI
 
 /// The `/admin/` API (PROTOCOL §4): bearer authentication, then one service call per route.
 struct AdminRoutes {
     let router: PinSetRouter
     let request: HTTPRequest
+    /// The ``RouteTable`` route the path matched; `nil` for a path under `/admin/` that is no route (`404` once
+    /// authenticated).
+    let match: RouteTable.Match?
 
-    func dispatch() -> (ServerMetrics.Route?, HTTPResponse) {
-        let parts = Self.segments(of: request.path)
-        let route = Self.route(of: parts)
+    /// Authenticates, then checks the method against the route table (so a request without a token gets `401`
+    /// whatever its method), then answers.
+    func dispatch() -> HTTPResponse {
         guard let tokenName = authenticate() else {
-            return (route, Problem.unauthorized("send an admin token as `Authorization: Bearer <token>`; create one with `pinset token create`").response)
+            return Problem.unauthorized("send an admin token as `Authorization: Bearer <token>`; create one with `pinset token create`").response
+        }
+        guard let match else {
+            return Problem.notFound("there is no admin resource at \(request.path.prefix(200)); see openapi.yaml").response
+        }
+        guard match.allows(request.method.name) else {
+            return Problem.methodNotAllowed(RouteTable.methods[match.index]).response
         }
         do {
-            return (route, try answer(route, parts: parts, tokenName: tokenName))
-        } catch let error as ServiceError {
-            return (route, problem(for: error).response)
-        } catch let error as HostName.Error {
-            return (route, Problem.invalidHost(error.description).response)
-        } catch let problem as Problem {
-            return (route, problem.response)
+            return try answer(match, tokenName: tokenName)
         } catch {
-            router.logger.error("admin request failed", metadata: ["path": "\(request.path)", "error": "\(error)"])
-            return (route, Problem.internalError.response)
-        }
-    }
-
-    /// The path's segments after `/admin/`. A pin in `/hosts/{host}/pins/{sha256}` given in standard base64
-    /// (the form every answer carries) may hold `/` once percent-decoded: its pieces are joined back.
-    static func segments(of path: String) -> [Substring] {
-        var parts = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2))
-        if parts.count > 4, parts[0] == "hosts", parts[2] == "pins" {
-            parts[3] = Substring(parts[3...].joined(separator: "/"))
-            parts.removeSubrange(4...)
-        }
-        return parts
-    }
-
-    private static func route(of parts: [Substring]) -> ServerMetrics.Route {
-        switch (parts.first, parts.count) {
-        case ("hosts", 1): .adminHosts
-        case ("hosts", 2): .adminHost
-        case ("hosts", 3) where parts[2] == "pins": .adminPins
-        case ("hosts", 4) where parts[2] == "pins": .adminPin
-        case ("hosts", 3) where parts[2] == "history": .adminHistory
-        case ("hosts", 3) where parts[2] == "status": .adminHostStatus
-        case ("reports", 1): .adminReports
-        default: .unknown
+            return router.problemResponse(for: error, path: request.path)
         }
     }
 
@@ -70,47 +49,42 @@ struct AdminRoutes {
         return router.service.authenticate(bearer: String(Substring(utf8)))
     }
 
-    private func answer(_ route: ServerMetrics.Route, parts: [Substring], tokenName: String) throws -> HTTPResponse {
+    private func answer(_ match: RouteTable.Match, tokenName: String) throws -> HTTPResponse {
         let method = request.method
         let service = router.service
         let ifMatch = request.header("If-Match")
-        switch route {
-        case .adminHosts:
-            guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
+        let parameters = match.parameters
+        switch (match.template, method) {
+        case ("/admin/hosts", _):
             return try json(200, ["hosts": service.hostsWithState()])
-        case .adminHost:
-            let host = String(parts[1])
-            switch method {
-            case .get:
-                return json(200, try service.detail(host: host))
-            case .put:
-                let body = try SetRequest.decode(json: request.body)
-                let outcome = try service.replace(host: host, request: body, ifMatch: ifMatch, tokenName: tokenName)
-                return written(outcome, outcome.created ? "create" : "replace", tokenName)
-            case .delete:
-                return written(try service.retire(host: host, ifMatch: ifMatch, tokenName: tokenName), "retire", tokenName)
-            default:
-                throw Problem.methodNotAllowed(["GET", "PUT", "DELETE"])
-            }
-        case .adminPins:
-            guard method == .post else { throw Problem.methodNotAllowed(["POST"]) }
-            let body = try PinsRequest.decode(json: request.body)
-            return written(try service.addPins(host: String(parts[1]), request: body, ifMatch: ifMatch, tokenName: tokenName), "add", tokenName)
-        case .adminPin:
-            guard method == .delete else { throw Problem.methodNotAllowed(["DELETE"]) }
+        case ("/admin/hosts/{host}", .get):
+            return json(200, try service.detail(host: String(parameters[0])))
+        case ("/admin/hosts/{host}", .put):
+            let body = try SetRequest.decode(json: request.body)
+            let outcome = try service.replace(
+                host: String(parameters[0]), request: body, ifMatch: ifMatch, tokenName: tokenName)
+            return written(outcome, outcome.created ? "create" : "replace", tokenName)
+        case ("/admin/hosts/{host}", _):
             return written(
-                try service.removePin(host: String(parts[1]), sha256URL: String(parts[3]), ifMatch: ifMatch, tokenName: tokenName,
-                    force: request.query("force") == "true"),
+                try service.retire(host: String(parameters[0]), ifMatch: ifMatch, tokenName: tokenName), "retire",
+                tokenName)
+        case ("/admin/hosts/{host}/pins", _):
+            let body = try PinsRequest.decode(json: request.body)
+            return written(
+                try service.addPins(host: String(parameters[0]), request: body, ifMatch: ifMatch, tokenName: tokenName),
+                "add", tokenName)
+        case ("/admin/hosts/{host}/pins/{sha256}", _):
+            return written(
+                try service.removePin(
+                    host: String(parameters[0]), sha256URL: String(parameters[1]), ifMatch: ifMatch,
+                    tokenName: tokenName, force: request.query("force") == "true"),
                 "remove", tokenName)
-        case .adminHistory:
-            guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
-            let host = try HostName.normalize(String(parts[1]))
+        case ("/admin/hosts/{host}/history", _):
+            let host = try HostName.normalize(String(parameters[0]))
             return try json(200, HistoryBody(host: host, versions: service.history(host: host)))
-        case .adminHostStatus:
-            guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
-            return try json(200, service.status(host: String(parts[1])))
-        case .adminReports:
-            guard method == .get else { throw Problem.methodNotAllowed(["GET"]) }
+        case ("/admin/hosts/{host}/status", _):
+            return try json(200, service.status(host: String(parameters[0])))
+        case ("/admin/reports", _):
             var host: String?
             if let raw = request.query("host") { host = try HostName.normalize(raw) }
             var since: Date?
@@ -120,10 +94,29 @@ struct AdminRoutes {
                 }
                 since = date
             }
-            return try json(200, ["groups": router.reports.groups(host: host, since: since)])
+            return try json(
+                200,
+                ReportsBody(
+                    groups: router.reports.groups(host: host, since: since),
+                    days: router.reports.days(host: host, since: since)))
+        case ("/admin/trust", _):
+            let outcome = try router.trust.push(request.body, tokenName: tokenName)
+            router.metrics.adminWrite()
+            router.logger.info(
+                "trust document pushed",
+                metadata: [
+                    "version": "\(outcome.version)", "signers": "\(outcome.signers.joined(separator: ","))",
+                    "token": "\(tokenName)",
+                ])
+            return try json(201, outcome)
         default:
             throw Problem.notFound("there is no admin resource at \(request.path.prefix(200)); see openapi.yaml")
         }
+    }
+
+    private struct ReportsBody: Encodable {
+        let groups: [ReportGroup]
+        let days: [ReportDay]
     }
 
     private struct HistoryBody: Encodable {
@@ -146,7 +139,7 @@ struct AdminRoutes {
     private func json(_ status: Int, _ value: some Encodable) throws -> HTTPResponse {
         .dynamic(
             status: status, headers: [("Content-Type", "application/json")],
-            body: [UInt8](try JSONCoding.encoder.encode(value)))
+            body: [UInt8](try AdminJSON.encoder.encode(value)))
     }
 
     /// A host's detail with its ETag, written by ``HostDetail/encodedJSON()`` (the write path's answer).
@@ -159,34 +152,12 @@ struct AdminRoutes {
     /// A host's detail with its ETag and the write's pre-flight report as a `preflight` member.
     private func json(_ status: Int, _ detail: HostDetail, preflight: PreflightReport) -> HTTPResponse {
         var body = detail.encodedJSON()
-        guard body.last == UInt8(ascii: "}"), let report = try? JSONCoding.encoder.encode(preflight) else {
+        guard body.last == UInt8(ascii: "}"), let report = try? AdminJSON.encoder.encode(preflight) else {
             return json(status, detail)
         }
         body.removeLast()
         body += Array(",\"preflight\":".utf8) + [UInt8](report) + [UInt8(ascii: "}")]
         return .dynamic(
             status: status, headers: [("Content-Type", "application/json"), ("ETag", detail.etag)], body: body)
-    }
-
-    private func problem(for error: ServiceError) -> Problem {
-        switch error.code {
-        case .badRequest: return .badRequest(error.detail)
-        case .invalidHost: return .invalidHost(error.detail)
-        case .notFound: return .notFound(error.detail)
-        case .preconditionFailed:
-            return Problem(slug: "precondition-failed", title: "Precondition failed", status: 412, detail: error.detail)
-        case .unprocessable:
-            return Problem(
-                slug: "unprocessable", title: "Safety rule broken", status: 422, detail: error.detail,
-                rule: error.rule?.rawValue, preflight: error.preflight)
-        case .conflict:
-            return Problem(slug: "conflict", title: "Conflict", status: 409, detail: error.detail)
-        case .unavailable:
-            return .unavailable(error.detail)
-        case .storage:
-            router.metrics.storageError()
-            router.logger.error("storage failure", metadata: ["path": "\(request.path)", "error": "\(error)"])
-            return .internalError
-        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MicroHTTPD
+import PinSetAdminAPI
 import PinSetCore
 
 /// An RFC 9457 problem detail, the body of every error answer.
@@ -30,10 +31,15 @@ struct Problem: Error, Encodable, Sendable {
     }
 
     var response: HTTPResponse {
-        let body = (try? JSONCoding.encoder.encode(self)).map { [UInt8]($0) } ?? []
-        return .dynamic(
-            status: status, headers: [("Content-Type", "application/problem+json")] + headers, body: body)
+        .dynamic(status: status, headers: [("Content-Type", "application/problem+json")] + headers, body: body)
     }
+
+    /// The answer built once, for the wrapper to send many times.
+    var prepared: PreparedResponse {
+        PreparedResponse(status: status, headers: [("Content-Type", "application/problem+json")] + headers, body: body)
+    }
+
+    private var body: [UInt8] { (try? AdminJSON.encoder.encode(self)).map { [UInt8]($0) } ?? [] }
 
     static func badRequest(_ detail: String) -> Problem {
         Problem(slug: "bad-request", title: "Bad request", status: 400, detail: detail)
@@ -61,17 +67,4 @@ struct Problem: Error, Encodable, Sendable {
     static let internalError = Problem(
         slug: "internal", title: "Internal error", status: 500,
         detail: "the server failed to handle the request; the cause is in the server log")
-}
-
-/// The JSON coders every route uses: sorted keys, no escaped slashes.
-enum JSONCoding {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(RFC3339.format(date))
-        }
-        return encoder
-    }()
 }

@@ -2,15 +2,16 @@ import Foundation
 import GRDB
 import OpenSSLCrypto
 import PinSetCore
+import PinSetAdminAPI
 
 /// Admin tokens in the database, for tools that manage them without a signing key (`pinset token ...`).
 ///
 /// A running server sees tokens created or revoked here at its next admin request.
 public struct AdminTokens: Sendable {
-    let store: PinStore
+    let store: PinDatabase
 
     /// Wraps an open store.
-    public init(store: PinStore) {
+    public init(store: PinDatabase) {
         self.store = store
     }
 
@@ -22,7 +23,7 @@ public struct AdminTokens: Sendable {
     ///   non-revoked token already has the name.
     public func create(name: String, now: Date = Date()) throws(ServiceError) -> String {
         try PinSetService.checkTokenName(name)
-        let token = "pst_" + Base64URL.encode(SecureBytes.random(count: 32))
+        let token = "pst_" + Base64URL.encode(SecureRandom.bytes(count: 32))
         let hash = SHA256Digest.hash(Array(token.utf8))
         try store.serializedWrite { db in
             try db.inTransaction {

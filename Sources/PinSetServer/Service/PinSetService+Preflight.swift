@@ -1,4 +1,5 @@
 import Foundation
+import PinSetAdminAPI
 import PinSetCore
 
 extension PinSetService {
@@ -25,7 +26,7 @@ extension PinSetService {
     ) throws(ServiceError) -> (pins: [Pin], report: PreflightReport)? {
         guard probe.checks else { return nil }
         let now = StoredTime.truncate(clock())
-        let current = try store.read { db in try HostTable.fetch(db, name: host) }
+        let current = try store.read { db in try HostRecords.fetch(db, name: host) }
         if mustExist, current == nil { throw Self.unknownHost(host) }
         let planned = try plan(current)
         do throws(PinSetError) {

@@ -26,7 +26,7 @@ extension PinSetService {
         let threshold = configuration.effectiveResignAfter
         let kid = signingKey.kid
         let candidates = try store.read { db in
-            try HostTable.dueForResigning(db, issuedBefore: clock().addingTimeInterval(-threshold), activeKid: kid)
+            try HostRecords.dueForResigning(db, issuedBefore: clock().addingTimeInterval(-threshold), activeKid: kid)
         }
         var count = 0
         for host in candidates {
@@ -41,16 +41,16 @@ extension PinSetService {
             var document: PublishedDocument?
             try db.inTransaction {
                 let now = StoredTime.truncate(clock())
-                guard let current = try HostTable.fetch(db, name: host),
+                guard let current = try HostRecords.fetch(db, name: host),
                     current.document.issuedAt <= now.addingTimeInterval(-threshold)
                         || current.document.kid != signingKey.kid,
-                    let payload = try HostTable.payload(db, hostId: current.id, version: current.version)
+                    let payload = try HostRecords.payload(db, hostId: current.id, version: current.version)
                 else { return .rollback }
                 var set = try PinSet.decode(json: payload)
                 set.issuedAt = now
                 set.expiresAt = now.addingTimeInterval(configuration.documentLifetime)
                 let (signed, _) = try sign(set)
-                try HostTable.replaceDocument(db, hostId: current.id, signed)
+                try HostRecords.replaceDocument(db, hostId: current.id, signed)
                 document = signed
                 return .commit
             }

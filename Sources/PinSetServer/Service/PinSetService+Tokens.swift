@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OpenSSLCrypto
 import PinSetCore
+import PinSetAdminAPI
 
 /// The active tokens' hashes, kept in memory for ``PinSetService/authenticate(bearer:)``.
 struct TokenCache: Sendable {
@@ -50,7 +51,7 @@ extension PinSetService {
         let hash = SHA256Digest.hash(Array(token.utf8))
         let entries = tokenCache.withLock { $0.entries }
         var match: String?
-        for entry in entries where SecureBytes.constantTimeEquals(entry.hash, hash) {
+        for entry in entries where ConstantTime.equals(entry.hash, hash) {
             match = entry.name
         }
         return match

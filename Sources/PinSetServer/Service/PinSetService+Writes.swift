@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PinSetCore
+import PinSetAdminAPI
 
 extension PinSetService {
     /// What a write wants the new set to be.
@@ -124,7 +125,7 @@ extension PinSetService {
         plan: (HostState?) throws(ServiceError) -> PlannedSet
     ) throws -> WriteOutcome {
         let now = StoredTime.truncate(clock())
-        let current = try HostTable.fetch(db, name: host)
+        let current = try HostRecords.fetch(db, name: host)
         if mustExist, current == nil { throw Self.unknownHost(host) }
         if let ifMatch, !Self.matches(ifMatch: ifMatch, etag: current?.document.etag) {
             throw ServiceError(
@@ -149,11 +150,11 @@ extension PinSetService {
         let (document, payload) = try sign(set)
         let old = current?.pins.map { $0.sha256 } ?? []
         let new = planned.pins.map { $0.sha256 }
-        let version = HostTable.NewVersion(
+        let version = HostRecords.NewVersion(
             set: set, payload: payload, document: document, retired: planned.retired, tokenName: tokenName,
             change: planned.change, added: new.filter { !old.contains($0) }, removed: old.filter { !new.contains($0) },
             forced: forced)
-        let hostId = try HostTable.save(db, version, existingId: current?.id)
+        let hostId = try HostRecords.save(db, version, existingId: current?.id)
         let state = HostState(
             id: hostId, name: host, version: set.version, includeSubdomains: set.includeSubdomains,
             enforce: set.enforce, reportUri: set.reportUri, retired: planned.retired, updatedAt: now,

@@ -3,6 +3,7 @@ import Logging
 import OpenSSLCrypto
 import PinSetCore
 import Locking
+import PinSetAdminAPI
 
 /// The pin set service: validates writes, versions and signs sets, stores them durably and publishes each
 /// new document, in commit order, through the `publish` callback.
@@ -11,13 +12,13 @@ import Locking
 /// COMMIT and before the next write starts. A write that changes nothing still makes a new version (simple and
 /// honest: every acknowledged write is in the history). Reads run concurrently on reader connections.
 public final class PinSetService: Sendable {
-    let store: PinStore
+    let store: PinDatabase
     let signingKey: Ed25519SigningKey
     /// The configuration the service was created with (the HTTP layer reads `refreshInterval` from it).
     public let configuration: ServiceConfiguration
     let clock: @Sendable () -> Date
     let publish: @Sendable (PublishedDocument) -> Void
-    let logger = Logger(label: "pinset.service")
+    let logger: Logger
     let tokenCache = Locked(TokenCache())
 
     /// Creates the service and registers `signingKey`'s public key as the active key (earlier keys stay listed
@@ -25,13 +26,15 @@ public final class PinSetService: Sendable {
     ///
     /// - Parameters:
     ///   - clock: the time source (injectable for tests). Default `Date.init`.
+    ///   - logger: where the service logs; default a logger labelled `pinset.service`.
     ///   - publish: called with every newly signed document, after it is committed, in commit order, from the
     ///     writing thread. It must be quick and must not call back into the service's write methods.
     public init(
-        store: PinStore, signingKey: Ed25519SigningKey, configuration: ServiceConfiguration,
-        clock: @escaping @Sendable () -> Date = Date.init,
+        store: PinDatabase, signingKey: Ed25519SigningKey, configuration: ServiceConfiguration,
+        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "pinset.service"),
         publish: @escaping @Sendable (PublishedDocument) -> Void
     ) throws(ServiceError) {
+        self.logger = logger
         self.store = store
         self.signingKey = signingKey
         self.configuration = configuration
@@ -49,13 +52,13 @@ public final class PinSetService: Sendable {
 
     /// Every host (retired ones included, with 0 pins), by name.
     public func hosts() throws(ServiceError) -> [HostSummary] {
-        try store.read { db in try HostTable.summaries(db) }
+        try store.read { db in try HostRecords.summaries(db) }
     }
 
     /// The current set of `host`. 400 for a malformed host, 404 for an unknown one.
     public func detail(host: String) throws(ServiceError) -> HostDetail {
         let name = try Self.normalize(host)
-        guard let state = try store.read({ db in try HostTable.fetch(db, name: name) }) else {
+        guard let state = try store.read({ db in try HostRecords.fetch(db, name: name) }) else {
             throw Self.unknownHost(name)
         }
         return state.detail
@@ -64,7 +67,7 @@ public final class PinSetService: Sendable {
     /// Every version of `host`, newest first. 400 for a malformed host, 404 for an unknown one.
     public func history(host: String) throws(ServiceError) -> [HistoryEntry] {
         let name = try Self.normalize(host)
-        guard let entries = try store.read({ db in try HostTable.history(db, name: name) }) else {
+        guard let entries = try store.read({ db in try HostRecords.history(db, name: name) }) else {
             throw Self.unknownHost(name)
         }
         return entries

@@ -1,3 +1,4 @@
+import PinSetAdminAPI
 import PinSetCore
 
 /// Why a service call failed, with the HTTP status and a detail that tells the caller what to fix.
@@ -44,6 +45,8 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     public let detail: String
     /// For 422: the safety rule broken.
     public let rule: PinSetError.Code?
+    /// For a refused trust document (`PUT /admin/trust`): the rule of PROTOCOL §6 broken.
+    public var trustRule: TrustRejection.Code? = nil
     /// For a 422 of the pre-flight check: what each address serves.
     public var preflight: PreflightReport?
 
@@ -52,6 +55,17 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         self.code = code
         self.detail = detail
         self.rule = rule
+    }
+
+    /// A refused trust document: 400 when it is not a trust document at all, else 422 with the rule broken.
+    public init(_ rejection: TrustRejection) {
+        switch rejection.code {
+        case .malformed, .malformedHeader, .tooLarge:
+            self.init(.badRequest, rejection.detail)
+        default:
+            self.init(.unprocessable, rejection.detail)
+        }
+        trustRule = rejection.code
     }
 
     /// A 422 for a broken safety rule.

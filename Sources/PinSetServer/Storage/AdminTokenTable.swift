@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PinSetAdminAPI
 
 /// SQL for admin tokens. Only SHA-256 hashes of tokens are ever stored.
 enum AdminTokenTable {

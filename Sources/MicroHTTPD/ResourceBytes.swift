@@ -1,0 +1,73 @@
+/// One resource's key, ETag and body in a single allocation, back to back after a small header. Immutable
+/// once made.
+///
+/// The body is the only copy the server keeps: responses are built over it without copying (see
+/// ``CachedResource``), and libmicrohttpd retains the object while it sends them.
+///
+/// Not `Sendable` (`ManagedBuffer` cannot be), but safe to share: nothing writes to it after ``make``.
+final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
+    struct Layout {
+        /// The byte counts of the key, the ETag and the body, stored in that order.
+        let keyCount: Int32
+        let etagCount: Int32
+        let bodyCount: Int
+    }
+
+    /// Copies the three byte ranges into one new object.
+    static func make(key: UnsafeRawBufferPointer, etag: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer)
+        -> ResourceBytes
+    {
+        precondition(key.count <= Int(Int32.max) && etag.count <= Int(Int32.max))
+        let layout = Layout(keyCount: Int32(key.count), etagCount: Int32(etag.count), bodyCount: body.count)
+        let buffer = create(minimumCapacity: key.count + etag.count + body.count) { _ in layout }
+        buffer.withUnsafeMutablePointerToElements { start in
+            let at = UnsafeMutableRawPointer(start)
+            UnsafeMutableRawBufferPointer(start: at, count: key.count).copyMemory(from: key)
+            UnsafeMutableRawBufferPointer(start: at + key.count, count: etag.count).copyMemory(from: etag)
+            UnsafeMutableRawBufferPointer(start: at + key.count + etag.count, count: body.count)
+                .copyMemory(from: body)
+        }
+        return unsafeDowncast(buffer, to: ResourceBytes.self)
+    }
+
+    /// Copies any three byte collections (contiguous ones without an intermediate array).
+    static func make(
+        key: some Collection<UInt8>, etag: some Collection<UInt8>, body: some Collection<UInt8>
+    ) -> ResourceBytes {
+        withBytes(key) { key in withBytes(etag) { etag in withBytes(body) { body in make(key: key, etag: etag, body: body) } } }
+    }
+
+    private static func withBytes<R>(_ bytes: some Collection<UInt8>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        if let result = bytes.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) {
+            return result
+        }
+        return Array(bytes).withUnsafeBytes(body)
+    }
+
+    /// Calls `body` with the key's bytes (no allocation).
+    @inline(__always)
+    func withKey<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeMutablePointers { layout, start in
+            try body(UnsafeRawBufferPointer(start: start, count: Int(layout.pointee.keyCount)))
+        }
+    }
+
+    /// Calls `body` with the ETag's bytes, quotes included (no allocation).
+    @inline(__always)
+    func withETag<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeMutablePointers { layout, start in
+            try body(
+                UnsafeRawBufferPointer(start: start + Int(layout.pointee.keyCount), count: Int(layout.pointee.etagCount)))
+        }
+    }
+
+    /// Calls `body` with the body's bytes. They stay valid, unchanged, for as long as the object lives.
+    func withBody<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeMutablePointers { layout, start in
+            try body(
+                UnsafeRawBufferPointer(
+                    start: start + Int(layout.pointee.keyCount) + Int(layout.pointee.etagCount),
+                    count: layout.pointee.bodyCount))
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import GRDB
+import PinSetCore
+import PinSetAdminAPI
+
+/// SQL for hosts, their pins, their versions and their current documents.
+enum HostRecords {
+    /// A new version to store, with everything derived from it.
+    struct NewVersion {
+        var set: PinSet
+        var payload: [UInt8]
+        var document: PublishedDocument
+        var retired: Bool
+        var tokenName: String
+        var change: ChangeKind
+        var added: [String]
+        var removed: [String]
+        var forced = false
+    }
+
+    private static let documentColumns = "d.version AS dVersion, d.body, d.kid, d.issuedAt, d.expiresAt"
+
+    private static func document(_ row: Row, host: String) -> PublishedDocument {
+        PublishedDocument(
+            host: host, version: row["dVersion"], body: [UInt8](row["body"] as Data), kid: row["kid"],
+            issuedAt: StoredTime.date(row["issuedAt"]), expiresAt: StoredTime.date(row["expiresAt"]))
+    }
+
+    /// The current state of `name`, or `nil` if the host was never written. Columns are read by position
+    /// (GRDB's by-name lookup lower-cases each name: measurable on the write path) and the stored ETag is used.
+    static func fetch(_ db: Database, name: String) throws -> HostState? {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT h.id, h.version, h.includeSubdomains, h.enforce, h.reportUri, h.retired, h.updatedAt,
+                               d.version, d.body, d.etag, d.kid, d.issuedAt, d.expiresAt
+                        FROM host h JOIN document d ON d.hostId = h.id WHERE h.name = ?
+                        """), arguments: [name])
+        else { return nil }
+        let id: Int64 = row[0]
+        let pins = try Row.fetchAll(
+            db.cachedStatement(
+                sql: "SELECT sha256, type, role, expiresAt, comment FROM pin WHERE hostId = ? ORDER BY position"),
+            arguments: [id]
+        )
+        .map { pin in
+            Pin(
+                sha256: pin[0], type: PinType(rawValue: pin[1]) ?? .spki, role: PinRole(rawValue: pin[2]) ?? .current,
+                expiresAt: (pin[3] as Int64?).map(StoredTime.date), comment: pin[4])
+        }
+        let document = PublishedDocument(
+            host: name, version: row[7], body: [UInt8](row[8] as Data), etag: row[9], kid: row[10],
+            issuedAt: StoredTime.date(row[11]), expiresAt: StoredTime.date(row[12]))
+        return HostState(
+            id: id, name: name, version: row[1], includeSubdomains: row[2], enforce: row[3], reportUri: row[4],
+            retired: row[5], updatedAt: StoredTime.date(row[6]), pins: pins, document: document)
+    }
+
+    /// Every host's summary, by name.
+    static func summaries(_ db: Database) throws -> [HostSummary] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT h.name, h.version, h.updatedAt, d.expiresAt, d.etag,
+                       (SELECT COUNT(*) FROM pin p WHERE p.hostId = h.id) AS pinCount
+                FROM host h JOIN document d ON d.hostId = h.id ORDER BY h.name
+                """
+        ).map { row in
+            HostSummary(
+                host: row["name"], version: row["version"], pinCount: row["pinCount"],
+                updatedAt: StoredTime.date(row["updatedAt"]), expiresAt: StoredTime.date(row["expiresAt"]),
+                etag: row["etag"])
+        }
+    }
+
+    /// Every host's current document, by name.
+    static func documents(_ db: Database) throws -> [PublishedDocument] {
+        try Row.fetchAll(
+            db, sql: "SELECT h.name, \(documentColumns) FROM host h JOIN document d ON d.hostId = h.id ORDER BY h.name"
+        )
+        .map { document($0, host: $0["name"]) }
+    }
+
+    /// Calls `body` with every host's current document as raw bytes, read in place from each SQLite row:
+    /// no `PublishedDocument`, no copies, no ETag recomputation (the stored `etag` column is the one computed
+    /// when the document was signed). The start-up load. The buffers are valid only during each call.
+    static func forEachDocument(
+        _ db: Database,
+        _ body: (_ version: Int, _ host: Data, _ etag: Data, _ document: Data) throws -> Void
+    ) throws {
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT d.version, h.name, d.etag, d.body FROM document d JOIN host h ON h.id = d.hostId")
+        while let row = try rows.next() {
+            let version: Int = row[0]
+            // GRDB hands the column bytes over as `Data` without copying them (its `withUnsafeData`); the resource
+            // copies them once, into its own allocation.
+            try row.withUnsafeData(atIndex: 1) { host in
+                try row.withUnsafeData(atIndex: 2) { etag in
+                    try row.withUnsafeData(atIndex: 3) { document in
+                        try body(version, host ?? Data(), etag ?? Data(), document ?? Data())
+                    }
+                }
+            }
+        }
+    }
+
+    /// The hosts whose document was issued at or before `issuedBefore` or signed by a key other than `activeKid`.
+    static func dueForResigning(_ db: Database, issuedBefore: Date, activeKid: String) throws -> [String] {
+        try String.fetchAll(
+            db,
+            sql: """
+                SELECT h.name FROM host h JOIN document d ON d.hostId = h.id
+                WHERE d.issuedAt <= ? OR d.kid <> ? ORDER BY h.name
+                """, arguments: [StoredTime.seconds(issuedBefore), activeKid])
+    }
+
+    /// The payload JSON stored for `version` of host `id`.
+    static func payload(_ db: Database, hostId: Int64, version: Int) throws -> [UInt8]? {
+        try
+            (Data.fetchOne(
+                db, sql: "SELECT payload FROM hostVersion WHERE hostId = ? AND version = ?",
+                arguments: [hostId, version]))
+            .map { [UInt8]($0) }
+    }
+
+    /// Stores a new version: host row, pins, history entry and current document. Returns the host id.
+    @discardableResult
+    static func save(_ db: Database, _ new: NewVersion, existingId: Int64?) throws -> Int64 {
+        let set = new.set
+        let at = StoredTime.seconds(set.issuedAt)
+        let hostId: Int64
+        if let existingId {
+            hostId = existingId
+            try db.cachedStatement(
+                sql: """
+                    UPDATE host SET version = ?, includeSubdomains = ?, enforce = ?, reportUri = ?, retired = ?, updatedAt = ?
+                    WHERE id = ?
+                    """).execute(
+                arguments: [set.version, set.includeSubdomains, set.enforce, set.reportUri, new.retired, at, hostId])
+            try db.cachedStatement(sql: "DELETE FROM pin WHERE hostId = ?").execute(arguments: [hostId])
+        } else {
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO host (name, version, includeSubdomains, enforce, reportUri, retired, createdAt, updatedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """).execute(
+                arguments: [
+                    set.host, set.version, set.includeSubdomains, set.enforce, set.reportUri, new.retired, at, at,
+                ])
+            hostId = db.lastInsertedRowID
+        }
+        for (position, pin) in set.pins.enumerated() {
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO pin (hostId, position, sha256, type, role, expiresAt, comment) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """).execute(
+                arguments: [
+                    hostId, position, pin.sha256, pin.type.rawValue, pin.role.rawValue,
+                    pin.expiresAt.map(StoredTime.seconds), pin.comment,
+                ])
+        }
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO hostVersion (hostId, version, at, tokenName, change, added, removed, payload, forced)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(
+            arguments: [
+                hostId, set.version, at, new.tokenName, new.change.rawValue, jsonArray(new.added),
+                jsonArray(new.removed), Data(new.payload), new.forced,
+            ])
+        try replaceDocument(db, hostId: hostId, new.document)
+        return hostId
+    }
+
+    /// Makes `document` the current document of host `hostId`.
+    static func replaceDocument(_ db: Database, hostId: Int64, _ document: PublishedDocument) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO document (hostId, version, body, etag, kid, issuedAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(hostId) DO UPDATE SET version = excluded.version, body = excluded.body, etag = excluded.etag,
+                    kid = excluded.kid, issuedAt = excluded.issuedAt, expiresAt = excluded.expiresAt
+                """).execute(
+            arguments: [
+                hostId, document.version, Data(document.body), document.etag, document.kid,
+                StoredTime.seconds(document.issuedAt), StoredTime.seconds(document.expiresAt),
+            ])
+    }
+
+    /// The history of `name`, newest first, or `nil` if the host was never written.
+    static func history(_ db: Database, name: String) throws -> [HistoryEntry]? {
+        guard let hostId = try Int64.fetchOne(db, sql: "SELECT id FROM host WHERE name = ?", arguments: [name]) else {
+            return nil
+        }
+        return try Row.fetchAll(
+            db, sql: "SELECT * FROM hostVersion WHERE hostId = ? ORDER BY version DESC", arguments: [hostId]
+        )
+        .map { row in
+            var entry = HistoryEntry(
+                version: row["version"], at: StoredTime.date(row["at"]), tokenName: row["tokenName"],
+                change: ChangeKind(rawValue: row["change"]) ?? .replace, added: parseArray(row["added"]),
+                removed: parseArray(row["removed"]))
+            entry.forced = (row["forced"] as Int64?) == 1 ? true : nil
+            return entry
+        }
+    }
+
+    private static func jsonArray(_ values: [String]) -> String {
+        var writer = JSONWriter(capacity: 2 + 47 * values.count)
+        writer.array(values) { json, value in json.string(value) }
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    private static func parseArray(_ text: String) -> [String] {
+        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+}

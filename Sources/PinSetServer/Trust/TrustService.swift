@@ -1,0 +1,141 @@
+import Foundation
+import Logging
+import PinSetCore
+
+/// Trust documents on the server (PROTOCOL §6.3): checks a pushed document against the version before it (or
+/// the root keys given at start-up), stores it durably, and serves every version from memory.
+///
+/// The server never holds a root private key: documents are signed offline (`pinset trust sign`) and pushed.
+public final class TrustService: Sendable {
+    /// Whether the server's signing key is listed by the newest stored trust document.
+    public enum Delegation: String, Sendable {
+        /// No root keys given and no trust document stored: the server works as without §6.
+        case notConfigured
+        /// Root keys given, but no trust document pushed yet.
+        case noTrustDocument
+        /// The newest trust document lists the server's signing key.
+        case delegated
+        /// The newest trust document does not list the server's signing key: clients that rely on root keys
+        /// refuse its documents until a trust document naming it is pushed.
+        case notDelegated
+    }
+
+    /// What a successful push stored.
+    public struct PushOutcome: Encodable, Sendable {
+        /// The version now newest.
+        public let version: Int
+        /// The `kid`s of the root keys that signed it.
+        public let signers: [String]
+        /// The `kid`s of the signing keys it delegates.
+        public let signingKeys: [String]
+        /// The name of the admin token that pushed it.
+        public let tokenName: String
+    }
+
+    let store: PinDatabase
+    /// The root keys given at start-up (version 0), or `nil` when none were.
+    let roots: TrustAnchor?
+    /// The `kid` of the key the server signs with now.
+    public let signingKid: String
+    let index: TrustIndex
+    let clock: @Sendable () -> Date
+    /// Clock tolerance for a pushed document's `issuedAt`/`expiresAt`, as clients use. 300 seconds.
+    let skew: TimeInterval = 300
+    private let crypto = OpenSSLTrustCrypto()
+
+    /// Loads every stored trust document into memory.
+    /// - Parameters:
+    ///   - store: the database.
+    ///   - rootKeys: raw Ed25519 root public keys (`--root-pub`); empty when none were given.
+    ///   - rootThreshold: `--root-threshold`, 1...distinct keys.
+    ///   - signingKid: the `kid` of the key the server signs with now.
+    ///   - refreshInterval: the `max-age` of `GET /trust`.
+    /// - Throws: 400 when the threshold is out of range; 500 when the database fails.
+    public init(
+        store: PinDatabase, rootKeys: [[UInt8]], rootThreshold: Int, signingKid: String, refreshInterval: TimeInterval,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) throws(ServiceError) {
+        self.store = store
+        do {
+            roots =
+                rootKeys.isEmpty
+                ? nil
+                : try TrustAnchor(
+                    version: 0, rootKeys: rootKeys, rootThreshold: rootThreshold, crypto: OpenSSLTrustCrypto())
+        } catch {
+            throw ServiceError(.badRequest, "root keys: \(error.detail)")
+        }
+        self.signingKid = signingKid
+        self.clock = clock
+        index = TrustIndex(maxAge: Int(refreshInterval))
+        for row in try store.read({ db in try TrustTable.all(db) }) {
+            index.publish(version: row.version, body: row.body)
+        }
+    }
+
+    /// Whether the server's key is delegated by the newest stored trust document.
+    public func delegation() throws(ServiceError) -> Delegation {
+        guard let newest = try store.read({ db in try TrustTable.newest(db) }) else {
+            return roots == nil ? .notConfigured : .noTrustDocument
+        }
+        guard case .success(let verified) = TrustRules.verifySelfSigned(newest.body, crypto: crypto) else {
+            return .notDelegated
+        }
+        return verified.signingKeys[signingKid] == nil ? .notDelegated : .delegated
+    }
+
+    /// `PUT /admin/trust`: checks `bytes` by PROTOCOL §6.2 steps 1–4 against the newest stored version (or the
+    /// start-up root keys for the first), checks it is fresh and lists the server's signing key, stores it and
+    /// serves it from the next request on.
+    /// - Throws: 400 malformed; 409 no root keys and nothing stored; 422 with ``ServiceError/trustRule``.
+    public func push(_ bytes: [UInt8], tokenName: String) throws(ServiceError) -> PushOutcome {
+        let outcome: (PushOutcome, [UInt8]) = try store.serializedWrite { db in
+            var result: (PushOutcome, [UInt8])?
+            try db.inTransaction {
+                let anchor: TrustAnchor
+                if let newest = try TrustTable.newest(db) {
+                    guard case .success(let previous) = TrustRules.verifySelfSigned(newest.body, crypto: crypto) else {
+                        throw ServiceError(.storage, "stored trust document \(newest.version) no longer parses")
+                    }
+                    anchor = previous.anchor
+                } else if let roots {
+                    anchor = roots
+                } else {
+                    throw ServiceError(
+                        .conflict,
+                        "this server was started without root keys: restart it with --root-pub (the root public keys apps ship) to accept a first trust document"
+                    )
+                }
+                let verified: VerifiedTrustDocument
+                switch TrustRules.verifyNext(bytes, after: anchor, crypto: crypto) {
+                case .success(let value): verified = value
+                case .failure(let rejection): throw ServiceError(rejection)
+                }
+                let now = clock()
+                if let rejection = TrustRules.checkTime(verified.payload, now: now, skew: skew) {
+                    throw ServiceError(rejection)
+                }
+                guard verified.signingKeys[signingKid] != nil else {
+                    throw ServiceError(
+                        TrustRejection(
+                            .signingKeyNotListed,
+                            "signingKeys does not list the key this server signs with now (kid \(signingKid)); publishing it would make every client refuse the server's next documents"
+                        ))
+                }
+                try TrustTable.insert(
+                    db, version: verified.payload.version, body: verified.raw, issuedAt: verified.payload.issuedAt,
+                    expiresAt: verified.payload.expiresAt, pushedAt: now, tokenName: tokenName)
+                result = (
+                    PushOutcome(
+                        version: verified.payload.version, signers: verified.signers,
+                        signingKeys: verified.signingKeys.keys.sorted(), tokenName: tokenName), verified.raw
+                )
+                return .commit
+            }
+            guard let result else { throw ServiceError(.storage, "the trust document was not stored") }
+            return result
+        }
+        index.publish(version: outcome.0.version, body: outcome.1)
+        return outcome.0
+    }
+}
