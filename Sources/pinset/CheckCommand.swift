@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import OpenSSLCrypto
-import PinSetClient
 import PinSetAdminAPI
+import PinSetClient
 import PinSetCore
 import PinSetServer
 

@@ -1,5 +1,5 @@
-import PinSetAdminAPI
 import Foundation
+import PinSetAdminAPI
 import PinSetCore
 import Testing
 

@@ -1,7 +1,7 @@
-import PinSetAdminAPI
 import Foundation
 import Locking
 import OpenSSLCrypto
+import PinSetAdminAPI
 
 /// Probes a host the way the pre-flight check and the monitor do: port 443 (or a `--connect-to` mapping),
 /// every address the name resolves to (at most ``ProbeConfiguration/addressLimit``), SNI set to the host,

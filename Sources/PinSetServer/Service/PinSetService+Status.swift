@@ -1,10 +1,11 @@
-import PinSetAdminAPI
 import Foundation
+import PinSetAdminAPI
 
 extension PinSetService {
     /// Every host, as ``hosts()``, with the monitor's ``HostSummary/state``.
     public func hostsWithState() throws(ServiceError) -> [HostSummary] {
-        let (summaries, states) = try store.read { db in (try HostRecords.summaries(db), try HostProbeTable.states(db)) }
+        let (summaries, states) = try store.read { db in (try HostRecords.summaries(db), try HostProbeTable.states(db))
+        }
         return summaries.map { summary in
             var summary = summary
             summary.state = states[summary.host] ?? .unknown
