@@ -6,6 +6,7 @@ import NIOSSL
 import PinSetClient
 import PinSetNIO
 import PinSetServer
+import TestSupport
 import X509
 
 #if canImport(FoundationNetworking)
@@ -23,8 +24,8 @@ final class PinServerFixture: @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let keyPath = directory.appendingPathComponent("key.pem").path
-        try shell("openssl", "genpkey", "-algorithm", "ed25519", "-out", keyPath)
-        try shell("chmod", "600", keyPath)
+        try ProcessRunner.text("openssl", "genpkey", "-algorithm", "ed25519", "-out", keyPath)
+        try ProcessRunner.text("chmod", "600", keyPath)
         var http = HTTPServerConfiguration()
         http.port = 0
         let configuration = PinSetServerConfiguration(
@@ -44,7 +45,7 @@ final class PinServerFixture: @unchecked Sendable {
     /// The server's signing public key, read with the openssl CLI (as an app would ship it).
     func trustedKey() throws -> TrustedKey {
         let keyPath = directory.appendingPathComponent("key.pem").path
-        return try TrustedKey(spkiPEM: try shell("openssl", "pkey", "-in", keyPath, "-pubout"))
+        return try TrustedKey(spkiPEM: try ProcessRunner.text("openssl", "pkey", "-in", keyPath, "-pubout"))
     }
 
     /// `PUT /admin/hosts/{host}` with the bearer token; returns the HTTP status.
@@ -78,7 +79,7 @@ struct TLSServerFixture {
     let channel: Channel
     let port: Int
 
-    static func start(leaf: Certificate, key: NIOSSLPrivateKey, pki: EndToEndPKI, group: EventLoopGroup)
+    static func start(leaf: Certificate, key: NIOSSLPrivateKey, pki: TestPKI, group: EventLoopGroup)
         async throws -> TLSServerFixture
     {
         let configuration = TLSConfiguration.makeServerConfiguration(

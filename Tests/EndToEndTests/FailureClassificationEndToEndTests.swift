@@ -5,6 +5,7 @@ import NIOPosix
 import PinSetClient
 import PinSetCore
 import PinSetNIO
+import TestSupport
 import Testing
 import X509
 
@@ -13,7 +14,7 @@ import X509
 /// app can tell a legitimate rotation it was behind (`staleSet`) from a key nobody published (`unexpectedKey`).
 @Suite(.serialized) struct FailureClassificationEndToEndTests {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    static let pki = try! EndToEndPKI()
+    static let pki = try! TestPKI(name: "pinset e2e")
 
     static func randomPin() -> String { Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) }) }
 

@@ -5,6 +5,7 @@ import NIOSSL
 import PinSetClient
 import PinSetCore
 import PinSetNIO
+import TestSupport
 import Testing
 import X509
 
