@@ -97,27 +97,6 @@ struct TLSServerFixture {
     }
 }
 
-/// Completes a promise when the TLS handshake finishes; fails it if the channel errors or closes first.
-final class HandshakeWaiter: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    let promise: EventLoopPromise<Void>
-    init(promise: EventLoopPromise<Void>) { self.promise = promise }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if "\(event)".hasPrefix("handshakeCompleted") { promise.succeed(()) }
-        context.fireUserInboundEventTriggered(event)
-    }
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
-        promise.fail(error)
-        context.close(promise: nil)
-    }
-    func channelInactive(context: ChannelHandlerContext) {
-        struct Closed: Error {}
-        promise.fail(Closed())
-        context.fireChannelInactive()
-    }
-}
-
 /// A pinned NIO client: one configuration and one `NIOSSLContext` for the whole process (no restart between
 /// connections).
 struct PinnedNIOClient {
