@@ -91,9 +91,14 @@ import X509
         #expect(failure?.classification == .staleSet)
         #expect(failure?.version == 1)
         #expect(client.manager.pinSet(for: "localhost")?.version == 2)
-        let event = client.recorder.all.contains {
-            if case .pinFailure(let f) = $0, f.classification == .staleSet { return true }
-            return false
+        // The events stream is read by a task of its own: wait (bounded) for the classified failure there too.
+        var event = false
+        for _ in 0..<250 where !event {
+            event = client.recorder.all.contains {
+                if case .pinFailure(let f) = $0, f.classification == .staleSet { return true }
+                return false
+            }
+            if !event { try await Task.sleep(for: .milliseconds(20)) }
         }
         #expect(event)
 
