@@ -120,15 +120,31 @@ let package = Package(
         .executableTarget(name: "PinSetFuzz", dependencies: ["PinSetFuzzing", "PinSetCore", "CLibFuzzer"]),
 
         // MARK: Tests
+        // What every test target shares: the process runner and the test PKI.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "PinSetClient",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+            ],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD"]),
-        .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"]),
+        .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto", "TestSupport"]),
         .testTarget(name: "PinSetCoreTests", dependencies: ["PinSetCore"]),
         .testTarget(
             name: "PinSetServerTests",
-            dependencies: ["PinSetServer", "PinSetAdminAPI", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking"]),
+            dependencies: [
+                "PinSetServer", "PinSetAdminAPI", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking", "TestSupport",
+            ]),
         .testTarget(
             name: "PinSetClientTests",
             dependencies: [
+                "TestSupport",
                 "PinSetClient", "PinSetCore", "Locking",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -137,6 +153,7 @@ let package = Package(
         .testTarget(
             name: "PinSetNIOTests",
             dependencies: [
+                "TestSupport",
                 "PinSetNIO", "PinSetClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -144,10 +161,11 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
-        .testTarget(name: "CLITests", dependencies: ["PinSetCore"]),
+        .testTarget(name: "CLITests", dependencies: ["PinSetCore", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
+                "TestSupport",
                 "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD", "PinSetFuzzing", "Locking",
                 "OpenSSLCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -156,19 +156,9 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let base = Environment.string(server, "PINSET_SERVER", default: "http://127.0.0.1:8080").trimmingSuffix("/")
-        guard let url = URL(string: base + "/pins/" + host.pathSegment) else { throw CLIError("bad --server \(base)") }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await URLSession.shared.data(from: url)
-        } catch {
-            throw CLIError("cannot fetch \(url): \(error.localizedDescription)")
-        }
-        if let http = response as? HTTPURLResponse, http.statusCode != 200 {
-            throw CLIError("\(url) answered \(http.statusCode)")
-        }
+        let data = try await TrustWalk.get(base: base, path: "/pins/" + host.pathSegment)
         // With root keys, walk /trust/1 … /trust from the same server or mirror, as a client does.
         let chain = trust.rootPub.isEmpty ? [] : try await TrustWalk.chain(base: base)
-        try trust.check(Array(data), host: host, trustDocuments: chain)
+        try trust.check(data, host: host, trustDocuments: chain)
     }
 }

@@ -206,8 +206,9 @@ struct TrustShow: AsyncParsableCommand {
     }
 }
 
-/// Fetching trust documents from a server or mirror, for `fetch` and `trust show`.
+/// Fetching documents (pin sets and trust documents) from a server or mirror, for `fetch` and `trust show`.
 enum TrustWalk {
+    /// `GET base + path`; a readable ``CLIError`` for a transport failure or a status other than 200.
     static func get(base: String, path: String) async throws -> [UInt8] {
         guard let url = URL(string: base.trimmingSuffix("/") + path) else { throw CLIError("bad --server \(base)") }
         let data: Data

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `pinset` binary (and other tools) as subprocesses, on their own threads via Process.
 enum CLIRunner {
@@ -17,39 +18,14 @@ enum CLIRunner {
         }
     }
 
-    /// Runs `executable` with `arguments`; reads both pipes to EOF before waiting.
+    /// Runs `executable` with `arguments` (``ProcessRunner``), without the CLI's server and token variables.
     static func run(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil
     ) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["PINSET_TOKEN"] = nil
-        env["PINSET_SERVER"] = nil
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try? input.fileHandleForWriting.close()
-        let errBox = DataBox()
-        let errThread = Thread {
-            errBox.data = err.fileHandleForReading.readDataToEndOfFile()
-            errBox.done.signal()
-        }
-        errThread.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        errBox.done.wait()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errBox.data, as: UTF8.self))
+        var variables: [String: String?] = ["PINSET_TOKEN": nil, "PINSET_SERVER": nil]
+        for (key, value) in environment { variables[key] = value }
+        let output = try ProcessRunner.run(executable, arguments, environment: variables, stdin: stdin)
+        return Output(status: output.status, stdout: output.text, stderr: output.errorText)
     }
 
     /// Runs the pinset binary.
@@ -78,9 +54,4 @@ struct ShellError: Error, CustomStringConvertible {
     var command: String
     var stderr: String
     var description: String { "\(command) failed: \(stderr)" }
-}
-
-final class DataBox: @unchecked Sendable {
-    var data = Data()
-    let done = DispatchSemaphore(value: 0)
 }

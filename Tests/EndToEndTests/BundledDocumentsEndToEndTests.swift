@@ -1,6 +1,7 @@
 import Foundation
 import PinSetClient
 import PinSetCore
+import TestSupport
 import Testing
 
 /// Issue 18: an app ships the output of `pinset export` and installs it before the first fetch. The real CLI
@@ -17,7 +18,7 @@ import Testing
             #expect(try await server.putSet(host: host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 201)
         }
         let out = server.directory.appendingPathComponent("export")
-        try shell(
+        try ProcessRunner.text(
             Self.packageRoot.appendingPathComponent(".build/debug/pinset").path, "export", "--db",
             server.directory.appendingPathComponent("pinset.sqlite").path, "--out", out.path)
 

@@ -6,6 +6,7 @@ import NIOSSL
 import PinSetClient
 import PinSetNIO
 import PinSetServer
+import TestSupport
 import X509
 
 #if canImport(FoundationNetworking)
@@ -23,8 +24,8 @@ final class PinServerFixture: @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let keyPath = directory.appendingPathComponent("key.pem").path
-        try shell("openssl", "genpkey", "-algorithm", "ed25519", "-out", keyPath)
-        try shell("chmod", "600", keyPath)
+        try ProcessRunner.text("openssl", "genpkey", "-algorithm", "ed25519", "-out", keyPath)
+        try ProcessRunner.text("chmod", "600", keyPath)
         var http = HTTPServerConfiguration()
         http.port = 0
         let configuration = PinSetServerConfiguration(
@@ -44,7 +45,7 @@ final class PinServerFixture: @unchecked Sendable {
     /// The server's signing public key, read with the openssl CLI (as an app would ship it).
     func trustedKey() throws -> TrustedKey {
         let keyPath = directory.appendingPathComponent("key.pem").path
-        return try TrustedKey(spkiPEM: try shell("openssl", "pkey", "-in", keyPath, "-pubout"))
+        return try TrustedKey(spkiPEM: try ProcessRunner.text("openssl", "pkey", "-in", keyPath, "-pubout"))
     }
 
     /// `PUT /admin/hosts/{host}` with the bearer token; returns the HTTP status.
@@ -78,7 +79,7 @@ struct TLSServerFixture {
     let channel: Channel
     let port: Int
 
-    static func start(leaf: Certificate, key: NIOSSLPrivateKey, pki: EndToEndPKI, group: EventLoopGroup)
+    static func start(leaf: Certificate, key: NIOSSLPrivateKey, pki: TestPKI, group: EventLoopGroup)
         async throws -> TLSServerFixture
     {
         let configuration = TLSConfiguration.makeServerConfiguration(
@@ -93,27 +94,6 @@ struct TLSServerFixture {
             }
             .bind(host: "127.0.0.1", port: 0).get()
         return TLSServerFixture(channel: channel, port: channel.localAddress!.port!)
-    }
-}
-
-/// Completes a promise when the TLS handshake finishes; fails it if the channel errors or closes first.
-final class HandshakeWaiter: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    let promise: EventLoopPromise<Void>
-    init(promise: EventLoopPromise<Void>) { self.promise = promise }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if "\(event)".hasPrefix("handshakeCompleted") { promise.succeed(()) }
-        context.fireUserInboundEventTriggered(event)
-    }
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
-        promise.fail(error)
-        context.close(promise: nil)
-    }
-    func channelInactive(context: ChannelHandlerContext) {
-        struct Closed: Error {}
-        promise.fail(Closed())
-        context.fireChannelInactive()
     }
 }
 

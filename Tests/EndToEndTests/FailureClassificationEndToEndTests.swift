@@ -5,6 +5,7 @@ import NIOPosix
 import PinSetClient
 import PinSetCore
 import PinSetNIO
+import TestSupport
 import Testing
 import X509
 
@@ -13,7 +14,7 @@ import X509
 /// app can tell a legitimate rotation it was behind (`staleSet`) from a key nobody published (`unexpectedKey`).
 @Suite(.serialized) struct FailureClassificationEndToEndTests {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    static let pki = try! EndToEndPKI()
+    static let pki = try! TestPKI(name: "pinset e2e")
 
     static func randomPin() -> String { Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) }) }
 
@@ -90,9 +91,14 @@ import X509
         #expect(failure?.classification == .staleSet)
         #expect(failure?.version == 1)
         #expect(client.manager.pinSet(for: "localhost")?.version == 2)
-        let event = client.recorder.all.contains {
-            if case .pinFailure(let f) = $0, f.classification == .staleSet { return true }
-            return false
+        // The events stream is read by a task of its own: wait (bounded) for the classified failure there too.
+        var event = false
+        for _ in 0..<250 where !event {
+            event = client.recorder.all.contains {
+                if case .pinFailure(let f) = $0, f.classification == .staleSet { return true }
+                return false
+            }
+            if !event { try await Task.sleep(for: .milliseconds(20)) }
         }
         #expect(event)
 

@@ -8,6 +8,7 @@ import PinSetClient
 import PinSetCore
 import PinSetNIO
 import PinSetServer
+import TestSupport
 import Testing
 import X509
 
@@ -73,7 +74,7 @@ final class RoutedTransport: PinSetTransport, Sendable {
 /// server that holds A.
 @Suite(.serialized) struct KeyCompromiseDrillTests {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    static let pki = try! EndToEndPKI()
+    static let pki = try! TestPKI(name: "pinset e2e")
 
     static func trustDocument(version: Int, root: Ed25519SigningKey, delegating key: [UInt8]) -> [UInt8] {
         let crypto = OpenSSLTrustCrypto()
@@ -111,8 +112,8 @@ final class RoutedTransport: PinSetTransport, Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
         func newKey(_ name: String) throws -> String {
             let path = directory.appendingPathComponent(name).path
-            try shell("openssl", "genpkey", "-algorithm", "ed25519", "-out", path)
-            try shell("chmod", "600", path)
+            try ProcessRunner.text("openssl", "genpkey", "-algorithm", "ed25519", "-out", path)
+            try ProcessRunner.text("chmod", "600", path)
             return path
         }
         let rootPath = try newKey("root.pem")  // offline, in real life on an air-gapped machine
@@ -133,7 +134,7 @@ final class RoutedTransport: PinSetTransport, Sendable {
         #expect(try await server!.putSet("localhost", pins: [(leaf.spkiPin, "current"), (backup, "backup")]) == 201)
 
         // The client ships only the root public key (as PEM, the way an app bundles it).
-        let rootPEM = try shell("openssl", "pkey", "-in", rootPath, "-pubout")
+        let rootPEM = try ProcessRunner.text("openssl", "pkey", "-in", rootPath, "-pubout")
         let store = try TrustStore(rootKeys: [TrustedKey(spkiPEM: rootPEM)], threshold: 1)
         let manager = PinTrustManager(trustStore: store)
         let transport = RoutedTransport(server!.baseURL)

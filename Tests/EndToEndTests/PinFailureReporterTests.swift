@@ -5,6 +5,7 @@ import PinSetClient
 import PinSetCore
 import PinSetNIO
 import Synchronization
+import TestSupport
 import Testing
 import X509
 
@@ -12,7 +13,7 @@ import X509
 /// rate-limited per identical report, without blocking the handshake.
 @Suite(.serialized) struct PinFailureReporterTests {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    static let pki = try! EndToEndPKI()
+    static let pki = try! TestPKI(name: "pinset e2e")
 
     static func randomPin(_ role: PinRole) -> Pin {
         Pin(sha256: Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) }), role: role)

@@ -4,6 +4,7 @@ import NIOPosix
 import PinSetClient
 import PinSetCore
 import PinSetNIO
+import TestSupport
 import Testing
 import X509
 
@@ -12,7 +13,7 @@ import X509
 /// certificate. Rotations take effect in the same client process after the next poll.
 @Suite(.serialized) struct PinRotationEndToEndTests {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    static let pki = try! EndToEndPKI()
+    static let pki = try! TestPKI(name: "pinset e2e")
 
     static func randomPin() -> String { Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) }) }
 

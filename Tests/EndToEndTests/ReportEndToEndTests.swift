@@ -7,6 +7,7 @@ import NIOPosix
 import PinSetClient
 import PinSetCore
 import PinSetNIO
+import TestSupport
 import Testing
 import X509
 
@@ -15,7 +16,7 @@ import X509
 /// client's report shows up in `GET /admin/reports` with the served chain and the known pins.
 @Suite(.serialized) struct ReportEndToEndTests {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    static let pki = try! EndToEndPKI()
+    static let pki = try! TestPKI(name: "pinset e2e")
 
     @Test func reportOnlyFailureReachesTheServersReportList() async throws {
         let server = try PinServerFixture()

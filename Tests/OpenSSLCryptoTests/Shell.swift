@@ -1,43 +1,17 @@
 import Foundation
+import TestSupport
 
 /// Runs the openssl CLI (and shell pipelines around it) for interop tests, and makes temp directories.
 enum Shell {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// Runs `/bin/sh -c script` in `directory`, returning stdout; throws with stderr on a non-zero exit.
     @discardableResult
     static func run(_ script: String, in directory: URL) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        process.currentDirectoryURL = directory
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(
-                description:
-                    "`\(script)` exited \(process.terminationStatus): \(String(decoding: errors, as: UTF8.self))")
-        }
-        return [UInt8](output)
+        [UInt8](try ProcessRunner.shell(script, in: directory))
     }
 
     /// Like ``run(_:in:)`` but returns only the exit status.
     static func status(_ script: String, in directory: URL) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script + " >/dev/null 2>&1"]
-        process.currentDirectoryURL = directory
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try ProcessRunner.run("/bin/sh", ["-c", script], directory: directory).status
     }
 
     /// A fresh empty directory under the system temp directory.

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PinSetClient
 import PinSetCore
+import TestSupport
 
 /// A fixed clock for every test: 2026-09-21T12:00:00Z.
 let testNow = Date(timeIntervalSince1970: 1_790_000_000)
@@ -60,18 +61,7 @@ func makeTemporaryDirectory() throws -> URL {
 /// Runs `command` with `/bin/sh -c` and returns its standard output; throws when it exits non-zero.
 @discardableResult
 func shell(_ command: String) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    struct ShellError: Error { let command: String; let status: Int32 }
-    guard process.terminationStatus == 0 else { throw ShellError(command: command, status: process.terminationStatus) }
-    return data
+    try ProcessRunner.shell(command)
 }
 
 /// A self-signed certificate made by the openssl CLI, with its DER and the pin the FIELD-NOTES pipeline prints.

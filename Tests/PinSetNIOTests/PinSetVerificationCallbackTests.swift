@@ -5,30 +5,9 @@ import NIOSSL
 import PinSetClient
 import PinSetCore
 import PinSetNIO
+import TestSupport
 import Testing
 import X509
-
-/// Completes a promise when the TLS handshake finishes, fails it if the channel errors or closes first.
-final class HandshakeWaiter: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    let promise: EventLoopPromise<Void>
-    init(promise: EventLoopPromise<Void>) { self.promise = promise }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // TLSUserEvent lives in NIOTLS, which this test target does not import; its description names the case.
-        if "\(event)".hasPrefix("handshakeCompleted") { promise.succeed(()) }
-        context.fireUserInboundEventTriggered(event)
-    }
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
-        promise.fail(error)
-        context.close(promise: nil)
-    }
-    func channelInactive(context: ChannelHandlerContext) {
-        struct Closed: Error {}
-        promise.fail(Closed())
-        context.fireChannelInactive()
-    }
-}
 
 /// The NIO adapter against a real loopback TLS server serving root → intermediate → leaf.
 @Suite(.serialized) struct PinSetVerificationCallbackTests {

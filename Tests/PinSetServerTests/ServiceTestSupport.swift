@@ -2,6 +2,7 @@ import Foundation
 import Locking
 import OpenSSLCrypto
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetServer
@@ -84,19 +85,7 @@ func pin(_ role: PinRole = .current, expiresAt: Date? = nil, comment: String? = 
 /// Runs `/bin/sh -c script` in `directory`; returns stdout, throws on a non-zero exit.
 @discardableResult
 func sh(_ script: String, in directory: URL) throws -> [UInt8] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", script]
-    process.currentDirectoryURL = directory
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    struct Failed: Error { let script: String; let status: Int32 }
-    guard process.terminationStatus == 0 else { throw Failed(script: script, status: process.terminationStatus) }
-    return [UInt8](data)
+    [UInt8](try ProcessRunner.shell(script, in: directory))
 }
 
 /// Decodes a served document and checks its signature with `publicKey`; returns the payload.

@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTPD
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetServer
@@ -76,34 +77,9 @@ func run(_ arguments: String..., input: [UInt8]? = nil) throws -> String {
 
 @discardableResult
 func runArgs(_ arguments: [String], input: [UInt8]? = nil) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    let inPipe = Pipe()
-    process.standardInput = inPipe
-    try process.run()
-    if let input { inPipe.fileHandleForWriting.write(Data(input)) }
-    try inPipe.fileHandleForWriting.close()
-    let output = out.fileHandleForReading.readDataToEndOfFile()
-    let errors = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw CommandFailed(
-            command: arguments.joined(separator: " "), status: process.terminationStatus,
-            output: String(decoding: output + errors, as: UTF8.self))
-    }
-    return String(decoding: output, as: UTF8.self)
-}
-
-struct CommandFailed: Error, CustomStringConvertible {
-    let command: String
-    let status: Int32
-    let output: String
-    var description: String { "\(command) exited \(status): \(output)" }
+    String(
+        decoding: try ProcessRunner.checked(arguments[0], Array(arguments.dropFirst()), stdin: input.map { Data($0) }),
+        as: UTF8.self)
 }
 
 /// Two valid distinct pins, the second a backup: the smallest enforcing set.

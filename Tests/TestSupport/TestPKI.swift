@@ -1,25 +1,28 @@
 import Foundation
 import NIOSSL
 import PinSetClient
+import SwiftASN1
 import X509
 
-/// A test CA (root → intermediate) made with swift-certificates from openssl-generated P-256 keys, and leaves
-/// for `localhost` signed by it.
-struct EndToEndPKI {
-    let root: Certificate
-    let intermediate: Certificate
-    private let rootKey: Certificate.PrivateKey
-    private let intermediateKey: Certificate.PrivateKey
+/// A root → intermediate → leaf PKI made in-test with swift-certificates (P-256 keys from the openssl CLI).
+public struct TestPKI: Sendable {
+    public let rootKey: Certificate.PrivateKey
+    public let root: Certificate
+    public let intermediateKey: Certificate.PrivateKey
+    public let intermediate: Certificate
 
-    static func makeKey() throws -> (Certificate.PrivateKey, String) {
-        let pem = try shell("openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256")
+    public static func makeKey() throws -> (Certificate.PrivateKey, String) {
+        let pem = String(
+            decoding: try ProcessRunner.checked(
+                "openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"]),
+            as: UTF8.self)
         return (try Certificate.PrivateKey(pemEncoded: pem), pem)
     }
 
-    init() throws {
+    public init(name: String = "pinset test") throws {
         let now = Date()
         rootKey = try Self.makeKey().0
-        let rootName = try DistinguishedName { CommonName("pinset e2e root") }
+        let rootName = try DistinguishedName { CommonName("\(name) root") }
         root = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: rootKey.publicKey,
             notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(30 * 86_400),
@@ -33,7 +36,7 @@ struct EndToEndPKI {
         intermediate = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: intermediateKey.publicKey,
             notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(30 * 86_400),
-            issuer: rootName, subject: try DistinguishedName { CommonName("pinset e2e intermediate") },
+            issuer: rootName, subject: try DistinguishedName { CommonName("\(name) intermediate") },
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
@@ -41,8 +44,8 @@ struct EndToEndPKI {
             issuerPrivateKey: rootKey)
     }
 
-    /// A fresh key and a `localhost` leaf for it signed by the intermediate.
-    func makeLeaf() throws -> (certificate: Certificate, key: NIOSSLPrivateKey) {
+    /// A leaf for `localhost` and 127.0.0.1 signed by the intermediate, with its NIOSSL private key.
+    public func makeLeaf() throws -> (certificate: Certificate, key: NIOSSLPrivateKey) {
         let (key, pem) = try Self.makeKey()
         let now = Date()
         let leaf = try Certificate(
@@ -53,7 +56,9 @@ struct EndToEndPKI {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames([.dnsName("localhost")])
+                SubjectAlternativeNames([
+                    .dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
+                ])
             },
             issuerPrivateKey: intermediateKey)
         return (leaf, try NIOSSLPrivateKey(bytes: Array(pem.utf8), format: .pem))
@@ -61,28 +66,10 @@ struct EndToEndPKI {
 }
 
 extension Certificate {
-    var der: [UInt8] { try! serializeAsPEM().derBytes }
-    var nio: NIOSSLCertificate { try! NIOSSLCertificate(bytes: der, format: .der) }
+    /// The DER bytes.
+    public var der: [UInt8] { try! serializeAsPEM().derBytes }
+    /// As a NIOSSL certificate.
+    public var nio: NIOSSLCertificate { try! NIOSSLCertificate(bytes: der, format: .der) }
     /// The SPKI pin (base64 SHA-256 of the DER SubjectPublicKeyInfo).
-    var spkiPin: String { try! SPKIPin.sha256(ofCertificateDER: der) }
-}
-
-/// Runs a command and returns its standard output; throws when it exits non-zero.
-@discardableResult
-func shell(_ arguments: String...) throws -> String {
-    struct Failed: Error, CustomStringConvertible {
-        let description: String
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    let output = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw Failed(description: "\(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
-    }
-    return String(decoding: output, as: UTF8.self)
+    public var spkiPin: String { try! SPKIPin.sha256(ofCertificateDER: der) }
 }
