@@ -90,8 +90,10 @@ final class TLSTestHost: @unchecked Sendable {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        throw CommandFailed(command: "openssl s_server on \(ip):\(port)", status: 1, output: "never accepted")
+        throw StartFailed(description: "openssl s_server on \(ip):\(port) never accepted a connection")
     }
+
+    struct StartFailed: Error, CustomStringConvertible { let description: String }
 
     /// Stops the server (s_server does not always stop on SIGTERM: SIGKILL).
     func stop() {
