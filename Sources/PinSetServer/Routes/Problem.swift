@@ -13,10 +13,12 @@ struct Problem: Error, Encodable, Sendable {
     var status: Int
     var detail: String
     var rule: String?
+    /// For 403: the right the token lacks (`reader`, `writer`, `admin` or `host`).
+    var missingRight: String?
     /// Extra response headers, such as `WWW-Authenticate` or `Allow`.
     var headers: [(String, String)] = []
 
-    private enum CodingKeys: String, CodingKey { case type, title, status, detail, rule }
+    private enum CodingKeys: String, CodingKey { case type, title, status, detail, rule, missingRight }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -25,6 +27,7 @@ struct Problem: Error, Encodable, Sendable {
         try container.encode(status, forKey: .status)
         try container.encode(detail, forKey: .detail)
         try container.encodeIfPresent(rule, forKey: .rule)
+        try container.encodeIfPresent(missingRight, forKey: .missingRight)
     }
 
     var response: HTTPResponse {

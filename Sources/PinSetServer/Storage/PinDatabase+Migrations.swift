@@ -118,6 +118,16 @@ extension PinDatabase {
                     CREATE INDEX pinReportDayDay ON pinReportDay(day);
                     """)
         }
+        // Scoped admin tokens (issue 16): a role and the host patterns a token may act on. Existing tokens keep
+        // every right: role 'admin', hosts NULL (every host). hosts holds patterns separated by single spaces.
+        migrator.registerMigration("v5-token-scopes") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE adminToken ADD COLUMN role TEXT NOT NULL DEFAULT 'admin'
+                        CHECK (role IN ('reader', 'writer', 'admin'));
+                    ALTER TABLE adminToken ADD COLUMN hosts TEXT;
+                    """)
+        }
         return migrator
     }
 }
