@@ -22,7 +22,7 @@ public enum BackupCheck {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             defer { try? queue.close() }
             return try queue.read { db in
-                try integrity(db)
+                try integrity(db, path: path)
                 let (applied, pending) = try schema(db)
                 var report = try documents(db)
                 report.path = path
@@ -82,11 +82,16 @@ public enum BackupCheck {
         return size
     }
 
-    private static func integrity(_ db: Database) throws -> Void {
-        let problems = try String.fetchAll(db, sql: "PRAGMA integrity_check(20)")
-        guard problems == ["ok"] else {
+    private static func integrity(_ db: Database, path: String) throws -> Void {
+        let rows = try String.fetchAll(db, sql: "PRAGMA integrity_check(20)")
+        guard rows == ["ok"] else {
+            // One row may hold several problems on separate lines; keep the message on one line.
+            let problems = rows.flatMap { $0.split(separator: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty && !$0.hasPrefix("***") }
             throw BackupError(
-                .corrupt, "the integrity check failed: \(problems.prefix(5).joined(separator: "; ")); take a new backup")
+                .corrupt,
+                "\(path) is damaged: SQLite's integrity check found \(problems.count) problem(s), e.g. "
+                    + "\(problems.prefix(3).joined(separator: "; ")); take a new backup")
         }
     }
 
