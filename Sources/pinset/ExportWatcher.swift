@@ -3,7 +3,7 @@ import PinSetCore
 import PinSetServer
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `pinset export --watch`: keeps an export directory current with the database.
@@ -120,10 +120,13 @@ struct ExportWatcher {
         process.waitUntilExit()
         output.done.wait()
         let seconds = String(format: "%.2f", ProcessInfo.processInfo.systemUptime - started)
-        let text = String(decoding: output.data.suffix(4096), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: output.data.suffix(4096), as: UTF8.self).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let status = timedOut ? "killed after \(Int(execTimeout)) s" : "exit \(process.terminationStatus)"
         let failed = timedOut || process.terminationStatus != 0
-        log("exec: \(status) in \(seconds) s\(failed ? " (failed; the watch goes on)" : "")" + (text.isEmpty ? "" : "; output:\n\(text)"))
+        log(
+            "exec: \(status) in \(seconds) s\(failed ? " (failed; the watch goes on)" : "")"
+                + (text.isEmpty ? "" : "; output:\n\(text)"))
     }
 
     private func log(_ message: String) {

@@ -2,7 +2,7 @@ import Dispatch
 import Locking
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Turns SIGTERM and SIGINT into a flag a polling loop checks, so it stops between two steps, cleanly.

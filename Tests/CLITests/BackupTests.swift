@@ -57,14 +57,17 @@ import Testing
 
         // Every write acknowledged before the backup began is in it: each write is one history version.
         let rows = try Self.sqlite(
-            backupFile, "SELECT h.name, max(v.version) FROM host h JOIN hostVersion v ON v.hostId = h.id GROUP BY h.name")
+            backupFile,
+            "SELECT h.name, max(v.version) FROM host h JOIN hostVersion v ON v.hostId = h.id GROUP BY h.name")
         var inBackup: [String: Int] = [:]
         for line in rows.split(separator: "\n") {
             let parts = line.split(separator: "|")
             inBackup[String(parts[0])] = Int(parts[1])
         }
         for (host, version) in ackedBeforeBackup {
-            #expect((inBackup[host] ?? 0) >= version, "\(host): acknowledged v\(version), backup has \(inBackup[host] ?? 0)")
+            #expect(
+                (inBackup[host] ?? 0) >= version, "\(host): acknowledged v\(version), backup has \(inBackup[host] ?? 0)"
+            )
         }
         let versions = Int(try Self.sqlite(backupFile, "SELECT count(*) FROM hostVersion")) ?? 0
         #expect(versions >= countBeforeBackup)
@@ -83,7 +86,8 @@ import Testing
         let server = try RunningServer(directory: dir)
         let http = LoopbackHTTP(url: server.url)
         for i in 0..<40 {
-            let answer = try http.request("PUT", "/admin/hosts/h\(i).example.com", token: server.token, body: Self.body())
+            let answer = try http.request(
+                "PUT", "/admin/hosts/h\(i).example.com", token: server.token, body: Self.body())
             try #require(answer.status == 201)
         }
         let good = dir.appendingPathComponent("good.sqlite").path
@@ -94,7 +98,9 @@ import Testing
         let pageSize = 4096
         try #require(bytes.count > 4 * pageSize)
 
-        func refused(_ name: String, _ data: Data, because expected: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func refused(
+            _ name: String, _ data: Data, because expected: String, sourceLocation: SourceLocation = #_sourceLocation
+        ) throws {
             let file = dir.appendingPathComponent(name).path
             try data.write(to: URL(fileURLWithPath: file))
             let check = try CLIRunner.pinset(["backup", "--check", file])
@@ -109,7 +115,9 @@ import Testing
         try refused("truncated.sqlite", bytes.prefix(bytes.count / 2), because: "is truncated")
         try refused("truncated-odd.sqlite", bytes.prefix(bytes.count - 100), because: "is truncated")
         try refused("empty.sqlite", Data(), because: "is not an SQLite database")
-        try refused("random.sqlite", Data((0..<8192).map { _ in UInt8.random(in: 0...255) }), because: "is not an SQLite database")
+        try refused(
+            "random.sqlite", Data((0..<8192).map { _ in UInt8.random(in: 0...255) }),
+            because: "is not an SQLite database")
         var corrupted = bytes
         for page in stride(from: pageSize, to: corrupted.count, by: pageSize) {
             corrupted.replaceSubrange(page..<page + 24, with: [UInt8](repeating: 0x58, count: 24))

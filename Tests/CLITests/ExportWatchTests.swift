@@ -25,7 +25,8 @@ import Testing
     }
 
     /// Seconds from now until nginx serves `expected` at `path` (at most 5 s of polling), or nil.
-    private static func secondsUntilServed(_ nginx: LoopbackHTTP, _ path: String, _ expected: String) throws -> Double? {
+    private static func secondsUntilServed(_ nginx: LoopbackHTTP, _ path: String, _ expected: String) throws -> Double?
+    {
         let start = Date()
         let served = try waitUntil(5) {
             let answer = try nginx.request("GET", path)
@@ -111,10 +112,13 @@ import Testing
         ])
         #expect(seed.status == 0, "\(seed.stderr)")
         let h0 = try #require(
-            try CLIRunner.run("/usr/bin/sqlite3", [
-                dir.appendingPathComponent("db.sqlite").path,
-                "SELECT CAST(d.body AS TEXT) FROM document d JOIN host h ON h.id = d.hostId WHERE h.name = 'h0.bench.example'",
-            ]).stdout.split(separator: "\n").first.map(String.init))
+            try CLIRunner.run(
+                "/usr/bin/sqlite3",
+                [
+                    dir.appendingPathComponent("db.sqlite").path,
+                    "SELECT CAST(d.body AS TEXT) FROM document d JOIN host h ON h.id = d.hostId WHERE h.name = 'h0.bench.example'",
+                ]
+            ).stdout.split(separator: "\n").first.map(String.init))
         let seedDelay = try #require(try Self.secondsUntilServed(nginx, "/pins/h0.bench.example", h0))
         #expect(seedDelay < 2, "served by nginx after \(seedDelay) s")
 
@@ -132,7 +136,8 @@ import Testing
         Thread.sleep(forTimeInterval: 0.6)
         #expect(
             Self.execLines(execLog) == [
-                "keys pins/a.example", "pins/b.example", "pins/h0.bench.example pins/h1.bench.example", "pins/a.example",
+                "keys pins/a.example", "pins/b.example", "pins/h0.bench.example pins/h1.bench.example",
+                "pins/a.example",
             ])
 
         // SIGTERM stops it cleanly.

@@ -9,8 +9,11 @@ import Testing
 /// Scoped admin tokens (issue 16) through a real server: roles, host patterns, 403 naming the missing right
 /// (never 404 outside the scope), the filtered hosts listing, and history recording the token's name.
 @Suite struct ScopedTokenTests {
-    private func token(_ server: TestServer, _ name: String, _ role: TokenRole, _ hosts: [String]?) throws -> [String: String] {
-        let scope = TokenScope(role: role, hosts: try hosts?.map { text throws(HostName.Error) in try HostPattern(text) })
+    private func token(_ server: TestServer, _ name: String, _ role: TokenRole, _ hosts: [String]?) throws -> [String:
+        String]
+    {
+        let scope = TokenScope(
+            role: role, hosts: try hosts?.map { text throws(HostName.Error) in try HostPattern(text) })
         return ["Authorization": "Bearer \(try server.app!.service.createToken(name: name, scope: scope))"]
     }
 
@@ -40,7 +43,8 @@ import Testing
             #expect(try c.request(method, path, headers: reader, body: Array(#"{"pins":[]}"#.utf8)).status == 403)
         }
         // Nothing changed.
-        #expect(try c.request("GET", "/admin/hosts/api.example.com", headers: server.auth).json()["version"] as? Int == 1)
+        #expect(
+            try c.request("GET", "/admin/hosts/api.example.com", headers: server.auth).json()["version"] as? Int == 1)
     }
 
     @Test func writerOnAnotherHostIs403NeverA404() throws {
@@ -55,9 +59,12 @@ import Testing
         let existing = try server.client.request("GET", "/admin/hosts/login.example.com", headers: payments)
         let unknown = try server.client.request("GET", "/admin/hosts/nothing.example.com", headers: payments)
         #expect(existing.status == 403 && unknown.status == 403)
-        #expect(try server.client.request("GET", "/admin/hosts/login.example.com/history", headers: payments).status == 403)
-        #expect(try server.client.request("GET", "/admin/reports?host=login.example.com", headers: payments).status == 403)
-        #expect(try server.client.request("GET", "/admin/reports?host=pay.example.com", headers: payments).status == 200)
+        #expect(
+            try server.client.request("GET", "/admin/hosts/login.example.com/history", headers: payments).status == 403)
+        #expect(
+            try server.client.request("GET", "/admin/reports?host=login.example.com", headers: payments).status == 403)
+        #expect(
+            try server.client.request("GET", "/admin/reports?host=pay.example.com", headers: payments).status == 200)
         // A name that merely looks alike is outside too.
         #expect(try server.client.request("GET", "/admin/hosts/pay2.example.com", headers: payments).status == 403)
     }
@@ -124,7 +131,9 @@ import Testing
         #expect(info.scope.hostsDescription == "*.example.com api.example.org")
         let encoded = try JSONEncoder().encode(info)
         #expect(try JSONDecoder().decode(TokenInfo.self, from: encoded).scope == info.scope)
-        #expect(expectServiceError { try server.app!.service.createToken(name: "none", scope: TokenScope(hosts: [])) }?.code == .badRequest)
+        #expect(
+            expectServiceError { try server.app!.service.createToken(name: "none", scope: TokenScope(hosts: [])) }?.code
+                == .badRequest)
     }
 }
 
@@ -132,7 +141,9 @@ import Testing
 @Suite struct TokenScopeTests {
     @Test func patterns() throws {
         let exact = try HostPattern("API.Example.com.")
-        #expect(exact.matches("api.example.com") && !exact.matches("a.api.example.com") && exact.description == "api.example.com")
+        #expect(
+            exact.matches("api.example.com") && !exact.matches("a.api.example.com")
+                && exact.description == "api.example.com")
         let wild = try HostPattern("*.example.com")
         #expect(wild.matches("a.example.com") && wild.matches("a.b.example.com"))
         #expect(!wild.matches("example.com") && !wild.matches("badexample.com") && !wild.matches("a.example.com.org"))

@@ -36,7 +36,8 @@ public enum BackupCheck {
         } catch let error as DatabaseError
             where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
         {
-            throw BackupError(.corrupt, "\(path) is damaged (SQLite: \(error.message ?? "malformed")); take a new backup")
+            throw BackupError(
+                .corrupt, "\(path) is damaged (SQLite: \(error.message ?? "malformed")); take a new backup")
         } catch {
             throw BackupError(.io, "cannot read \(path) as a database: \(error)")
         }
@@ -139,7 +140,9 @@ public enum BackupCheck {
                 problems.append("\(host) has no document")
                 continue
             }
-            if let problem = check(document: [UInt8](body), host: host, version: row["version"], kid: row["kid"], keys: keys) {
+            if let problem = check(
+                document: [UInt8](body), host: host, version: row["version"], kid: row["kid"], keys: keys)
+            {
                 problems.append("\(host): \(problem)")
             } else {
                 verified += 1

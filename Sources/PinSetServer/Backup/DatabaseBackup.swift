@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An online backup of a pinset database with SQLite's backup API, safe while a server runs and writes.
@@ -49,7 +49,8 @@ public enum DatabaseBackup {
             report = try BackupCheck.run(path: temporary)
         } catch {
             removeFiles(temporary)
-            throw BackupError(error.code, "the copy failed its check, nothing was written to \(destination): \(error.detail)")
+            throw BackupError(
+                error.code, "the copy failed its check, nothing was written to \(destination): \(error.detail)")
         }
         try syncFile(temporary)
         guard rename(temporary, destination) == 0 else {
@@ -70,7 +71,9 @@ public enum DatabaseBackup {
     /// fsync of a file or directory, so the rename is durable.
     private static func syncFile(_ path: String) throws(BackupError) {
         let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw BackupError(.io, "cannot open \(path) to sync it: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw BackupError(.io, "cannot open \(path) to sync it: \(String(cString: strerror(errno)))")
+        }
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw BackupError(.io, "cannot sync \(path): \(String(cString: strerror(errno)))") }
     }
