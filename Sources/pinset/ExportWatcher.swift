@@ -62,7 +62,7 @@ struct ExportWatcher {
                     }
                 }
             } catch {
-                if !failing { log("cannot read the database (\(error)); retrying every \(pollInterval) s") }
+                if !failing { log("export failed (\(error)); retrying every \(pollInterval) s") }
                 failing = true
                 // Reopen on the next round: the server may have restarted or the file been replaced.
                 store = nil
