@@ -13,7 +13,7 @@ import Testing
         let copy = server.directory.appendingPathComponent("copy/backup.sqlite").path
         let report = try DatabaseBackup.run(from: server.configuration.databasePath, to: copy)
         #expect(report.verifiedDocuments == 1 && report.hosts == 1 && report.keys == 1)
-        #expect(report.migrations == PinStore.migrator.migrations && report.pendingMigrations.isEmpty)
+        #expect(report.migrations == PinDatabase.migrator.migrations && report.pendingMigrations.isEmpty)
 
         // A migration this pinset does not know: made by a newer pinset.
         let newer = server.directory.appendingPathComponent("newer.sqlite").path

@@ -98,6 +98,22 @@ import Testing
         #expect(try server.client.request("GET", "/admin/reports", headers: reader).status == 200)
     }
 
+    @Test func trustDocumentsNeedTheAdminRole() throws {
+        let root = try Ed25519SigningKey.generate()
+        let server = try TestServer(rootKeys: [root.publicKey])
+        let serverKey = try Ed25519SigningKey.load(pemFile: server.keyPath).publicKey
+        let v1 = ServerTrustForge.sign(version: 1, roots: [root], signing: [serverKey], by: [root])
+        for role in [TokenRole.reader, .writer] {
+            let auth = try token(server, "\(role.rawValue)-everywhere", role, nil)
+            let denied = try server.client.request("PUT", "/admin/trust", headers: auth, body: v1)
+            #expect(denied.status == 403)
+            #expect(try denied.json()["missingRight"] as? String == "admin")
+        }
+        #expect(try server.client.request("GET", "/trust").status == 404)
+        let admin = try token(server, "root-admin", .admin, nil)
+        #expect(try server.client.request("PUT", "/admin/trust", headers: admin, body: v1).status == 201)
+    }
+
     @Test func historyAndLogKeepTheTokenName() throws {
         let server = try TestServer()
         let writer = try token(server, "release-bot", .writer, ["api.example.com"])
