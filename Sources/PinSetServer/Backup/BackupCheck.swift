@@ -155,9 +155,11 @@ public enum BackupCheck {
                     + problems.prefix(5).joined(separator: "; "))
         }
         let tokens = try Int.fetchOne(db, sql: "SELECT count(*) FROM adminToken WHERE revokedAt IS NULL") ?? 0
+        let trust =
+            try db.tableExists("trustDocument") ? try Int.fetchOne(db, sql: "SELECT count(*) FROM trustDocument") ?? 0 : 0
         return BackupReport(
             path: "", bytes: 0, migrations: [], pendingMigrations: [], hosts: rows.count, verifiedDocuments: verified,
-            keys: keys.count, activeTokens: tokens)
+            keys: keys.count, activeTokens: tokens, trustDocuments: trust)
     }
 
     /// Why one stored document is bad, or `nil` when it verifies and matches its host row.

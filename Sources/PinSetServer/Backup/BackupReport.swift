@@ -16,12 +16,14 @@ public struct BackupReport: Sendable, Equatable, CustomStringConvertible {
     public var keys: Int
     /// Active (not revoked) admin tokens.
     public var activeTokens: Int
+    /// Trust documents stored (PROTOCOL §6), 0 without root keys.
+    public var trustDocuments: Int = 0
 
     public var description: String {
         var text =
             "\(path): integrity ok; schema \(migrations.last ?? "none") (\(migrations.count) migrations); "
             + "\(hosts) host(s), \(verifiedDocuments) document(s) verified against \(keys) key(s); "
-            + "\(activeTokens) active token(s); \(bytes) bytes"
+            + "\(activeTokens) active token(s); \(trustDocuments) trust document(s); \(bytes) bytes"
         if !pendingMigrations.isEmpty {
             text += "; a server will apply \(pendingMigrations.joined(separator: ", ")) when it opens this file"
         }
