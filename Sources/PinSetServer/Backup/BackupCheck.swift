@@ -156,7 +156,8 @@ public enum BackupCheck {
         }
         let tokens = try Int.fetchOne(db, sql: "SELECT count(*) FROM adminToken WHERE revokedAt IS NULL") ?? 0
         let trust =
-            try db.tableExists("trustDocument") ? try Int.fetchOne(db, sql: "SELECT count(*) FROM trustDocument") ?? 0 : 0
+            try db.tableExists("trustDocument")
+            ? try Int.fetchOne(db, sql: "SELECT count(*) FROM trustDocument") ?? 0 : 0
         return BackupReport(
             path: "", bytes: 0, migrations: [], pendingMigrations: [], hosts: rows.count, verifiedDocuments: verified,
             keys: keys.count, activeTokens: tokens, trustDocuments: trust)
