@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OpenSSLCrypto
+import PinSetAdminAPI
 import PinSetCore
 import Testing
 
@@ -114,6 +115,22 @@ import Testing
         #expect(try server.client.request("PUT", "/admin/trust", headers: admin, body: v1).status == 201)
     }
 
+    /// Found by the scoped schemathesis run: an emoji modifier right after '/' joined the '/' into one Character,
+    /// so the path did not split and a host route answered an undocumented 404.
+    @Test func aCombiningCharacterAfterASlashStillSplitsThePath() throws {
+        let server = try TestServer()
+        let writer = try token(server, "wild", .writer, ["*.example.com"])
+        for auth in [server.auth, writer] {
+            let answer = try server.client.request(
+                "PUT", "/admin/hosts/%F0%9F%8F%BB", headers: auth, body: Array(pinPair().utf8))
+            #expect(answer.status == 400 || answer.status == 403, "\(answer.status) \(answer.text)")
+        }
+        let match = try #require(RouteTable.match("/admin/hosts/\u{1F3FB}"))
+        #expect(match.template == "/admin/hosts/{host}" && match.parameters == ["\u{1F3FB}"])
+        let pin = try #require(RouteTable.match("/admin/hosts/a.example/pins/ab/cd"))
+        #expect(pin.parameters == ["a.example", "ab/cd"])
+    }
+
     @Test func historyAndLogKeepTheTokenName() throws {
         let server = try TestServer()
         let writer = try token(server, "release-bot", .writer, ["api.example.com"])
@@ -143,10 +160,10 @@ import Testing
         let server = try TestServer()
         _ = try token(server, "scoped", .writer, ["*.example.com", "api.example.org"])
         let info = try #require(try server.app!.service.listTokens().first { $0.name == "scoped" })
-        #expect(info.scope.role == .writer)
-        #expect(info.scope.hostsDescription == "*.example.com api.example.org")
-        let encoded = try JSONEncoder().encode(info)
-        #expect(try JSONDecoder().decode(TokenInfo.self, from: encoded).scope == info.scope)
+        #expect(info.role == "writer")
+        #expect(info.hosts == ["*.example.com", "api.example.org"])
+        let encoded = try AdminJSON.encoder.encode(info)
+        #expect(try AdminJSON.decoder.decode(TokenInfo.self, from: encoded) == info)
         #expect(
             expectServiceError { try server.app!.service.createToken(name: "none", scope: TokenScope(hosts: [])) }?.code
                 == .badRequest)
