@@ -17,23 +17,52 @@ struct ExportCommand: ParsableCommand {
             """)
     @Option(help: "SQLite database file. Env PINSET_DB. Default ./data/pinset.sqlite.") var db: String?
     @Option(help: "Output directory (created if missing).") var out: String
+    @Flag(help: "Keep running: re-export within 2 s of every committed write, until SIGTERM or SIGINT.")
+    var watch = false
+    @Option(help: "With --watch: a shell command run after each batch of changes (e.g. rsync or aws s3 sync); its exit status and output are logged, a failure never stops the watch.")
+    var exec: String?
+    @Option(help: "With --watch: seconds between checks of the database for changes. Default 0.3.")
+    var pollInterval: Double = 0.3
 
     func run() throws {
         let path = Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite")
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database at \(path)") }
+        if watch {
+            guard pollInterval > 0, pollInterval <= 1.5 else { throw CLIError("--poll-interval must be over 0 and at most 1.5 s") }
+            try ExportWatcher(databasePath: path, out: out, exec: exec, pollInterval: pollInterval).run()
+            return
+        }
+        guard exec == nil else { throw CLIError("--exec runs only with --watch") }
         let store = try PinDatabase(path: path)
+        let (files, hosts, trust) = try Self.files(store: store, out: out)
+        try? store.close()
+        var written = 0
+        var unchanged = 0
+        for (url, data) in files {
+            if FileManager.default.contents(atPath: url.path) == data {
+                unchanged += 1
+            } else {
+                try data.write(to: url, options: .atomic)
+                written += 1
+            }
+        }
+        print(
+            "exported \(hosts) host(s), keys and \(trust) trust document(s) to \(out): written \(written), unchanged \(unchanged)"
+        )
+    }
+
+    /// Every file of the mirror under `out` with its bytes (creating the directories), the number of hosts and
+    /// the number of trust documents.
+    static func files(store: PinDatabase, out: String) throws -> (files: [(URL, Data)], hosts: Int, trust: Int) {
         let documents = try PublishedDocuments.load(store: store)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let keys = try encoder.encode(PublishedDocuments.keySet(store: store))
         let trust = try PublishedDocuments.trustDocuments(store: store)
-        try? store.close()
 
         let root = URL(fileURLWithPath: out)
         let pinsDirectory = root.appendingPathComponent("pins")
         try FileManager.default.createDirectory(at: pinsDirectory, withIntermediateDirectories: true)
-        var written = 0
-        var unchanged = 0
         var files: [(URL, Data)] = [(root.appendingPathComponent("keys"), keys)]
         for document in documents {
             guard !document.host.isEmpty, !document.host.contains("/"), !document.host.hasPrefix(".") else {
@@ -51,16 +80,6 @@ struct ExportCommand: ParsableCommand {
             }
             files.append((trustDirectory.appendingPathComponent("index.json"), Data(newest.body)))
         }
-        for (url, data) in files {
-            if FileManager.default.contents(atPath: url.path) == data {
-                unchanged += 1
-            } else {
-                try data.write(to: url, options: .atomic)
-                written += 1
-            }
-        }
-        print(
-            "exported \(documents.count) host(s), keys and \(trust.count) trust document(s) to \(out): written \(written), unchanged \(unchanged)"
-        )
+        return (files, documents.count, trust.count)
     }
 }

@@ -10,6 +10,7 @@ struct PinSetCommand: AsyncParsableCommand {
             Serve.self, Keygen.self, Token.self, PinCommand.self, HostsCommand.self, ShowCommand.self, SetCommand.self,
             AddCommand.self, RemoveCommand.self, RetireCommand.self, HistoryCommand.self, VerifyCommand.self,
             FetchCommand.self, ExportCommand.self, ReportsCommand.self, Seed.self, TrustCommand.self,
+            BackupCommand.self,
             StatusCommand.self, CheckCommand.self,
         ]
     )

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PinSetAdminAPI
 import PinSetServer
 
 /// `pinset token`: admin tokens, managed directly in the database.
@@ -23,10 +24,15 @@ struct Token: ParsableCommand {
         @OptionGroup var database: DatabaseOption
         @Option(help: "A name for the token; the audit history records it with every write.")
         var name: String
+        @Option(help: "reader (read pin sets, history, reports), writer (also change pin sets) or admin (also trust documents and tokens). Default admin.")
+        var role: String = "admin"
+        @Option(help: "A host the token may act on: api.example.com (that host) or *.example.com (every name below example.com, not example.com itself). Repeatable. Default every host.")
+        var hosts: [String] = []
 
         func run() throws {
-            let token = try database.open().create(name: name)
-            print("created token \"\(name)\" (shown once; store it now):")
+            let scope = try TokenScope(parsingRole: role, hosts: hosts)
+            let token = try database.open().create(name: name, scope: scope)
+            print("created token \"\(name)\" (role \(scope.role.rawValue), hosts \(scope.hostsDescription); shown once; store it now):")
             print(token)
         }
     }
@@ -38,7 +44,7 @@ struct Token: ParsableCommand {
         func run() throws {
             for token in try database.open().list() {
                 let state = token.revokedAt.map { "revoked \($0)" } ?? "active"
-                print("\(token.name)\tcreated \(token.createdAt)\t\(state)")
+                print("\(token.name)\tcreated \(token.createdAt)\t\(state)\t\(token.role)\t\(token.hosts?.joined(separator: " ") ?? "*")")
             }
         }
     }

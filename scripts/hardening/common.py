@@ -49,8 +49,9 @@ class Server:
             os.chmod(self.key, 0o600)
             subprocess.run(["openssl", "pkey", "-in", self.key, "-pubout", "-out", self.pub], check=True)
 
-    def token(self, name: str) -> str:
-        out = subprocess.run([binary(), "token", "create", "--db", self.db, "--name", name],
+    def token(self, name: str, *options: str) -> str:
+        """A new token; options such as "--role", "writer", "--hosts", "*.example.com" scope it."""
+        out = subprocess.run([binary(), "token", "create", "--db", self.db, "--name", name, *options],
                              check=True, capture_output=True, text=True).stdout
         return out.strip().splitlines()[-1].strip()
 

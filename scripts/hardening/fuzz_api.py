@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""API fuzzing (issue 6.2): schemathesis against a real server from openapi.yaml, with an admin token.
+"""API fuzzing (issue 6.2): schemathesis against a real server from openapi.yaml, with an admin token, then
+again with a scoped token (issue 16: role writer, hosts *.example.com), so the 403 answers are checked too.
 
     PINSET=path/to/pinset fuzz_api.py [--examples 30] [--max-time 150] [--phases examples,fuzzing] [--min-cases 1000]
+        [--scoped-max-time SECONDS]
 
 Every operation of the spec is selected. Checks: schemathesis' defaults (no 5xx, status codes, content types,
 headers and bodies conform to the spec, negative data rejected, positive data accepted, with the expected
@@ -26,7 +28,10 @@ def main() -> int:
     parser.add_argument("--max-time", type=int, default=150, help="time budget in seconds")
     parser.add_argument("--phases", default="examples,fuzzing")
     parser.add_argument("--min-cases", type=int, default=1000)
+    parser.add_argument("--scoped-max-time", type=int, default=0,
+                        help="time budget of the scoped-token run; default a third of --max-time")
     args = parser.parse_args()
+    scoped_max_time = args.scoped_max_time or max(30, args.max_time // 3)
 
     # With an offline root key and trust version 1 pushed, GET /trust and /trust/1 answer 200 with real bodies, and
     # PUT /admin/trust checks generated documents against a real chain (PROTOCOL §6).
@@ -37,6 +42,10 @@ def main() -> int:
     subprocess.run(["openssl", "pkey", "-in", root, "-pubout", "-out", root_pub], check=True)
     server = Server(workdir=workdir, extra=["--root-pub", root_pub])
     token = server.token("fuzz")
+    # A writer limited to names below example.com: a.example.com is its own, example.com (and most generated
+    # hosts) are outside it and must answer the documented 403.
+    scoped = server.token("fuzz-scoped", "--role", "writer", "--hosts", "*.example.com")
+    scoped_out, scoped_rc = "", 1
     try:
         server.start()
         wait_healthy(server)
@@ -49,16 +58,28 @@ def main() -> int:
                         "--out", trust], check=True, stdout=subprocess.DEVNULL)
         subprocess.run([binary(), "trust", "push", trust, "--server", f"http://127.0.0.1:{server.port}"], check=True,
                        stdout=subprocess.DEVNULL, env=dict(os.environ, PINSET_TOKEN=token))
-        env = dict(os.environ, PINSET_URL=f"http://127.0.0.1:{server.port}", PINSET_TOKEN=token)
-        cmd = ["st", "--config-file", os.path.join(ROOT, "scripts", "schemathesis.toml"), "run", OPENAPI,
-               "-n", str(args.examples), "--phases", args.phases, "--request-timeout", "10",
-               "--max-time", str(args.max_time), "--no-color", "--seed", str(args.seed)]
-        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.max_time + 120,
-                           cwd=server.dir)  # schemathesis leaves a .schemathesis cache in its cwd
+
+        def schemathesis(bearer: str, max_time: int, examples: int) -> subprocess.CompletedProcess:
+            env = dict(os.environ, PINSET_URL=f"http://127.0.0.1:{server.port}", PINSET_TOKEN=bearer)
+            cmd = ["st", "--config-file", os.path.join(ROOT, "scripts", "schemathesis.toml"), "run", OPENAPI,
+                   "-n", str(examples), "--phases", args.phases, "--request-timeout", "10",
+                   "--max-time", str(max_time), "--no-color", "--seed", str(args.seed)]
+            return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=max_time + 120,
+                                  cwd=server.dir)  # schemathesis leaves a .schemathesis cache in its cwd
+
+        r = schemathesis(token, args.max_time, args.examples)
         out = r.stdout + r.stderr
+        s = schemathesis(scoped, scoped_max_time, max(5, args.examples // 3))
+        scoped_out, scoped_rc = s.stdout + s.stderr, s.returncode
         alive = server.alive() and wait_healthy(server, 5)
     finally:
         server.cleanup()
+    scoped_cases = int(m.group(1)) if (m := re.search(r"(\d+) generated", scoped_out)) else 0
+    scoped_fail = sum(int(n) for _, n in re.findall(r"❌ (ST\d+[^:]*): (\d+)", scoped_out))
+    if scoped_rc != 0:
+        print(scoped_out[-15000:])
+    print(f"scoped token (writer, *.example.com): cases generated: {scoped_cases}, failures: {scoped_fail}, "
+          f"exit {scoped_rc}")
     tail = out[out.rfind("SUMMARY") - 40:] if "SUMMARY" in out else out[-3000:]
     if r.returncode != 0:
         print(out[-15000:])
@@ -75,6 +96,7 @@ def main() -> int:
           f"failures: {n_fail}, server alive after: {alive}")
     figure("fuzz", cases=cases, failures=n_fail, operations=int(ops.group(1)) if ops else 0, alive=alive)
     ok = r.returncode == 0 and cases >= args.min_cases and alive and n_fail == 0
+    ok = ok and scoped_rc == 0 and scoped_cases > 0 and scoped_fail == 0
     return 0 if ok else 1
 
 

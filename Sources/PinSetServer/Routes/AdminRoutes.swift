@@ -15,7 +15,7 @@ struct AdminRoutes {
     /// Authenticates, then checks the method against the route table (so a request without a token gets `401`
     /// whatever its method), then answers.
     func dispatch() -> HTTPResponse {
-        guard let tokenName = authenticate() else {
+        guard let caller = authenticate() else {
             return Problem.unauthorized("send an admin token as `Authorization: Bearer <token>`; create one with `pinset token create`").response
         }
         guard let match else {
@@ -24,15 +24,17 @@ struct AdminRoutes {
         guard match.allows(request.method.name) else {
             return Problem.methodNotAllowed(RouteTable.methods[match.index]).response
         }
+        let tokenName = caller.name
         do {
-            return try answer(match, tokenName: tokenName)
+            try authorize(caller, match: match)
+            return try answer(match, tokenName: tokenName, scope: caller.scope)
         } catch {
             return router.problemResponse(for: error, path: request.path)
         }
     }
 
-    /// The token's name, or `nil` when the header is missing, malformed or names no active token.
-    private func authenticate() -> String? {
+    /// The token's name and scope, or `nil` when the header is missing, malformed or names no active token.
+    private func authenticate() -> AdminCaller? {
         guard let header = request.header("Authorization") else { return nil }
         // `Bearer` in any case, a space, then the token with spaces and tabs around it ignored.
         var utf8 = Substring(header).utf8
@@ -46,17 +48,17 @@ struct AdminRoutes {
         while let first = utf8.first, blank(first) { utf8 = utf8.dropFirst() }
         while let last = utf8.last, blank(last) { utf8 = utf8.dropLast() }
         guard !utf8.isEmpty, utf8.count <= 256 else { return nil }
-        return router.service.authenticate(bearer: String(Substring(utf8)))
+        return router.service.caller(bearer: String(Substring(utf8)))
     }
 
-    private func answer(_ match: RouteTable.Match, tokenName: String) throws -> HTTPResponse {
+    private func answer(_ match: RouteTable.Match, tokenName: String, scope: TokenScope = .full) throws -> HTTPResponse {
         let method = request.method
         let service = router.service
         let ifMatch = request.header("If-Match")
         let parameters = match.parameters
         switch (match.template, method) {
         case ("/admin/hosts", _):
-            return try json(200, ["hosts": service.hostsWithState()])
+            return try json(200, ["hosts": service.hostsWithState().filter { scope.covers(host: $0.host) }])
         case ("/admin/hosts/{host}", .get):
             return json(200, try service.detail(host: String(parameters[0])))
         case ("/admin/hosts/{host}", .put):
@@ -97,8 +99,8 @@ struct AdminRoutes {
             return try json(
                 200,
                 ReportsBody(
-                    groups: router.reports.groups(host: host, since: since),
-                    days: router.reports.days(host: host, since: since)))
+                    groups: router.reports.groups(host: host, since: since).filter { scope.covers(host: $0.host) },
+                    days: router.reports.days(host: host, since: since).filter { scope.covers(host: $0.host) }))
         case ("/admin/trust", _):
             let outcome = try router.trust.push(request.body, tokenName: tokenName)
             router.metrics.adminWrite()

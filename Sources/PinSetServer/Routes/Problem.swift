@@ -15,10 +15,12 @@ struct Problem: Error, Encodable, Sendable {
     var rule: String?
     /// The pre-flight report of a refused write (what each address serves).
     var preflight: PreflightReport?
+    /// For 403: the right the token lacks (`reader`, `writer`, `admin` or `host`).
+    var missingRight: String?
     /// Extra response headers, such as `WWW-Authenticate` or `Allow`.
     var headers: [(String, String)] = []
 
-    private enum CodingKeys: String, CodingKey { case type, title, status, detail, rule, preflight }
+    private enum CodingKeys: String, CodingKey { case type, title, status, detail, rule, preflight, missingRight }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -28,6 +30,7 @@ struct Problem: Error, Encodable, Sendable {
         try container.encode(detail, forKey: .detail)
         try container.encodeIfPresent(rule, forKey: .rule)
         try container.encodeIfPresent(preflight, forKey: .preflight)
+        try container.encodeIfPresent(missingRight, forKey: .missingRight)
     }
 
     var response: HTTPResponse {

@@ -73,9 +73,11 @@ enum RouteTable {
     /// The template `path` matches, with its placeholders' values; `nil` when none does. A placeholder matches
     /// one segment, even an empty one (a ``restPlaceholders`` one at the end: the rest of the path).
     static func match(_ path: String) -> Match? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        guard path.hasPrefix("/") else { return nil }
-        let given = Array(parts)
+        guard path.utf8.first == UInt8(ascii: "/") else { return nil }
+        // Split on the byte '/', not on Characters: a combining mark or emoji modifier right after a '/' joins it
+        // into one grapheme, and a Character split would not see that '/' (e.g. /admin/hosts/\u{1F3FB}).
+        let given = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
+            .map { Substring($0) }
         for (index, template) in segments.enumerated() {
             if let parameters = bind(template, to: given) { return Match(index: index, parameters: parameters) }
         }

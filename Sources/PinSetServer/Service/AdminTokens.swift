@@ -22,7 +22,18 @@ public struct AdminTokens: Sendable {
     /// - Throws: 400 for a name that is empty, over 64 characters or not `[A-Za-z0-9._@-]`; 409 when a
     ///   non-revoked token already has the name.
     public func create(name: String, now: Date = Date()) throws(ServiceError) -> String {
+        try create(name: name, scope: .full, now: now)
+    }
+
+    /// Creates a token named `name` limited to `scope` (role and hosts) and returns it, as
+    /// ``create(name:now:)`` does.
+    ///
+    /// - Throws: as ``create(name:now:)``, and 400 for a scope with an empty host list.
+    public func create(name: String, scope: TokenScope, now: Date = Date()) throws(ServiceError) -> String {
         try PinSetService.checkTokenName(name)
+        if let hosts = scope.hosts, hosts.isEmpty {
+            throw ServiceError(.badRequest, "a scoped token needs at least one host pattern (or none for every host)")
+        }
         let token = "pst_" + Base64URL.encode(SecureRandom.bytes(count: 32))
         let hash = SHA256Digest.hash(Array(token.utf8))
         try store.serializedWrite { db in
@@ -30,7 +41,7 @@ public struct AdminTokens: Sendable {
                 guard try !AdminTokenTable.activeNameExists(db, name: name) else {
                     throw ServiceError(.conflict, "a token named \"\(name)\" already exists; revoke it first or choose another name")
                 }
-                try AdminTokenTable.insert(db, name: name, hash: hash, now: now)
+                try AdminTokenTable.insert(db, name: name, hash: hash, now: now, scope: scope)
                 return .commit
             }
         }

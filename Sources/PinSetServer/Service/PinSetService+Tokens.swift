@@ -6,7 +6,7 @@ import PinSetAdminAPI
 
 /// The active tokens' hashes, kept in memory for ``PinSetService/authenticate(bearer:)``.
 struct TokenCache: Sendable {
-    var entries: [(name: String, hash: [UInt8])] = []
+    var entries: [(name: String, hash: [UInt8], scope: TokenScope)] = []
     /// `ProcessInfo.systemUptime` of the last load (monotonic).
     var loadedAt: TimeInterval = -.infinity
 }
@@ -23,8 +23,9 @@ extension PinSetService {
     ///   never log it.
     /// - Throws: 400 for a name that is empty, over 64 characters or not `[A-Za-z0-9._@-]`; 409 when a non-revoked
     ///   token already has the name.
-    public func createToken(name: String) throws(ServiceError) -> String {
-        let token = try AdminTokens(store: store).create(name: name, now: clock())
+    ///   `scope` limits its role and hosts; default ``TokenScope/full``.
+    public func createToken(name: String, scope: TokenScope = .full) throws(ServiceError) -> String {
+        let token = try AdminTokens(store: store).create(name: name, scope: scope, now: clock())
         try reloadTokens()
         return token
     }
@@ -43,6 +44,11 @@ extension PinSetService {
     /// The name of the active token `token`, or `nil`. Hashes the token with SHA-256 and compares the hash in
     /// constant time with every active hash (no early exit). Never logs the token.
     public func authenticate(bearer token: String) -> String? {
+        caller(bearer: token)?.name
+    }
+
+    /// The active token `token` with its scope, or `nil`, checked as ``authenticate(bearer:)`` does.
+    public func caller(bearer token: String) -> AdminCaller? {
         guard !token.isEmpty, token.utf8.count <= 512 else { return nil }
         let stale = tokenCache.withLock { ProcessInfo.processInfo.systemUptime - $0.loadedAt > Self.tokenCacheLifetime }
         if stale {
@@ -50,9 +56,9 @@ extension PinSetService {
         }
         let hash = SHA256Digest.hash(Array(token.utf8))
         let entries = tokenCache.withLock { $0.entries }
-        var match: String?
+        var match: AdminCaller?
         for entry in entries where ConstantTime.equals(entry.hash, hash) {
-            match = entry.name
+            match = AdminCaller(name: entry.name, scope: entry.scope)
         }
         return match
     }

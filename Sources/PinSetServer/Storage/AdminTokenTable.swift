@@ -12,10 +12,13 @@ enum AdminTokenTable {
     }
 
     /// Stores a new token's hash.
-    static func insert(_ db: Database, name: String, hash: [UInt8], now: Date) throws {
+    static func insert(_ db: Database, name: String, hash: [UInt8], now: Date, scope: TokenScope = .full) throws {
         try db.execute(
-            sql: "INSERT INTO adminToken (name, hash, createdAt) VALUES (?, ?, ?)",
-            arguments: [name, Data(hash), StoredTime.seconds(now)])
+            sql: "INSERT INTO adminToken (name, hash, createdAt, role, hosts) VALUES (?, ?, ?, ?, ?)",
+            arguments: [
+                name, Data(hash), StoredTime.seconds(now), scope.role.rawValue,
+                scope.hosts.map { $0.map(\.description).joined(separator: " ") },
+            ])
     }
 
     /// Revokes the active token named `name`; `false` if there is none.
@@ -28,18 +31,36 @@ enum AdminTokenTable {
 
     /// Every token ever created, oldest first.
     static func all(_ db: Database) throws -> [TokenInfo] {
-        try Row.fetchAll(db, sql: "SELECT name, createdAt, revokedAt FROM adminToken ORDER BY createdAt, id").map {
-            row in
-            TokenInfo(
-                name: row["name"], createdAt: StoredTime.date(row["createdAt"]),
-                revokedAt: (row["revokedAt"] as Int64?).map(StoredTime.date))
+        try Row.fetchAll(db, sql: "SELECT name, createdAt, revokedAt, role, hosts FROM adminToken ORDER BY createdAt, id")
+            .map { row in
+                let scope = scope(role: row["role"], hosts: row["hosts"])
+                return TokenInfo(
+                    name: row["name"], createdAt: StoredTime.date(row["createdAt"]),
+                    revokedAt: (row["revokedAt"] as Int64?).map(StoredTime.date), role: scope.role.rawValue,
+                    hosts: scope.hosts?.map(\.description))
+            }
+    }
+
+    /// The (name, hash, scope) of every non-revoked token.
+    static func activeHashes(_ db: Database) throws -> [(name: String, hash: [UInt8], scope: TokenScope)] {
+        try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT name, hash, role, hosts FROM adminToken WHERE revokedAt IS NULL")
+        ).map { row in
+            (row["name"], [UInt8](row["hash"] as Data), scope(role: row["role"], hosts: row["hosts"]))
         }
     }
 
-    /// The (name, hash) of every non-revoked token.
-    static func activeHashes(_ db: Database) throws -> [(name: String, hash: [UInt8])] {
-        try Row.fetchAll(db.cachedStatement(sql: "SELECT name, hash FROM adminToken WHERE revokedAt IS NULL")).map { row in
-            (row["name"], [UInt8](row["hash"] as Data))
+    /// A stored scope. An unknown role or a pattern that no longer parses gives the narrowest scope (a reader of
+    /// no host) rather than more rights; the CHECK constraint and ``AdminTokens/create(name:scope:now:)`` keep
+    /// both from happening.
+    static func scope(role: String?, hosts: String?) -> TokenScope {
+        guard let role = role.flatMap(TokenRole.init(rawValue:)) else { return TokenScope(role: .reader, hosts: []) }
+        guard let hosts else { return TokenScope(role: role, hosts: nil) }
+        var patterns: [HostPattern] = []
+        for text in hosts.split(separator: " ") {
+            guard let pattern = try? HostPattern(String(text)) else { return TokenScope(role: .reader, hosts: []) }
+            patterns.append(pattern)
         }
+        return TokenScope(role: role, hosts: patterns)
     }
 }

@@ -118,8 +118,18 @@ extension PinDatabase {
                     CREATE INDEX pinReportDayDay ON pinReportDay(day);
                     """)
         }
+        // Scoped admin tokens (issue 16): a role and the host patterns a token may act on. Existing tokens keep
+        // every right: role 'admin', hosts NULL (every host). hosts holds patterns separated by single spaces.
+        migrator.registerMigration("v5-token-scopes") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE adminToken ADD COLUMN role TEXT NOT NULL DEFAULT 'admin'
+                        CHECK (role IN ('reader', 'writer', 'admin'));
+                    ALTER TABLE adminToken ADD COLUMN hosts TEXT;
+                    """)
+        }
         // Lock-out protection (issue 14): forced writes in the history, the monitor's last probe of each host.
-        migrator.registerMigration("v5-host-probe") { db in
+        migrator.registerMigration("v6-host-probe") { db in
             try db.execute(
                 sql: """
                     ALTER TABLE hostVersion ADD COLUMN forced INTEGER NOT NULL DEFAULT 0;

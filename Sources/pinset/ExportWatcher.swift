@@ -1,0 +1,142 @@
+import Foundation
+import PinSetCore
+import PinSetServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `pinset export --watch`: keeps an export directory current with the database.
+///
+/// Every poll interval it reads SQLite's `data_version` (one pragma on an idle connection: no lock, no
+/// transaction), which changes when any other connection commits; on a change it re-exports, rewriting only the
+/// files whose bytes changed (temp file + rename), and then runs `--exec` once for the batch. Every minute it
+/// re-exports anyway, as a safety net. A busy or missing database, a server restart or a replaced database file
+/// is logged and retried; a failing `--exec` is logged. SIGTERM or SIGINT stops it between two steps.
+struct ExportWatcher {
+    let databasePath: String
+    let out: String
+    let exec: String?
+    let pollInterval: Double
+    /// Longest an `--exec` command may run before it is killed (and logged as failed).
+    var execTimeout: Double = 600
+    /// A full re-export at least this often, whatever `data_version` says.
+    var fullExportInterval: Double = 60
+
+    func run() throws {
+        let stop = StopSignal()
+        let mirror = MirrorFiles()
+        var store: PinDatabase?
+        var identity: (dev_t, ino_t)?
+        var lastVersion: Int?
+        var lastExport = -Double.infinity
+        var failing = false
+        log("watching \(databasePath), exporting to \(out) (every \(pollInterval) s)")
+        while !stop.isStopped {
+            do {
+                let current = try fileIdentity()
+                if store == nil || current.0 != identity?.0 || current.1 != identity?.1 {
+                    if store != nil { log("the database file was replaced; reopening it") }
+                    store = nil
+                    store = try PinDatabase(path: databasePath)
+                    identity = current
+                    lastVersion = nil
+                    mirror.reset()
+                }
+                let version = try store!.dataVersion()
+                let now = ProcessInfo.processInfo.systemUptime
+                if version != lastVersion || now - lastExport >= fullExportInterval {
+                    let (files, hosts, _) = try ExportCommand.files(store: store!, out: out)
+                    let written = try mirror.write(files)
+                    lastVersion = version
+                    lastExport = now
+                    if failing {
+                        log("the database answers again")
+                        failing = false
+                    }
+                    if !written.isEmpty {
+                        let root = URL(fileURLWithPath: out).path
+                        let names = written.map { String($0.dropFirst(root.count).drop { $0 == "/" }) }
+                        log("exported \(hosts) host(s): written \(written.count): \(names.joined(separator: " "))")
+                        if let exec { runExec(exec, changed: names) }
+                    }
+                }
+            } catch {
+                if !failing { log("export failed (\(error)); retrying every \(pollInterval) s") }
+                failing = true
+                // Reopen on the next round: the server may have restarted or the file been replaced.
+                store = nil
+            }
+            if stop.sleep(pollInterval) { break }
+        }
+        log("stopped")
+    }
+
+    /// The database file's device and inode, to notice a file replaced under the watch (a restore).
+    private func fileIdentity() throws -> (dev_t, ino_t) {
+        var info = stat()
+        guard stat(databasePath, &info) == 0 else {
+            throw CLIError("no database at \(databasePath): \(String(cString: strerror(errno)))")
+        }
+        return (info.st_dev, info.st_ino)
+    }
+
+    /// Runs `command` with `/bin/sh -c`, with `PINSET_EXPORT_DIR` and `PINSET_EXPORT_CHANGED` (the files written,
+    /// relative, space-separated) in its environment; logs its exit status and output. Never throws.
+    private func runExec(_ command: String, changed: [String]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PINSET_EXPORT_DIR"] = out
+        environment["PINSET_EXPORT_CHANGED"] = changed.joined(separator: " ")
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        let started = ProcessInfo.processInfo.systemUptime
+        do {
+            try process.run()
+        } catch {
+            log("exec: cannot start /bin/sh: \(error)")
+            return
+        }
+        let output = OutputBox()
+        let reader = Thread {
+            output.data = pipe.fileHandleForReading.readDataToEndOfFile()
+            output.done.signal()
+        }
+        reader.start()
+        var timedOut = false
+        while process.isRunning {
+            if ProcessInfo.processInfo.systemUptime - started > execTimeout {
+                timedOut = true
+                process.terminate()
+                break
+            }
+            usleep(10_000)
+        }
+        process.waitUntilExit()
+        output.done.wait()
+        let seconds = String(format: "%.2f", ProcessInfo.processInfo.systemUptime - started)
+        let text = String(decoding: output.data.suffix(4096), as: UTF8.self).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let status = timedOut ? "killed after \(Int(execTimeout)) s" : "exit \(process.terminationStatus)"
+        let failed = timedOut || process.terminationStatus != 0
+        log(
+            "exec: \(status) in \(seconds) s\(failed ? " (failed; the watch goes on)" : "")"
+                + (text.isEmpty ? "" : "; output:\n\(text)"))
+    }
+
+    private func log(_ message: String) {
+        print("\(RFC3339.format(Date())) export: \(message)")
+        fflush(nil)
+    }
+}
+
+/// Output of an `--exec` command, read on its own thread.
+private final class OutputBox: @unchecked Sendable {
+    var data = Data()
+    let done = DispatchSemaphore(value: 0)
+}
