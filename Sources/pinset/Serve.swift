@@ -65,6 +65,9 @@ struct Serve: AsyncParsableCommand {
         let logger = Logger(label: "pinset")
         let configuration = try makeConfiguration()
 
+        // Catch SIGTERM and SIGINT before anything announces the server: a signal sent as soon as the banner is
+        // read must stop it gracefully, never be lost.
+        let termination = TerminationSignal()
         let app: PinSetServerApp
         do {
             app = try PinSetServerApp(configuration: configuration, logger: logger)
@@ -86,7 +89,7 @@ struct Serve: AsyncParsableCommand {
         fflush(nil)
         logger.info("started", metadata: ["port": "\(app.port)", "threads": "\(configuration.http.threads)"])
 
-        await Self.waitForTermination()
+        await termination.wait()
         logger.info("stopping: finishing in-flight requests")
         app.shutdown()
         logger.info("stopped")
@@ -137,31 +140,46 @@ struct Serve: AsyncParsableCommand {
     }
 
     /// Suspends until SIGTERM or SIGINT arrives.
-    private static func waitForTermination() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let queue = DispatchQueue(label: "pinset.signals")
-            let resumed = ResumeOnce(continuation)
-            for signalNumber in [SIGTERM, SIGINT] {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-                source.setEventHandler { resumed.resume() }
-                source.resume()
-                SignalSources.keep(source)
-            }
-        }
-    }
 }
 
-/// Resumes a continuation at most once, whichever signal comes first.
-private final class ResumeOnce: Sendable {
-    private let continuation: Locked<CheckedContinuation<Void, Never>?>
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = Locked(continuation) }
-    func resume() {
-        let pending = continuation.withLock { pending in
-            defer { pending = nil }
-            return pending
+/// SIGTERM or SIGINT, caught from the moment it is made: ``wait()`` returns at once if one already came.
+private final class TerminationSignal: Sendable {
+    private struct State {
+        var fired = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Locked(State())
+
+    init() {
+        let queue = DispatchQueue(label: "pinset.signals")
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler { [weak self] in self?.fire() }
+            source.resume()
+            SignalSources.keep(source)
         }
-        pending?.resume()
+    }
+
+    private func fire() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.fired = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once SIGTERM or SIGINT arrived (at once if one already did).
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let fired = state.withLock { state -> Bool in
+                if !state.fired { state.waiter = continuation }
+                return state.fired
+            }
+            if fired { continuation.resume() }
+        }
     }
 }
 
