@@ -45,7 +45,7 @@ run: release
 	$$($(SWIFT) build -c release --show-bin-path)/pinset serve --db $(DATA)/pinset.sqlite --key $(DATA)/signing-key.pem \
 		--port $(PORT) --dev
 
-test: test-deps lint-openapi lint-docker
+test: test-deps lint-openapi lint-docker format-lint
 	$(SWIFT) build --build-tests
 	$(MAKE) check-apple
 	$(SWIFT) test --skip-build

@@ -12,7 +12,8 @@ enum IfNoneMatch {
     /// and the optional whitespace around it are set aside.
     static func matches(_ header: UnsafeRawBufferPointer, etag: UnsafeRawBufferPointer) -> Bool {
         // The usual case: the client sends back exactly the ETag it was given.
-        if header.count == etag.count, header.count > 0, memcmp(header.baseAddress!, etag.baseAddress!, etag.count) == 0 {
+        if header.count == etag.count, header.count > 0, memcmp(header.baseAddress!, etag.baseAddress!, etag.count) == 0
+        {
             return true
         }
         var index = 0

@@ -71,15 +71,17 @@ final class RequestDeadlines: @unchecked Sendable {
     func start() {
         var handle = pthread_t()
         let box = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(&handle, nil, { raw in
-            #if canImport(Darwin)
-                let deadlines = Unmanaged<RequestDeadlines>.fromOpaque(raw).takeRetainedValue()
-            #else
-                let deadlines = Unmanaged<RequestDeadlines>.fromOpaque(raw!).takeRetainedValue()
-            #endif
-            deadlines.run()
-            return nil
-        }, box)
+        let status = pthread_create(
+            &handle, nil,
+            { raw in
+                #if canImport(Darwin)
+                    let deadlines = Unmanaged<RequestDeadlines>.fromOpaque(raw).takeRetainedValue()
+                #else
+                    let deadlines = Unmanaged<RequestDeadlines>.fromOpaque(raw!).takeRetainedValue()
+                #endif
+                deadlines.run()
+                return nil
+            }, box)
         if status == 0 {
             thread = handle
         } else {

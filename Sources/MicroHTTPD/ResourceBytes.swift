@@ -34,7 +34,9 @@ final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
     static func make(
         key: some Collection<UInt8>, etag: some Collection<UInt8>, body: some Collection<UInt8>
     ) -> ResourceBytes {
-        withBytes(key) { key in withBytes(etag) { etag in withBytes(body) { body in make(key: key, etag: etag, body: body) } } }
+        withBytes(key) { key in
+            withBytes(etag) { etag in withBytes(body) { body in make(key: key, etag: etag, body: body) } }
+        }
     }
 
     private static func withBytes<R>(_ bytes: some Collection<UInt8>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
@@ -57,7 +59,8 @@ final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
     func withETag<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try withUnsafeMutablePointers { layout, start in
             try body(
-                UnsafeRawBufferPointer(start: start + Int(layout.pointee.keyCount), count: Int(layout.pointee.etagCount)))
+                UnsafeRawBufferPointer(
+                    start: start + Int(layout.pointee.keyCount), count: Int(layout.pointee.etagCount)))
         }
     }
 

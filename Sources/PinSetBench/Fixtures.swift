@@ -19,7 +19,8 @@ enum Fixtures {
         let protected = Base64URL.encode(Array(header.utf8))
         let payload = Base64URL.encode(set.encodedJSON())
         let signature = try key.signature(for: Array((protected + "." + payload).utf8))
-        let json = #"{"protected":"\#(protected)","payload":"\#(payload)","signature":"\#(Base64URL.encode(signature))"}"#
+        let json =
+            #"{"protected":"\#(protected)","payload":"\#(payload)","signature":"\#(Base64URL.encode(signature))"}"#
         return (Array(json.utf8), key)
     }
 
@@ -31,8 +32,10 @@ enum Fixtures {
         let rootName = try DistinguishedName { CommonName("bench root") }
         let intermediateName = try DistinguishedName { CommonName("bench intermediate") }
         let ca = try Certificate.Extensions { Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil)) }
-        func make(_ key: Certificate.PrivateKey, _ subject: DistinguishedName, _ issuer: DistinguishedName,
-                  _ issuerKey: Certificate.PrivateKey, _ extensions: Certificate.Extensions) throws -> [UInt8] {
+        func make(
+            _ key: Certificate.PrivateKey, _ subject: DistinguishedName, _ issuer: DistinguishedName,
+            _ issuerKey: Certificate.PrivateKey, _ extensions: Certificate.Extensions
+        ) throws -> [UInt8] {
             let certificate = try Certificate(
                 version: .v3, serialNumber: .init(), publicKey: key.publicKey,
                 notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86_400),

@@ -74,7 +74,9 @@ let b9 = Measurement.run(
 print("<!-- PinSetBench (\(mode)), \(rounds) interleaved rounds; per-op times are medians -->")
 print("| Bench | What | Client | Baseline | Ratio median (min–max) | Goal | Result |")
 print("| --- | --- | --- | --- | --- | --- | --- |")
-print(b8.row(id: "B8", what: "verify one document (DocumentVerifier) vs one raw Ed25519 verify (swift-crypto)", goal: 1.5))
+print(
+    b8.row(id: "B8", what: "verify one document (DocumentVerifier) vs one raw Ed25519 verify (swift-crypto)", goal: 1.5)
+)
 print(
     b8d.row(
         id: "B8d", what: "the same, signing key delegated by a trust document (root keys, PROTOCOL §6)", goal: 1.5))

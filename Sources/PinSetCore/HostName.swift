@@ -23,7 +23,9 @@ public enum HostName {
             if index == bytes.count || bytes[index] == 0x2E {
                 let length = index - labelStart
                 guard length > 0 else { throw Error(description: "the host name has an empty label") }
-                guard length <= 63 else { throw Error(description: "a label of the host name is longer than 63 characters") }
+                guard length <= 63 else {
+                    throw Error(description: "a label of the host name is longer than 63 characters")
+                }
                 guard bytes[labelStart] != 0x2D, bytes[index - 1] != 0x2D else {
                     throw Error(description: "a label of the host name starts or ends with a hyphen")
                 }
@@ -35,7 +37,8 @@ public enum HostName {
             case 0x61...0x7A, 0x2D: allNumeric = false
             case 0x30...0x39: break
             case 0x3A: throw Error(description: "the host name must not carry a port or be an IPv6 address")
-            case 0x80...: throw Error(description: "the host name must be ASCII: send internationalised names as xn-- A-labels")
+            case 0x80...:
+                throw Error(description: "the host name must be ASCII: send internationalised names as xn-- A-labels")
             default: throw Error(description: "the host name may only contain letters, digits, hyphens and dots")
             }
         }

@@ -35,7 +35,9 @@ public struct Pin: Codable, Sendable, Hashable {
     public static let maxCommentLength = 200
 
     /// Creates a pin. No validation happens here; see ``Pin/validate()``.
-    public init(sha256: String, type: PinType = .spki, role: PinRole = .current, expiresAt: Date? = nil, comment: String? = nil) {
+    public init(
+        sha256: String, type: PinType = .spki, role: PinRole = .current, expiresAt: Date? = nil, comment: String? = nil
+    ) {
         self.sha256 = sha256
         self.type = type
         self.role = role
@@ -52,7 +54,9 @@ public struct Pin: Codable, Sendable, Hashable {
     /// Checks the field rules of PROTOCOL §1 that do not depend on the time.
     public func validate() throws(PinSetError) {
         guard hashBytes != nil else {
-            throw PinSetError(.invalidPin, "pin \"\(sha256.prefix(60))\": sha256 must be standard base64 (with padding) of exactly 32 bytes")
+            throw PinSetError(
+                .invalidPin,
+                "pin \"\(sha256.prefix(60))\": sha256 must be standard base64 (with padding) of exactly 32 bytes")
         }
         if let comment, comment.count > Self.maxCommentLength {
             throw PinSetError(.invalidPin, "pin \(sha256): comment is longer than \(Self.maxCommentLength) characters")

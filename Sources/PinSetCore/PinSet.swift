@@ -119,20 +119,27 @@ public struct PinSet: Codable, Sendable, Hashable {
         for pin in pins {
             try pin.validate()
             guard seen.insert("\(pin.type.rawValue):\(pin.sha256)").inserted else {
-                throw PinSetError(.duplicatePin, "duplicate pin: \(pin.sha256) (\(pin.type.rawValue)) appears more than once")
+                throw PinSetError(
+                    .duplicatePin, "duplicate pin: \(pin.sha256) (\(pin.type.rawValue)) appears more than once")
             }
             if let expiresAt = pin.expiresAt, expiresAt <= now {
-                throw PinSetError(.expiredPin, "pin \(pin.sha256) has expiresAt \(RFC3339.format(expiresAt)), which is not in the future")
+                throw PinSetError(
+                    .expiredPin,
+                    "pin \(pin.sha256) has expiresAt \(RFC3339.format(expiresAt)), which is not in the future")
             }
         }
         if enforce, !pins.isEmpty {
             guard seen.count >= 2 else {
-                throw PinSetError(.backupRuleViolated,
-                    "backup rule: an enforcing set needs at least two distinct pins, one of them with role \"backup\" (or set enforce to false for report-only)")
+                throw PinSetError(
+                    .backupRuleViolated,
+                    "backup rule: an enforcing set needs at least two distinct pins, one of them with role \"backup\" (or set enforce to false for report-only)"
+                )
             }
             guard pins.contains(where: { $0.role == .backup }) else {
-                throw PinSetError(.backupRuleViolated,
-                    "backup rule: an enforcing set needs at least one pin with role \"backup\", so that a lost key does not lock every client out")
+                throw PinSetError(
+                    .backupRuleViolated,
+                    "backup rule: an enforcing set needs at least one pin with role \"backup\", so that a lost key does not lock every client out"
+                )
             }
         }
     }

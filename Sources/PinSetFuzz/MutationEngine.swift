@@ -67,10 +67,13 @@ struct MutationEngine {
         // Half of the document inputs keep valid JSON (only values change), so they reach the checks after
         // parsing: the signature, and once re-signed, host, time and rollback.
         let target = FuzzHarness.Target.allCases[Int(input[0]) % FuzzHarness.Target.allCases.count]
-        let structured = (target == .document || target == .signedParts || target == .payload) && Bool.random(using: &rng)
+        let structured =
+            (target == .document || target == .signedParts || target == .payload) && Bool.random(using: &rng)
         for _ in 0..<Int.random(in: 1...4, using: &rng) {
             if structured {
-                input = target == .document ? resign(input, jsonOnly: true) : replaceToken(input, number: Bool.random(using: &rng))
+                input =
+                    target == .document
+                    ? resign(input, jsonOnly: true) : replaceToken(input, number: Bool.random(using: &rng))
             } else {
                 input = mutate(input)
             }
@@ -105,7 +108,8 @@ struct MutationEngine {
             bytes[position] = Self.interestingBytes.randomElement(using: &rng)!
         case 3:
             bytes.insert(
-                contentsOf: (0..<Int.random(in: 1...8, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) },
+                contentsOf: (0..<Int.random(in: 1...8, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng)
+                },
                 at: position)
         case 4:
             bytes.removeSubrange(position..<min(bytes.count, position + Int.random(in: 1...16, using: &rng)))
@@ -117,7 +121,9 @@ struct MutationEngine {
         case 7:
             // Splice: our head, another seed's tail.
             let other = anySeed()
-            if other.count > 1 { bytes = Array(bytes[..<position] + other[Int.random(in: 1..<other.count, using: &rng)...]) }
+            if other.count > 1 {
+                bytes = Array(bytes[..<position] + other[Int.random(in: 1..<other.count, using: &rng)...])
+            }
         case 8:
             bytes = replaceToken(bytes, number: true)
         case 9:
@@ -160,7 +166,8 @@ struct MutationEngine {
         if Int.random(in: 0..<4, using: &rng) == 0 {
             header = Array((jsonOnly ? replaceToken([0] + header, number: number) : mutate([0] + header)).dropFirst())
         } else {
-            payload = Array((jsonOnly ? replaceToken([0] + payload, number: number) : mutate([0] + payload)).dropFirst())
+            payload = Array(
+                (jsonOnly ? replaceToken([0] + payload, number: number) : mutate([0] + payload)).dropFirst())
         }
         return [bytes[0]] + harness.sign(header: header, payload: payload)
     }
@@ -196,8 +203,9 @@ struct MutationEngine {
                 var start = index + 1
                 while start < bytes.count && bytes[start] == UInt8(ascii: " ") { start += 1 }
                 var end = start
-                while end < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end])
-                    || bytes[end] == UInt8(ascii: "-") || bytes[end] == UInt8(ascii: ".")
+                while end < bytes.count,
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end])
+                        || bytes[end] == UInt8(ascii: "-") || bytes[end] == UInt8(ascii: ".")
                 {
                     end += 1
                 }

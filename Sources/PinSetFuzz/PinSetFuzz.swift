@@ -65,7 +65,8 @@ import PinSetFuzzing
                 default:
                     print(
                         "usage: pinset-fuzz [--runs N] [--seed S] [--regressions DIR] [--findings DIR] | --write-seeds DIR\n"
-                            + "Mutates seed inputs through every parser target; writes crashing or failing inputs to DIR.")
+                            + "Mutates seed inputs through every parser target; writes crashing or failing inputs to DIR."
+                    )
                     exit(argument == "--help" ? 0 : 2)
                 }
             }
@@ -100,8 +101,11 @@ import PinSetFuzzing
                 "pinset-fuzz: \(runs) mutated inputs in \(String(format: "%.1f", seconds)) s "
                     + "(\(Int(Double(runs) / max(seconds, 0.001)))/s), \(replayed) regression inputs, "
                     + "\(failures) failures, seed \(seed)\n  per target: \(targets)\n  verifier outcomes: "
-                    + harness.outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
-            print(#"FIGURE fuzz {"executions": \#(runs + replayed), "failures": \#(failures), "seconds": \#(Int(seconds))}"#)
+                    + harness.outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            )
+            print(
+                #"FIGURE fuzz {"executions": \#(runs + replayed), "failures": \#(failures), "seconds": \#(Int(seconds))}"#
+            )
             exit(failures == 0 ? 0 : 1)
         }
 

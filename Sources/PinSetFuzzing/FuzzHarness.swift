@@ -45,18 +45,18 @@ public final class FuzzHarness: @unchecked Sendable {
     public static let floor = AcceptedVersion(version: 3, issuedAt: Date(timeIntervalSince1970: 1_794_000_000))
     /// A real certificate, for the admin and certificate seeds.
     public static let certificatePEM = """
------BEGIN CERTIFICATE-----
-MIIBijCCATGgAwIBAgIUVoh+JWZqw6YuJMxIY0yaGkOV6MgwCgYIKoZIzj0EAwIw
-GzEZMBcGA1UEAwwQZnV6ei5leGFtcGxlLmNvbTAeFw0yNjExMjExOTQ4MDBaFw0z
-NjExMTgxOTQ4MDBaMBsxGTAXBgNVBAMMEGZ1enouZXhhbXBsZS5jb20wWTATBgcq
-hkjOPQIBBggqhkjOPQMBBwNCAARkVpIn66foNqAk1YRYU/cfwwhtyRIQxsQHsKMj
-D6Bxq2OxwRTlsb8jbXq0kxAHo7nFsixxlrtYSjSXOwjfU551o1MwUTAdBgNVHQ4E
-FgQUWkHHAxcLFULggS78h09zWxOkHFAwHwYDVR0jBBgwFoAUWkHHAxcLFULggS78
-h09zWxOkHFAwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNHADBEAiAl9IPK
-AM8w9eDSgf9paAPsfsFFsm9WOAQQX2D0o8f6IQIgEKZy7EBt1/+DPc1KMfq2bWNa
-eKivMF40nJnm966vwWs=
------END CERTIFICATE-----
-"""
+        -----BEGIN CERTIFICATE-----
+        MIIBijCCATGgAwIBAgIUVoh+JWZqw6YuJMxIY0yaGkOV6MgwCgYIKoZIzj0EAwIw
+        GzEZMBcGA1UEAwwQZnV6ei5leGFtcGxlLmNvbTAeFw0yNjExMjExOTQ4MDBaFw0z
+        NjExMTgxOTQ4MDBaMBsxGTAXBgNVBAMMEGZ1enouZXhhbXBsZS5jb20wWTATBgcq
+        hkjOPQIBBggqhkjOPQMBBwNCAARkVpIn66foNqAk1YRYU/cfwwhtyRIQxsQHsKMj
+        D6Bxq2OxwRTlsb8jbXq0kxAHo7nFsixxlrtYSjSXOwjfU551o1MwUTAdBgNVHQ4E
+        FgQUWkHHAxcLFULggS78h09zWxOkHFAwHwYDVR0jBBgwFoAUWkHHAxcLFULggS78
+        h09zWxOkHFAwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNHADBEAiAl9IPK
+        AM8w9eDSgf9paAPsfsFFsm9WOAQQX2D0o8f6IQIgEKZy7EBt1/+DPc1KMfq2bWNa
+        eKivMF40nJnm966vwWs=
+        -----END CERTIFICATE-----
+        """
 
     let key: Curve25519.Signing.PrivateKey
     /// The trusted key's RFC 7638 thumbprint.
@@ -113,13 +113,25 @@ eKivMF40nJnm966vwWs=
         }
         let pin = Base64.encode([UInt8](repeating: 9, count: 32))
         let pem = Self.certificatePEM.replacingOccurrences(of: "\n", with: "\\n")
-        seeds.append(tagged(.adminSet, Array(#"{"pins":[{"sha256":"\#(pin)","role":"current"},{"certificate":"\#(pem)","role":"backup","expiresAt":"2027-01-01T00:00:00Z"}],"includeSubdomains":true,"enforce":false,"reportUri":"https://r.example.com/"}"#.utf8)))
-        seeds.append(tagged(.adminPins, Array(#"{"pins":[{"sha256":"\#(pin)","type":"certificate","comment":"next"}]}"#.utf8)))
+        seeds.append(
+            tagged(
+                .adminSet,
+                Array(
+                    #"{"pins":[{"sha256":"\#(pin)","role":"current"},{"certificate":"\#(pem)","role":"backup","expiresAt":"2027-01-01T00:00:00Z"}],"includeSubdomains":true,"enforce":false,"reportUri":"https://r.example.com/"}"#
+                        .utf8)))
+        seeds.append(
+            tagged(.adminPins, Array(#"{"pins":[{"sha256":"\#(pin)","type":"certificate","comment":"next"}]}"#.utf8)))
         seeds.append(tagged(.certificate, Array(Self.certificatePEM.utf8)))
-        seeds.append(tagged(.report, Array(#"{"date-time":"2026-11-21T10:00:00Z","hostname":"fuzz.example.com","port":443,"noted-hostname":"example.com","include-subdomains":true,"enforce-pinning":true,"validated-certificate-chain":["MIIB"],"known-pins":["pin-sha256=\"\#(pin)\""],"validation-result":1}"#.utf8)))
+        seeds.append(
+            tagged(
+                .report,
+                Array(
+                    #"{"date-time":"2026-11-21T10:00:00Z","hostname":"fuzz.example.com","port":443,"noted-hostname":"example.com","include-subdomains":true,"enforce-pinning":true,"validated-certificate-chain":["MIIB"],"known-pins":["pin-sha256=\"\#(pin)\""],"validation-result":1}"#
+                        .utf8)))
         seeds.append(tagged(.hostName, Array("WWW.Example.COM.".utf8)))
         seeds.append(tagged(.hostName, Array("xn--bcher-kva.example".utf8)))
-        seeds.append(tagged(.base64url, Array(Base64URL.encode((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37) }).utf8)))
+        seeds.append(
+            tagged(.base64url, Array(Base64URL.encode((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37) }).utf8)))
         seeds.append(tagged(.base64url, Array("AQID-_8".utf8)))
         seeds.append(tagged(.trust, trustSeed()))
         return seeds
@@ -167,7 +179,10 @@ eKivMF40nJnm966vwWs=
         let reference = try? JSONDecoder().decode(SignedDocument.self, from: Data(data))
         let fast = try? SignedDocument.decode(json: data)
         guard fast == reference else {
-            throw FuzzFinding(.document, "SignedDocument.decode(json:) gives \(String(describing: fast)), JSONDecoder \(String(describing: reference))")
+            throw FuzzFinding(
+                .document,
+                "SignedDocument.decode(json:) gives \(String(describing: fast)), JSONDecoder \(String(describing: reference))"
+            )
         }
         if let reference {
             for member in [reference.protected, reference.payload, reference.signature] {
@@ -238,7 +253,8 @@ eKivMF40nJnm966vwWs=
         guard fast == reference else {
             throw FuzzFinding(
                 .base64url,
-                "Base64URL.decode gives \(fast.map { "\($0.count) bytes" } ?? "nil"), Foundation \(reference.map { "\($0.count) bytes" } ?? "nil") for \(String(decoding: data, as: UTF8.self).debugDescription)")
+                "Base64URL.decode gives \(fast.map { "\($0.count) bytes" } ?? "nil"), Foundation \(reference.map { "\($0.count) bytes" } ?? "nil") for \(String(decoding: data, as: UTF8.self).debugDescription)"
+            )
         }
     }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import PinSetCore
 import PinSetAdminAPI
+import PinSetCore
 import PinSetServer  // the write request bodies (SetRequest, PinsRequest, PinInput)
 
 /// Shared rendering and pin-input helpers of the admin subcommands.

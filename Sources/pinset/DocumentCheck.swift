@@ -18,13 +18,18 @@ struct TrustOptions: ParsableArguments {
     var trustKey: [String] = []
     @Option(help: "Refuse documents older than this version (rollback check).")
     var minVersion: Int?
-    @Option(help: "An offline root public key (Ed25519 PEM) shipped instead of, or beside, --trust-key (PROTOCOL §6). Repeatable.")
+    @Option(
+        help:
+            "An offline root public key (Ed25519 PEM) shipped instead of, or beside, --trust-key (PROTOCOL §6). Repeatable."
+    )
     var rootPub: [String] = []
     @Option(help: "How many distinct root keys must sign trust version 1. Default 1.")
     var rootThreshold: Int = 1
 
     func validate() throws {
-        guard !trustKey.isEmpty || !rootPub.isEmpty else { throw ValidationError("give at least one --trust-key or --root-pub") }
+        guard !trustKey.isEmpty || !rootPub.isEmpty else {
+            throw ValidationError("give at least one --trust-key or --root-pub")
+        }
     }
 
     /// With `--root-pub`: the trust state reached by walking `documents` (versions 1, 2, … in order) from the root

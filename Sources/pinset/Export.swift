@@ -19,7 +19,10 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "Output directory (created if missing).") var out: String
     @Flag(help: "Keep running: re-export within 2 s of every committed write, until SIGTERM or SIGINT.")
     var watch = false
-    @Option(help: "With --watch: a shell command run after each batch of changes (e.g. rsync or aws s3 sync); its exit status and output are logged, a failure never stops the watch.")
+    @Option(
+        help:
+            "With --watch: a shell command run after each batch of changes (e.g. rsync or aws s3 sync); its exit status and output are logged, a failure never stops the watch."
+    )
     var exec: String?
     @Option(help: "With --watch: seconds between checks of the database for changes. Default 0.3.")
     var pollInterval: Double = 0.3
@@ -28,7 +31,9 @@ struct ExportCommand: ParsableCommand {
         let path = Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite")
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database at \(path)") }
         if watch {
-            guard pollInterval > 0, pollInterval <= 1.5 else { throw CLIError("--poll-interval must be over 0 and at most 1.5 s") }
+            guard pollInterval > 0, pollInterval <= 1.5 else {
+                throw CLIError("--poll-interval must be over 0 and at most 1.5 s")
+            }
             try ExportWatcher(databasePath: path, out: out, exec: exec, pollInterval: pollInterval).run()
             return
         }

@@ -7,7 +7,8 @@ import PinSetCore
 struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a new PKCS#8 PEM Ed25519 signing key (mode 0600) and print its kid and public JWK.",
-        discussion: "Refuses to overwrite an existing file. Ship the printed JWK (or kid) in your apps as a trusted key.")
+        discussion:
+            "Refuses to overwrite an existing file. Ship the printed JWK (or kid) in your apps as a trusted key.")
 
     @Option(help: "Where to write the key. The file must not exist.")
     var out: String

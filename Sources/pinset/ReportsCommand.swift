@@ -1,14 +1,15 @@
 import ArgumentParser
 import Foundation
-import PinSetCore
 import PinSetAdminAPI
+import PinSetCore
 
 /// `pinset reports [HOST]`: pin failure reports, grouped by host and served leaf key.
 struct ReportsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reports",
         abstract: "Show pin failure reports, grouped by host and by the served chain's leaf pin.",
-        discussion: "MATCHES-CURRENT is yes when the reported chain matches a pin in force now: the client held an older set.")
+        discussion:
+            "MATCHES-CURRENT is yes when the reported chain matches a pin in force now: the client held an older set.")
     @OptionGroup var options: ServerOptions
     @Argument(help: "Only reports about this host.") var host: String?
     @Option(help: "Only groups seen since this RFC 3339 time, e.g. 2026-11-01T00:00:00Z.") var since: String?
@@ -18,7 +19,9 @@ struct ReportsCommand: AsyncParsableCommand {
         if let host { query.append("host=\(host.pathSegment)") }
         if let since {
             guard RFC3339.parse(since) != nil else { throw CLIError("--since \"\(since)\" is not an RFC 3339 time") }
-            query.append("since=\(since.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-", ":", "."])) ?? since)")
+            query.append(
+                "since=\(since.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-", ":", "."])) ?? since)"
+            )
         }
         let path = "/admin/reports" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
         let data = try await options.client().send("GET", path)

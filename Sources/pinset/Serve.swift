@@ -7,7 +7,7 @@ import MicroHTTPD
 import PinSetServer
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `pinset serve`: runs the pin server until SIGTERM or SIGINT.
@@ -32,25 +32,37 @@ struct Serve: AsyncParsableCommand {
     var bind: String?
     @Option(help: "Lifetime of a signed document (e.g. 14d). Env PINSET_LIFETIME. Default 14d.")
     var lifetime: String?
-    @Option(help: "Refresh interval clients are told in Cache-Control max-age (e.g. 1h). Env PINSET_REFRESH. Default 1h.")
+    @Option(
+        help: "Refresh interval clients are told in Cache-Control max-age (e.g. 1h). Env PINSET_REFRESH. Default 1h.")
     var refresh: String?
     @Option(help: "Most simultaneous connections. Env PINSET_CONNECTION_LIMIT. Default 1024.")
     var connectionLimit: Int?
-    @Option(help: "Most simultaneous connections from one address (0 = no limit). Env PINSET_PER_ADDRESS_LIMIT. Default 0.")
+    @Option(
+        help: "Most simultaneous connections from one address (0 = no limit). Env PINSET_PER_ADDRESS_LIMIT. Default 0.")
     var perAddressLimit: Int?
     @Option(help: "Seconds before an idle connection is closed. Env PINSET_IDLE_TIMEOUT. Default 15.")
     var idleTimeout: Int?
-    @Option(help: "Seconds a connection gets for each request, headers to answer (closes slowloris clients; 0 = off). Env PINSET_REQUEST_TIMEOUT. Default 30.")
+    @Option(
+        help:
+            "Seconds a connection gets for each request, headers to answer (closes slowloris clients; 0 = off). Env PINSET_REQUEST_TIMEOUT. Default 30."
+    )
     var requestTimeout: Int?
     @Option(help: "Default reportUri for sets that give none. Env PINSET_REPORT_URI. Default none.")
     var reportUri: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error. Env PINSET_LOG_LEVEL. Default info.")
     var logLevel: String?
-    @Option(help: "An offline root public key (Ed25519 PEM) the first trust document must be signed by (PROTOCOL §6). Repeatable. Env PINSET_ROOT_PUB (comma-separated files). Default none.")
+    @Option(
+        help:
+            "An offline root public key (Ed25519 PEM) the first trust document must be signed by (PROTOCOL §6). Repeatable. Env PINSET_ROOT_PUB (comma-separated files). Default none."
+    )
     var rootPub: [String] = []
-    @Option(help: "How many distinct root keys must sign the first trust document. Env PINSET_ROOT_THRESHOLD. Default 1.")
+    @Option(
+        help: "How many distinct root keys must sign the first trust document. Env PINSET_ROOT_THRESHOLD. Default 1.")
     var rootThreshold: Int?
-    @Flag(help: "Development start (what `make run` uses): create the signing key if it is missing, and print a new admin token if none exists.")
+    @Flag(
+        help:
+            "Development start (what `make run` uses): create the signing key if it is missing, and print a new admin token if none exists."
+    )
     var dev = false
     @OptionGroup(title: "Lock-out protection") var probes: ProbeOptions
 
@@ -74,7 +86,9 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw CLIError("cannot start: \(error)")
         }
-        let host = configuration.http.bindAddress.contains(":") ? "[\(configuration.http.bindAddress)]" : configuration.http.bindAddress
+        let host =
+            configuration.http.bindAddress.contains(":")
+            ? "[\(configuration.http.bindAddress)]" : configuration.http.bindAddress
         print("pinset is serving on http://\(host):\(app.port)")
         print("  database: \(configuration.databasePath)")
         print("  signing key: \(configuration.keyPath)")
@@ -127,7 +141,9 @@ struct Serve: AsyncParsableCommand {
             ? Environment.string(nil, "PINSET_ROOT_PUB", default: "").split(separator: ",").map {
                 $0.trimmingCharacters(in: .whitespaces)
             }.filter { !$0.isEmpty } : rootPub
-        let rootKeys = try rootFiles.map { file in try RootKeyFiles.publicKey(file, option: "--root-pub").rawRepresentation }
+        let rootKeys = try rootFiles.map { file in
+            try RootKeyFiles.publicKey(file, option: "--root-pub").rawRepresentation
+        }
         let threshold = try Environment.int(rootThreshold, "PINSET_ROOT_THRESHOLD", default: 1)
         guard rootKeys.isEmpty || (1...Set(rootKeys).count).contains(threshold) else {
             throw CLIError("root threshold \(threshold) must be between 1 and the number of distinct --root-pub keys")

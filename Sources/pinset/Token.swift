@@ -14,25 +14,35 @@ struct Token: ParsableCommand {
         var db: String?
 
         func open() throws -> AdminTokens {
-            try AdminTokens(store: PinDatabase(path: Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite")))
+            try AdminTokens(
+                store: PinDatabase(path: Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite")))
         }
     }
 
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create a token. It is printed once, as the last line of standard output; only its hash is stored.")
+            abstract:
+                "Create a token. It is printed once, as the last line of standard output; only its hash is stored.")
         @OptionGroup var database: DatabaseOption
         @Option(help: "A name for the token; the audit history records it with every write.")
         var name: String
-        @Option(help: "reader (read pin sets, history, reports), writer (also change pin sets) or admin (also trust documents and tokens). Default admin.")
+        @Option(
+            help:
+                "reader (read pin sets, history, reports), writer (also change pin sets) or admin (also trust documents and tokens). Default admin."
+        )
         var role: String = "admin"
-        @Option(help: "A host the token may act on: api.example.com (that host) or *.example.com (every name below example.com, not example.com itself). Repeatable. Default every host.")
+        @Option(
+            help:
+                "A host the token may act on: api.example.com (that host) or *.example.com (every name below example.com, not example.com itself). Repeatable. Default every host."
+        )
         var hosts: [String] = []
 
         func run() throws {
             let scope = try TokenScope(parsingRole: role, hosts: hosts)
             let token = try database.open().create(name: name, scope: scope)
-            print("created token \"\(name)\" (role \(scope.role.rawValue), hosts \(scope.hostsDescription); shown once; store it now):")
+            print(
+                "created token \"\(name)\" (role \(scope.role.rawValue), hosts \(scope.hostsDescription); shown once; store it now):"
+            )
             print(token)
         }
     }
@@ -44,13 +54,16 @@ struct Token: ParsableCommand {
         func run() throws {
             for token in try database.open().list() {
                 let state = token.revokedAt.map { "revoked \($0)" } ?? "active"
-                print("\(token.name)\tcreated \(token.createdAt)\t\(state)\t\(token.role)\t\(token.hosts?.joined(separator: " ") ?? "*")")
+                print(
+                    "\(token.name)\tcreated \(token.createdAt)\t\(state)\t\(token.role)\t\(token.hosts?.joined(separator: " ") ?? "*")"
+                )
             }
         }
     }
 
     struct Revoke: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a token by name; a running server refuses it at once.")
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a token by name; a running server refuses it at once.")
         @OptionGroup var database: DatabaseOption
         @Argument(help: "The token's name.")
         var name: String

@@ -10,10 +10,11 @@ final class RunningServer {
     init(directory: URL, extraArguments: [String] = []) throws {
         self.directory = directory
         process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
-        process.arguments = [
-            "serve", "--dev", "--db", directory.appendingPathComponent("db.sqlite").path,
-            "--key", directory.appendingPathComponent("key.pem").path, "--port", "0",
-        ] + extraArguments
+        process.arguments =
+            [
+                "serve", "--dev", "--db", directory.appendingPathComponent("db.sqlite").path,
+                "--key", directory.appendingPathComponent("key.pem").path, "--port", "0",
+            ] + extraArguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

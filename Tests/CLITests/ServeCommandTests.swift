@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `pinset serve` as a process: the `make run` defaults, refusing an unsafe key, and SIGTERM.
@@ -68,7 +68,8 @@ import Glibc
     @Test func makeRunCommandLineStartsTheServer() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
+            .standardized
         let make = Process()
         make.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         make.arguments = ["make", "-n", "-C", root.path, "run", "DATA=\(dir.path)/data", "PORT=0"]
@@ -84,7 +85,9 @@ import Glibc
             .map(String.init)
         let server = try ServeProcess(arguments, in: dir)
         let lines = server.waitForLines(5)
-        #expect(lines.first?.hasPrefix("pinset is serving on http://127.0.0.1:") == true, "\(arguments): \(lines) \(server.stderr)")
+        #expect(
+            lines.first?.hasPrefix("pinset is serving on http://127.0.0.1:") == true,
+            "\(arguments): \(lines) \(server.stderr)")
         #expect(lines.last?.hasPrefix("pst_") == true)
         kill(server.process.processIdentifier, SIGTERM)
         #expect(server.waitForExit() == 0)
@@ -98,7 +101,8 @@ import Glibc
         #expect(lines.first?.hasPrefix("pinset is serving on http://127.0.0.1:") == true, "\(lines) \(first.stderr)")
         let token = try #require(lines.last)
         #expect(token.hasPrefix("pst_") && token.count == 47)
-        let attributes = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("data/signing-key.pem").path)
+        let attributes = try FileManager.default.attributesOfItem(
+            atPath: dir.appendingPathComponent("data/signing-key.pem").path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
 
         kill(first.process.processIdentifier, SIGTERM)
@@ -125,7 +129,8 @@ import Glibc
         try keygen.run()
         keygen.waitUntilExit()
         chmod(key, 0o644)
-        let server = try ServeProcess(["--key", key, "--db", dir.appendingPathComponent("db.sqlite").path, "--port", "0"], in: dir)
+        let server = try ServeProcess(
+            ["--key", key, "--db", dir.appendingPathComponent("db.sqlite").path, "--port", "0"], in: dir)
         let status = server.waitForExit()
         #expect(status != nil && status != 0)
         let message = server.stderr + server.stdout

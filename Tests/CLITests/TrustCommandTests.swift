@@ -114,13 +114,16 @@ import Testing
                 "openssl genpkey -algorithm ed25519 -out \(name).pem && openssl pkey -in \(name).pem -pubout -out \(name).pub",
                 in: dir)
         }
-        try CLIRunner.shell("openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 -out ec.pem && openssl pkey -in ec.pem -pubout -out ec.pub", in: dir)
+        try CLIRunner.shell(
+            "openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 -out ec.pem && openssl pkey -in ec.pem -pubout -out ec.pub",
+            in: dir)
         let serve = [
             "serve", "--dev", "--db", dir.appendingPathComponent("db.sqlite").path, "--key",
             dir.appendingPathComponent("key.pem").path, "--port", "0",
         ]
         let roots = "\(dir.appendingPathComponent("root1.pub").path),\(dir.appendingPathComponent("root2.pub").path)"
-        let threshold = try CLIRunner.pinset(serve, environment: ["PINSET_ROOT_PUB": roots, "PINSET_ROOT_THRESHOLD": "3"])
+        let threshold = try CLIRunner.pinset(
+            serve, environment: ["PINSET_ROOT_PUB": roots, "PINSET_ROOT_THRESHOLD": "3"])
         #expect(threshold.status == 1)
         #expect(threshold.lastErrorLine.contains("root threshold 3 must be between 1 and"), "\(threshold.stderr)")
         let notEd25519 = try CLIRunner.pinset(serve + ["--root-pub", dir.appendingPathComponent("ec.pub").path])

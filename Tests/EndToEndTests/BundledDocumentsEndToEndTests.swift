@@ -15,7 +15,9 @@ import Testing
     @Test func theRealExportInstallsAndATamperedFileIsRefusedAlone() async throws {
         let server = try PinServerFixture()
         for host in ["a.example.com", "b.example.com", "c.example.com"] {
-            #expect(try await server.putSet(host: host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 201)
+            #expect(
+                try await server.putSet(
+                    host: host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 201)
         }
         let out = server.directory.appendingPathComponent("export")
         try ProcessRunner.text(

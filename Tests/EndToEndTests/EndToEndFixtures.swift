@@ -83,7 +83,8 @@ struct TLSServerFixture {
         async throws -> TLSServerFixture
     {
         let configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(leaf.nio), .certificate(pki.intermediate.nio)], privateKey: .privateKey(key))
+            certificateChain: [.certificate(leaf.nio), .certificate(pki.intermediate.nio)], privateKey: .privateKey(key)
+        )
         let context = try NIOSSLContext(configuration: configuration)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)

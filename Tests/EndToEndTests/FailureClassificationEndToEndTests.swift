@@ -73,14 +73,16 @@ import X509
         let (leafA, _) = try Self.pki.makeLeaf()
         let (leafB, keyB) = try Self.pki.makeLeaf()
         let backup = Self.randomPin()
-        #expect(try await server.putSet(host: "localhost", pins: [(leafA.spkiPin, "current"), (backup, "backup")]) == 201)
+        #expect(
+            try await server.putSet(host: "localhost", pins: [(leafA.spkiPin, "current"), (backup, "backup")]) == 201)
 
         let client = try Client(server: server, reporter: PinFailureReporter(fallbackReportURI: listener.url))
         await client.updater.start()
         #expect(await client.recorder.waitForUpdate(host: "localhost", version: 1))
 
         // The host rotates to key B and the server publishes it; the client, polling hourly, still holds A.
-        #expect(try await server.putSet(host: "localhost", pins: [(leafB.spkiPin, "current"), (backup, "backup")]) == 200)
+        #expect(
+            try await server.putSet(host: "localhost", pins: [(leafB.spkiPin, "current"), (backup, "backup")]) == 200)
         let tls = try await TLSServerFixture.start(leaf: leafB, key: keyB, pki: Self.pki, group: Self.group)
         defer { tls.channel.close(promise: nil) }
 
@@ -119,7 +121,8 @@ import X509
         let (leafA, _) = try Self.pki.makeLeaf()
         let (leafD, keyD) = try Self.pki.makeLeaf()
         #expect(
-            try await server.putSet(host: "localhost", pins: [(leafA.spkiPin, "current"), (Self.randomPin(), "backup")])
+            try await server.putSet(
+                host: "localhost", pins: [(leafA.spkiPin, "current"), (Self.randomPin(), "backup")])
                 == 201)
         let client = try Client(server: server, reporter: PinFailureReporter(fallbackReportURI: listener.url))
         await client.updater.start()

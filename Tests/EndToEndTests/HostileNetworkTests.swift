@@ -45,14 +45,20 @@ import Testing
         let forger = try Forger(keyPEMPath: server.directory.appendingPathComponent("key.pem").path)
 
         // Version 1, then version 2, through the proxy in pass-through mode.
-        #expect(try await server.putSet(host: Self.host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 201)
-        #expect(try await server.putSet(host: "other.example.com", pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 201)
+        #expect(
+            try await server.putSet(
+                host: Self.host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 201)
+        #expect(
+            try await server.putSet(
+                host: "other.example.com", pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 201)
         guard case .updated(_, 1) = await updater.refreshNow(host: Self.host) else {
             Issue.record("version 1 was not accepted through the pass-through proxy")
             return
         }
         let version1 = try #require(manager.document(for: Self.host)).raw
-        #expect(try await server.putSet(host: Self.host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 200)
+        #expect(
+            try await server.putSet(
+                host: Self.host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 200)
         guard case .updated(_, 2) = await updater.refreshNow(host: Self.host) else {
             Issue.record("version 2 was not accepted through the pass-through proxy")
             return
@@ -64,16 +70,24 @@ import Testing
         let cases: [(name: String, mode: RewritingProxy.Mode, expected: Expected)] = [
             ("another host's document", .substitute(path: "/pins/other.example.com"), .rejected(.hostMismatch)),
             ("an old version (replayed v1)", .replay(Array(version1)), .rejected(.rollback)),
-            ("an expired document signed with the real key",
-             .rewrite { forger.resign($0) { set in
-                 set.issuedAt = Date().addingTimeInterval(-30 * 86_400)
-                 set.expiresAt = Date().addingTimeInterval(-86_400)
-             } }, .rejected(.expired)),
+            (
+                "an expired document signed with the real key",
+                .rewrite {
+                    forger.resign($0) { set in
+                        set.issuedAt = Date().addingTimeInterval(-30 * 86_400)
+                        set.expiresAt = Date().addingTimeInterval(-86_400)
+                    }
+                }, .rejected(.expired)
+            ),
             ("a flipped signature bit", .rewrite(Forger.flipSignatureBit), .rejected(.badSignature)),
-            ("a swapped kid (attacker's key and kid)",
-             .rewrite { Forger.sign($0, with: attacker, kid: attackerKid) }, .rejected(.unknownKey)),
-            ("the trusted kid over the attacker's signature",
-             .rewrite { Forger.sign($0, with: attacker, kid: forger.kid) }, .rejected(.badSignature)),
+            (
+                "a swapped kid (attacker's key and kid)",
+                .rewrite { Forger.sign($0, with: attacker, kid: attackerKid) }, .rejected(.unknownKey)
+            ),
+            (
+                "the trusted kid over the attacker's signature",
+                .rewrite { Forger.sign($0, with: attacker, kid: forger.kid) }, .rejected(.badSignature)
+            ),
             ("alg: none", .rewrite { Forger.algNone($0, kid: forger.kid) }, .rejected(.unsupportedAlgorithm)),
             ("a truncated body", .rewrite { Array($0.prefix($0.count / 2)) }, .rejected(.malformedJSON)),
             ("a connection cut mid-body", .cutShort, .transportFailure(containing: "GET")),
@@ -93,11 +107,14 @@ import Testing
             // The last good set is still the one in force, untouched.
             #expect(manager.pinSet(for: Self.host) == good, "\(name): the set in force changed")
         }
-        print("hostile network: \(refused)/\(cases.count) hostile answers refused, version \(good.version) kept in force")
+        print(
+            "hostile network: \(refused)/\(cases.count) hostile answers refused, version \(good.version) kept in force")
 
         // The honest path still works afterwards.
         proxy.set(.pass)
-        #expect(try await server.putSet(host: Self.host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 200)
+        #expect(
+            try await server.putSet(
+                host: Self.host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 200)
         guard case .updated(_, 3) = await updater.refreshNow(host: Self.host) else {
             Issue.record("version 3 was not accepted after the attacks")
             return

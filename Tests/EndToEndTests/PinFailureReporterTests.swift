@@ -86,8 +86,9 @@ import X509
         let reporter = PinFailureReporter(fallbackReportURI: listener.url, timeout: 2)
         let manager = Self.manager(enforce: true, reportUri: nil) { _ in }
         let (leaf, _) = try Self.pki.makeLeaf()
-        guard case .pinMismatch(let failure) = manager.evaluate(
-            chain: [leaf.der, Self.pki.intermediate.der], host: "localhost", now: Date())
+        guard
+            case .pinMismatch(let failure) = manager.evaluate(
+                chain: [leaf.der, Self.pki.intermediate.der], host: "localhost", now: Date())
         else {
             Issue.record("expected a pin mismatch")
             return

@@ -56,7 +56,8 @@ import X509
 
         // Rotate to a set without A: refused after the next poll, same process, same TLS context.
         let other = Self.randomPin()
-        #expect(try await stack.server.putSet(host: "localhost", pins: [(backup, "current"), (other, "backup")]) == 200)
+        #expect(
+            try await stack.server.putSet(host: "localhost", pins: [(backup, "current"), (other, "backup")]) == 200)
         #expect(await stack.recorder.waitForUpdate(host: "localhost", version: 2))
         #expect(stack.manager.pinSet(for: "localhost")?.version == 2)
         #expect(try await !stack.client.connects(port: tls.port))

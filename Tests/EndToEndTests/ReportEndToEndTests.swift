@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import NIOCore
 import NIOPosix
 import PinSetClient
@@ -10,6 +7,10 @@ import PinSetNIO
 import TestSupport
 import Testing
 import X509
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Issue 7, all real: a report-only set is published with the pin server's own `/reports` as its `reportUri`;
 /// the NIO client connects to a TLS server whose key is not pinned, the connection goes through, and the
@@ -58,7 +59,8 @@ import X509
             var list = URLRequest(url: URL(string: "\(server.baseURL.absoluteString)/admin/reports?host=localhost")!)
             list.setValue("Bearer \(server.token)", forHTTPHeaderField: "Authorization")
             let (data, _) = try await URLSession.shared.data(for: list)
-            groups = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["groups"] as? [[String: Any]] ?? []
+            groups =
+                (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["groups"] as? [[String: Any]] ?? []
         }
         await updater.stop()
         let group = try #require(groups.first)

@@ -60,7 +60,8 @@ final class ReportListener: @unchecked Sendable {
             let separator: [UInt8] = Array("\r\n\r\n".utf8)
             guard let end = buffer.indices.first(where: { buffer[$0...].starts(with: separator) }) else { return }
             let head = String(decoding: buffer[..<end], as: UTF8.self).lowercased()
-            let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+            let length =
+                head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                 .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
             let bodyStart = end + separator.count
             guard buffer.count - bodyStart >= length else { return }

@@ -112,7 +112,9 @@ final class RewritingProxy: @unchecked Sendable {
             answer(client, body: body)
         case .huge(let count, let announced):
             let length = announced ? "Content-Length: \(count)\r\n" : ""
-            writeAll(client, Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\(length)Connection: close\r\n\r\n".utf8))
+            writeAll(
+                client,
+                Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\(length)Connection: close\r\n\r\n".utf8))
             // `{"protected":"AAAA…` forever: it looks like the start of a document.
             let prefix = Array(#"{"protected":""#.utf8)
             var sent = 0
@@ -162,7 +164,8 @@ final class RewritingProxy: @unchecked Sendable {
             }
         }
         guard connected == 0 else { return nil }
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n\(extra)Connection: close\r\n\r\n"
+        let request =
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n\(extra)Connection: close\r\n\r\n"
         guard writeAll(upstream, Array(request.utf8)) else { return nil }
         var raw: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)

@@ -10,7 +10,9 @@ import Testing
         var header = header
         var etag = etag
         return header.withUTF8 { header in
-            etag.withUTF8 { etag in IfNoneMatch.matches(UnsafeRawBufferPointer(header), etag: UnsafeRawBufferPointer(etag)) }
+            etag.withUTF8 { etag in
+                IfNoneMatch.matches(UnsafeRawBufferPointer(header), etag: UnsafeRawBufferPointer(etag))
+            }
         }
     }
 

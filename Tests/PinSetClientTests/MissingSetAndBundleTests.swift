@@ -20,7 +20,8 @@ import Testing
             manager.evaluate(chain: chain, host: "other.example", now: testNow)
                 == .hostNotPinned(host: "other.example", allowed: true))
         // Once a set is in force, it decides.
-        _ = manager.accept(signer.sign(makeSet(pins: [.spki(testChain[0]), randomPin()])), for: "example.com", now: testNow)
+        _ = manager.accept(
+            signer.sign(makeSet(pins: [.spki(testChain[0]), randomPin()])), for: "example.com", now: testNow)
         #expect(manager.evaluate(chain: chain, host: "example.com", now: testNow).allowsConnection)
     }
 

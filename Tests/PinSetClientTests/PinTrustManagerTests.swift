@@ -153,7 +153,8 @@ import Testing
         // Compiled-in sets do not roll a newer one back.
         #expect(!manager.installCompiled(pinSet: makeSet(version: 2, pins: [randomPin(role: .current), randomPin()])))
         #expect(
-            manager.installCompiled(pinSet: makeSet(host: "code.example", version: 1, pins: [.spki(testChain[2]), randomPin()])))
+            manager.installCompiled(
+                pinSet: makeSet(host: "code.example", version: 1, pins: [.spki(testChain[2]), randomPin()])))
         #expect(manager.evaluate(chain: chain, host: "code.example", now: testNow).allowsConnection)
         #expect(manager.pinnedHosts == ["code.example", "example.com"])
     }

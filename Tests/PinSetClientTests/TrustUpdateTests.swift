@@ -171,7 +171,8 @@ import Testing
         let server = PathServer()
         for version in 1...1_002 {
             server.serve(
-                "/trust/\(version)", TrustForge.sign(TrustForge.payload(version: version, roots: [root], signing: [a]), by: [root]))
+                "/trust/\(version)",
+                TrustForge.sign(TrustForge.payload(version: version, roots: [root], signing: [a]), by: [root]))
         }
         server.serve("/trust", server.bodies.withLock { $0["/trust/1002"] })
         let store = try TrustStore(rootKeys: [root.trustedKey])

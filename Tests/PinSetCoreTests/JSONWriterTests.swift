@@ -18,23 +18,33 @@ import Testing
         return text + "é😀\u{2028}\u{2029}\u{85}\u{FEFF}/\\\"</script>"
     }()
 
-    static func pin(_ byte: UInt8, role: PinRole = .current, type: PinType = .spki, comment: String? = nil,
-                    expiresAt: Date? = nil) -> Pin {
-        Pin(sha256: Base64.encode([UInt8](repeating: byte, count: 32)), type: type, role: role,
+    static func pin(
+        _ byte: UInt8, role: PinRole = .current, type: PinType = .spki, comment: String? = nil,
+        expiresAt: Date? = nil
+    ) -> Pin {
+        Pin(
+            sha256: Base64.encode([UInt8](repeating: byte, count: 32)), type: type, role: role,
             expiresAt: expiresAt, comment: comment)
     }
 
     @Test(arguments: [
-        PinSet(host: "api.example.com", version: 1, issuedAt: Date(timeIntervalSince1970: 0),
-               expiresAt: Date(timeIntervalSince1970: 59), pins: []),
-        PinSet(host: "a.b", version: Int.max, issuedAt: Date(timeIntervalSince1970: 1_795_000_000.9),
-               expiresAt: Date(timeIntervalSince1970: 253_402_300_799), includeSubdomains: true, enforce: false,
-               pins: [pin(0xFB), pin(0xFF, role: .backup, type: .certificate, comment: awkward,
-                                      expiresAt: Date(timeIntervalSince1970: 1_800_000_000))],
-               reportUri: "https://r.example/x?a=b&c=\"d\"/\\"),
-        PinSet(host: "x.example", version: 42, issuedAt: Date(timeIntervalSince1970: 951_782_400),
-               expiresAt: Date(timeIntervalSince1970: 951_868_799),
-               pins: (0..<64).map { pin(UInt8($0), role: $0 % 2 == 0 ? .current : .future, comment: "\($0)") }),
+        PinSet(
+            host: "api.example.com", version: 1, issuedAt: Date(timeIntervalSince1970: 0),
+            expiresAt: Date(timeIntervalSince1970: 59), pins: []),
+        PinSet(
+            host: "a.b", version: Int.max, issuedAt: Date(timeIntervalSince1970: 1_795_000_000.9),
+            expiresAt: Date(timeIntervalSince1970: 253_402_300_799), includeSubdomains: true, enforce: false,
+            pins: [
+                pin(0xFB),
+                pin(
+                    0xFF, role: .backup, type: .certificate, comment: awkward,
+                    expiresAt: Date(timeIntervalSince1970: 1_800_000_000)),
+            ],
+            reportUri: "https://r.example/x?a=b&c=\"d\"/\\"),
+        PinSet(
+            host: "x.example", version: 42, issuedAt: Date(timeIntervalSince1970: 951_782_400),
+            expiresAt: Date(timeIntervalSince1970: 951_868_799),
+            pins: (0..<64).map { pin(UInt8($0), role: $0 % 2 == 0 ? .current : .future, comment: "\($0)") }),
     ])
     func payloadMatchesJSONEncoder(_ set: PinSet) throws {
         #expect(set.encodedJSON() == [UInt8](try Self.reference.encode(set)))
@@ -68,7 +78,8 @@ import Testing
         for _ in 0..<500 {
             var text = ""
             for _ in 0..<Int.random(in: 0..<40, using: &generator) {
-                let scalar = Bool.random(using: &generator)
+                let scalar =
+                    Bool.random(using: &generator)
                     ? Unicode.Scalar(UInt8.random(in: 0..<0x80, using: &generator))
                     : Unicode.Scalar(UInt32.random(in: 0x80..<0xD800, using: &generator))!
                 text.unicodeScalars.append(scalar)

@@ -43,7 +43,9 @@ import Testing
     #expect(throws: Never.self) { try PinSet.checkSafetyRules(pins: [a], enforce: false, now: now) }
     #expect(throws: Never.self) { try PinSet.checkSafetyRules(pins: [], enforce: true, now: now) }
     func code(_ pins: [Pin], _ enforce: Bool = true) -> PinSetError.Code? {
-        do { try PinSet.checkSafetyRules(pins: pins, enforce: enforce, now: now); return nil } catch { return error.code }
+        do { try PinSet.checkSafetyRules(pins: pins, enforce: enforce, now: now); return nil } catch {
+            return error.code
+        }
     }
     #expect(code([a]) == .backupRuleViolated)
     #expect(code([a, Pin(sha256: b.sha256)]) == .backupRuleViolated)
@@ -57,6 +59,7 @@ import Testing
 @Test func documentSerialisationIsExact() {
     let doc = SignedDocument(protected: "aa", payload: "bb", signature: "cc")
     #expect(String(decoding: doc.serialized, as: UTF8.self) == #"{"protected":"aa","payload":"bb","signature":"cc"}"#)
-    #expect(String(decoding: SignedDocument.protectedHeader(kid: "K"), as: UTF8.self)
-        == #"{"alg":"EdDSA","kid":"K","typ":"pinset+jws"}"#)
+    #expect(
+        String(decoding: SignedDocument.protectedHeader(kid: "K"), as: UTF8.self)
+            == #"{"alg":"EdDSA","kid":"K","typ":"pinset+jws"}"#)
 }

@@ -23,7 +23,8 @@ import Testing
 
         let list = try c.request("GET", "/admin/hosts", headers: server.auth).json()
         let hosts = try #require(list["hosts"] as? [[String: Any]])
-        #expect(hosts.count == 1 && hosts[0]["host"] as? String == "api.example.com" && hosts[0]["pinCount"] as? Int == 2)
+        #expect(
+            hosts.count == 1 && hosts[0]["host"] as? String == "api.example.com" && hosts[0]["pinCount"] as? Int == 2)
 
         let get = try c.request("GET", "/admin/hosts/api.example.com", headers: server.auth)
         let public_ = try c.request("GET", "/pins/api.example.com")
@@ -31,7 +32,8 @@ import Testing
 
         let retired = try c.request("DELETE", "/admin/hosts/api.example.com", headers: server.auth)
         #expect(retired.status == 200)
-        let document = try JSONDecoder().decode(SignedDocument.self, from: Data(try c.request("GET", "/pins/api.example.com").body))
+        let document = try JSONDecoder().decode(
+            SignedDocument.self, from: Data(try c.request("GET", "/pins/api.example.com").body))
         let payload = try PinSet.decode(json: Base64URL.decode(document.payload)!)
         #expect(payload.version == 4 && payload.pins.isEmpty)
 
@@ -46,11 +48,14 @@ import Testing
     @Test func pinsCanBeGivenAsCertificates() throws {
         let server = try TestServer()
         let dir = server.directory.path
-        try run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        try run(
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
             "-keyout", "\(dir)/c.key", "-out", "\(dir)/c.pem", "-subj", "/CN=api.example.com", "-days", "2")
-        let expected = try runArgs(["sh", "-c",
-            "openssl x509 -in \(dir)/c.pem -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"])
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let expected = try runArgs([
+            "sh", "-c",
+            "openssl x509 -in \(dir)/c.pem -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64",
+        ])
+        .trimmingCharacters(in: .whitespacesAndNewlines)
         let pem = try String(contentsOfFile: "\(dir)/c.pem", encoding: .utf8)
         let body = try JSONSerialization.data(withJSONObject: [
             "pins": [["certificate": pem], ["sha256": pin(9), "role": "backup"]]
@@ -68,10 +73,20 @@ import Testing
             (#"{"pins":[{"sha256":"\#(pin(1))"}]}"#, "backupRuleViolated"),
             (#"{"pins":[{"sha256":"\#(pin(1))"},{"sha256":"\#(pin(2))"}]}"#, "backupRuleViolated"),
             (#"{"pins":[{"sha256":"\#(pin(1))"},{"sha256":"\#(pin(1))","role":"backup"}]}"#, "duplicatePin"),
-            (#"{"pins":[{"sha256":"\#(pin(1))"},{"sha256":"\#(pin(2))","role":"backup","expiresAt":"\#(past)"}]}"#, "expiredPin"),
+            (
+                #"{"pins":[{"sha256":"\#(pin(1))"},{"sha256":"\#(pin(2))","role":"backup","expiresAt":"\#(past)"}]}"#,
+                "expiredPin"
+            ),
             (#"{"pins":[{"sha256":"abc"},{"sha256":"\#(pin(2))","role":"backup"}]}"#, "invalidPin"),
-            (#"{"pins":[{"sha256":"\#(pin(1))"},{"sha256":"\#(pin(2))","role":"backup"}],"reportUri":"ftp://x"}"#, "invalidReportURI"),
-            ("{\"pins\":[" + (0..<65).map { #"{"sha256":"\#(pin(UInt8($0)))","role":"backup"}"# }.joined(separator: ",") + "]}", "tooManyPins"),
+            (
+                #"{"pins":[{"sha256":"\#(pin(1))"},{"sha256":"\#(pin(2))","role":"backup"}],"reportUri":"ftp://x"}"#,
+                "invalidReportURI"
+            ),
+            (
+                "{\"pins\":["
+                    + (0..<65).map { #"{"sha256":"\#(pin(UInt8($0)))","role":"backup"}"# }.joined(separator: ",")
+                    + "]}", "tooManyPins"
+            ),
         ]
         for (body, rule) in cases {
             let response = try server.put("api.example.com", body)
@@ -137,8 +152,10 @@ import Testing
             let response = try server.client.request("GET", "/admin/hosts", headers: ["Authorization": value])
             #expect(response.status == 200, "\(value.debugDescription)")
         }
-        for value in ["Bearer\t\(server.token)", "Bearerx\(server.token)", "Bearer \(server.token)x", "Bearer  ",
-                      "Bear \(server.token)", "Bearer \(String(repeating: "a", count: 257))"] {
+        for value in [
+            "Bearer\t\(server.token)", "Bearerx\(server.token)", "Bearer \(server.token)x", "Bearer  ",
+            "Bear \(server.token)", "Bearer \(String(repeating: "a", count: 257))",
+        ] {
             let response = try server.client.request("GET", "/admin/hosts", headers: ["Authorization": value])
             #expect(response.status == 401, "\(value.debugDescription)")
         }

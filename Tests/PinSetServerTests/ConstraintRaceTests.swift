@@ -7,7 +7,8 @@ import Testing
 /// One error mapping (issue 17 item 1): a constraint that a concurrent write broke first is a `409`, not a 500.
 @Suite struct ConstraintRaceTests {
     @Test func aConstraintViolationIsAConflict() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-race-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pinset-race-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try PinDatabase(path: directory.appendingPathComponent("pinset.sqlite").path)

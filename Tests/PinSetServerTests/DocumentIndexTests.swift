@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import MicroHTTPD
-
 @testable import PinSetServer
 
 @Suite struct DocumentIndexTests {

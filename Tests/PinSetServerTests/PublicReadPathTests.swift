@@ -34,8 +34,11 @@ import Testing
         // Independent verifier 2: Python joserfc + cryptography (scripts/verify_document.py).
         let docPath = dir.appendingPathComponent("doc.json").path
         try Data(get.body).write(to: URL(fileURLWithPath: docPath))
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/verify_document.py").standardized.path
-        try run("python3", script, "--doc", docPath, "--pubkey", try server.publicKeyPath(), "--host", "api.example.com")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../scripts/verify_document.py"
+        ).standardized.path
+        try run(
+            "python3", script, "--doc", docPath, "--pubkey", try server.publicKeyPath(), "--host", "api.example.com")
     }
 
     @Test func etagAnswers304AndHeadHasNoBody() throws {
@@ -46,12 +49,15 @@ import Testing
         #expect(etag.hasPrefix("\"") && !etag.hasPrefix("W/"))
         let cached = try server.client.request("GET", "/pins/api.example.com", headers: ["If-None-Match": etag])
         #expect(cached.status == 304 && cached.body.isEmpty && cached.header("ETag") == etag)
-        let listed = try server.client.request("GET", "/pins/api.example.com", headers: ["If-None-Match": "\"x\", W/\(etag)"])
+        let listed = try server.client.request(
+            "GET", "/pins/api.example.com", headers: ["If-None-Match": "\"x\", W/\(etag)"])
         #expect(listed.status == 304)
         let stale = try server.client.request("GET", "/pins/api.example.com", headers: ["If-None-Match": "\"other\""])
         #expect(stale.status == 200)
         let head = try server.client.request("HEAD", "/pins/api.example.com")
-        #expect(head.status == 200 && head.header("ETag") == etag && head.header("Content-Length") == String(get.body.count))
+        #expect(
+            head.status == 200 && head.header("ETag") == etag && head.header("Content-Length") == String(get.body.count)
+        )
 
         // A write changes the ETag, and the next GET serves the new document.
         let next = try server.put("api.example.com", pinPair(7))

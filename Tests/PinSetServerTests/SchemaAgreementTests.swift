@@ -15,23 +15,27 @@ import Testing
 
     @Test func aPinInStandardBase64IsRemovedThroughThePath() throws {
         let server = try TestServer()
-        let body = #"{"pins":[{"sha256":"\#(Self.pins[0])"},{"sha256":"\#(Self.pins[1])"},{"sha256":"\#(Self.pins[2])","role":"backup"}]}"#
+        let body =
+            #"{"pins":[{"sha256":"\#(Self.pins[0])"},{"sha256":"\#(Self.pins[1])"},{"sha256":"\#(Self.pins[2])","role":"backup"}]}"#
         #expect(try server.put("api.example.com", body).status == 201)
         #expect(Self.pins[1].contains("/") && Self.pins[0].contains("+"))
 
         // Percent-encoded, as a client builds the URL from an answer's value.
         let encoded = Self.pins[1].replacingOccurrences(of: "+", with: "%2B").replacingOccurrences(of: "/", with: "%2F")
             .replacingOccurrences(of: "=", with: "%3D")
-        let removed = try server.client.request("DELETE", "/admin/hosts/api.example.com/pins/\(encoded)", headers: server.auth)
+        let removed = try server.client.request(
+            "DELETE", "/admin/hosts/api.example.com/pins/\(encoded)", headers: server.auth)
         #expect(removed.status == 200, "\(removed.text)")
         // Base64url, as documented.
         let url = Base64URL.encode(Base64.decode(Self.pins[0])!)
         let second = try server.put("api.example.com", body)
         #expect(second.status == 200)
-        let removedURL = try server.client.request("DELETE", "/admin/hosts/api.example.com/pins/\(url)", headers: server.auth)
+        let removedURL = try server.client.request(
+            "DELETE", "/admin/hosts/api.example.com/pins/\(url)", headers: server.auth)
         #expect(removedURL.status == 200, "\(removedURL.text)")
         // Neither alphabet: still a clear 400.
-        let bad = try server.client.request("DELETE", "/admin/hosts/api.example.com/pins/not-a-pin", headers: server.auth)
+        let bad = try server.client.request(
+            "DELETE", "/admin/hosts/api.example.com/pins/not-a-pin", headers: server.auth)
         #expect(bad.status == 400)
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import OpenSSLCrypto
+import PinSetAdminAPI
 import PinSetCore
 import Testing
-import PinSetAdminAPI
 
 @testable import PinSetServer
 

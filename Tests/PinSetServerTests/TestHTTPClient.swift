@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A minimal blocking HTTP/1.1 client over a real loopback socket, so tests see exactly what the server
@@ -67,7 +67,8 @@ struct TestHTTPClient {
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         var body = Array(data[split.upperBound...])
         if headers["transfer-encoding"]?.lowercased() == "chunked" { body = dechunk(body) }

@@ -47,7 +47,8 @@ public struct PinFailure: Sendable, Hashable {
         PinFailureReport(
             dateTime: RFC3339.format(date), hostname: host, port: port, notedHostname: notedHost,
             includeSubdomains: includeSubdomains, enforcePinning: enforce, validatedCertificateChain: chainPEM,
-            knownPins: expectedPins.map { "pin-sha256=\"\($0.sha256)\"" }, pinsetClassification: classification?.rawValue)
+            knownPins: expectedPins.map { "pin-sha256=\"\($0.sha256)\"" },
+            pinsetClassification: classification?.rawValue)
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
-import PinSetCore
 import Locking
+import PinSetCore
 
 /// Holds the pin set in force for each host and evaluates TLS chains against them (PROTOCOL §5).
 ///

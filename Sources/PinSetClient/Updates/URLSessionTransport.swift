@@ -37,7 +37,8 @@ public struct URLSessionTransport: PinSetTransport {
     ///     the byte limit is checked once the body is in (the session's delegate is yours, not the transport's).
     ///   - timeout: deadline for a whole exchange, default 30 seconds.
     ///   - maximumBodyBytes: largest body accepted, default ``SignedDocument/maxBytes`` (64 KiB).
-    public init(session: URLSession? = nil, timeout: TimeInterval = 30, maximumBodyBytes: Int = SignedDocument.maxBytes) {
+    public init(session: URLSession? = nil, timeout: TimeInterval = 30, maximumBodyBytes: Int = SignedDocument.maxBytes)
+    {
         if let session {
             self.session = session
             delegate = nil

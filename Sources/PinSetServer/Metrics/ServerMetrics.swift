@@ -1,5 +1,4 @@
 import Locking
-
 import Synchronization
 
 /// Prometheus counters for the server, kept in pre-allocated atomics so that counting a `GET` costs one
@@ -84,17 +83,26 @@ final class ServerMetrics: Sendable {
         func counter(_ name: String, _ help: String, _ value: Int) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
         }
-        counter("pinset_admin_writes_total", "Admin writes committed.", adminWritesCounter.value.load(ordering: .relaxed))
-        counter("pinset_signing_errors_total", "Failures to sign a document.", signingErrorsCounter.value.load(ordering: .relaxed))
-        counter("pinset_storage_errors_total", "Database failures.", storageErrorsCounter.value.load(ordering: .relaxed))
-        counter("pinset_resigned_documents_total", "Documents re-signed before expiry.", resignedCounter.value.load(ordering: .relaxed))
-        out += "# HELP pinset_reports_total Pin failure reports received, by host.\n# TYPE pinset_reports_total counter\n"
+        counter(
+            "pinset_admin_writes_total", "Admin writes committed.", adminWritesCounter.value.load(ordering: .relaxed))
+        counter(
+            "pinset_signing_errors_total", "Failures to sign a document.",
+            signingErrorsCounter.value.load(ordering: .relaxed))
+        counter(
+            "pinset_storage_errors_total", "Database failures.", storageErrorsCounter.value.load(ordering: .relaxed))
+        counter(
+            "pinset_resigned_documents_total", "Documents re-signed before expiry.",
+            resignedCounter.value.load(ordering: .relaxed))
+        out +=
+            "# HELP pinset_reports_total Pin failure reports received, by host.\n# TYPE pinset_reports_total counter\n"
         for (host, value) in reportsByHost.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
             out += "pinset_reports_total{host=\"\(host)\"} \(value)\n"
         }
-        out += "# HELP pinset_hosts Hosts with a published document.\n# TYPE pinset_hosts gauge\npinset_hosts \(hosts)\n"
+        out +=
+            "# HELP pinset_hosts Hosts with a published document.\n# TYPE pinset_hosts gauge\npinset_hosts \(hosts)\n"
         if let delegation, delegation != .notConfigured {
-            out += "# HELP pinset_signing_key_delegated 1 when the newest trust document lists the server's signing key, else 0.\n"
+            out +=
+                "# HELP pinset_signing_key_delegated 1 when the newest trust document lists the server's signing key, else 0.\n"
             out += "# TYPE pinset_signing_key_delegated gauge\n"
             out += "pinset_signing_key_delegated \(delegation == .delegated ? 1 : 0)\n"
         }

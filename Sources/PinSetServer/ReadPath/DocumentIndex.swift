@@ -34,7 +34,8 @@ final class DocumentIndex: Sendable {
     /// Replaces the resources of `documents`' hosts. An older version never replaces a newer one.
     func publish(_ documents: some Sequence<PublishedDocument>) {
         for document in documents {
-            insert(resource(host: document.host.utf8, etag: document.etag, body: document.body, version: document.version))
+            insert(
+                resource(host: document.host.utf8, etag: document.etag, body: document.body, version: document.version))
         }
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import OpenSSLCrypto
-import PinSetCore
 import PinSetAdminAPI
+import PinSetCore
 
 /// Stores pin failure reports (`POST /reports`, TrustKit's format) and lists them grouped.
 ///
@@ -14,7 +14,8 @@ public final class PinReportService: Sendable {
     let configuration: ReportConfiguration
 
     /// Creates the service over an open store; `service` answers which pins are current.
-    public init(store: PinDatabase, service: PinSetService, configuration: ReportConfiguration = ReportConfiguration()) {
+    public init(store: PinDatabase, service: PinSetService, configuration: ReportConfiguration = ReportConfiguration())
+    {
         self.store = store
         self.service = service
         self.configuration = configuration
@@ -85,7 +86,8 @@ public final class PinReportService: Sendable {
                 try Self.countDay(db, host: host, seconds: seconds, cutoff: cutoff, maxRows: maxRows)
                 return .commit
             }
-            return try Int.fetchOne(db, sql: "SELECT count FROM pinReport WHERE fingerprint = ?", arguments: [Data(fingerprint)]) ?? 1 > 1
+            return try Int.fetchOne(
+                db, sql: "SELECT count FROM pinReport WHERE fingerprint = ?", arguments: [Data(fingerprint)]) ?? 1 > 1
         }
         return Stored(host: host, duplicate: duplicate)
     }
@@ -143,10 +145,11 @@ public final class PinReportService: Sendable {
     }
 
     private static func fingerprint(_ report: PinFailureReport) -> [UInt8] {
-        let parts: [String] = [
-            report.hostname.lowercased(), String(report.port), report.notedHostname.lowercased(),
-            String(report.includeSubdomains), String(report.enforcePinning), String(report.validationResult),
-        ] + report.validatedCertificateChain + ["|"] + report.knownPins
+        let parts: [String] =
+            [
+                report.hostname.lowercased(), String(report.port), report.notedHostname.lowercased(),
+                String(report.includeSubdomains), String(report.enforcePinning), String(report.validationResult),
+            ] + report.validatedCertificateChain + ["|"] + report.knownPins
         return SHA256Digest.hash(Array(parts.joined(separator: "\n").utf8))
     }
 
@@ -164,7 +167,8 @@ public final class PinReportService: Sendable {
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
             "field \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
         case .dataCorrupted(let context) where context.codingPath.isEmpty: "invalid JSON"
-        case .dataCorrupted(let context): "field \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" is invalid"
+        case .dataCorrupted(let context):
+            "field \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" is invalid"
         default: "invalid JSON"
         }
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import MicroHTTPD
-import PinSetCore
 import PinSetAdminAPI
+import PinSetCore
 
 /// The `/admin/` API (PROTOCOL §4): bearer authentication, then one service call per route.
 struct AdminRoutes {
@@ -16,10 +16,13 @@ struct AdminRoutes {
     /// whatever its method), then answers.
     func dispatch() -> HTTPResponse {
         guard let caller = authenticate() else {
-            return Problem.unauthorized("send an admin token as `Authorization: Bearer <token>`; create one with `pinset token create`").response
+            return Problem.unauthorized(
+                "send an admin token as `Authorization: Bearer <token>`; create one with `pinset token create`"
+            ).response
         }
         guard let match else {
-            return Problem.notFound("there is no admin resource at \(request.path.prefix(200)); see openapi.yaml").response
+            return Problem.notFound("there is no admin resource at \(request.path.prefix(200)); see openapi.yaml")
+                .response
         }
         guard match.allows(request.method.name) else {
             return Problem.methodNotAllowed(RouteTable.methods[match.index]).response
@@ -51,7 +54,8 @@ struct AdminRoutes {
         return router.service.caller(bearer: String(Substring(utf8)))
     }
 
-    private func answer(_ match: RouteTable.Match, tokenName: String, scope: TokenScope = .full) throws -> HTTPResponse {
+    private func answer(_ match: RouteTable.Match, tokenName: String, scope: TokenScope = .full) throws -> HTTPResponse
+    {
         let method = request.method
         let service = router.service
         let ifMatch = request.header("If-Match")

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import MicroHTTPD
-import PinSetCore
 import PinSetAdminAPI
+import PinSetCore
 
 /// Sends each request to the right place: `GET /pins/{host}` to the in-memory snapshot, the other public
 /// routes to small handlers, and `/admin/` to the service after checking the bearer token.
@@ -87,10 +87,15 @@ final class PinSetRouter: HTTPHandler {
         // Everything under /admin needs a token first, even a path that is no route (so nothing there is
         // discoverable without one).
         if path == "/admin" || path.hasPrefix("/admin/") {
-            return (match?.index ?? RouteTable.other, AdminRoutes(router: self, request: request, match: match).dispatch())
+            return (
+                match?.index ?? RouteTable.other, AdminRoutes(router: self, request: request, match: match).dispatch()
+            )
         }
         guard let match else {
-            return (RouteTable.other, Problem.notFound("there is no resource at \(path.prefix(200)); see openapi.yaml").response)
+            return (
+                RouteTable.other,
+                Problem.notFound("there is no resource at \(path.prefix(200)); see openapi.yaml").response
+            )
         }
         guard match.allows(request.method.name) else {
             return (match.index, Problem.methodNotAllowed(RouteTable.methods[match.index]).response)
@@ -109,15 +114,20 @@ final class PinSetRouter: HTTPHandler {
             let body = Array(
                 (metrics.render(hosts: snapshot.count, delegation: try? trust.delegation())
                     + HostProbeMetrics.render(store)).utf8)
-            return (match.index, .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body))
+            return (
+                match.index, .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body)
+            )
         case "/reports":
             return (match.index, receiveReport(request))
         case "/trust":
             return (match.index, serveTrust(version: nil, request))
         case "/trust/{version}":
             let text = match.parameters[0]
-            guard let version = Int(text), version >= 1, text.utf8.count <= 18, text.first != "0", text.first != "+" else {
-                return (match.index, Problem.badRequest("the trust document version must be a whole number ≥ 1").response)
+            guard let version = Int(text), version >= 1, text.utf8.count <= 18, text.first != "0", text.first != "+"
+            else {
+                return (
+                    match.index, Problem.badRequest("the trust document version must be a whole number ≥ 1").response
+                )
             }
             return (match.index, serveTrust(version: version, request))
         case "/console", "/console/{asset}":
@@ -183,6 +193,7 @@ final class PinSetRouter: HTTPHandler {
         guard store.isHealthy() else {
             return Problem.unavailable("the database does not answer").response
         }
-        return .dynamic(status: 200, headers: [("Content-Type", "application/json")], body: Array(#"{"status":"ok"}"#.utf8))
+        return .dynamic(
+            status: 200, headers: [("Content-Type", "application/json")], body: Array(#"{"status":"ok"}"#.utf8))
     }
 }

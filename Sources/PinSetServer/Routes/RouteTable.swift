@@ -85,8 +85,9 @@ enum RouteTable {
     }
 
     private static func bind(_ template: [Substring], to given: [Substring]) -> [Substring]? {
-        guard given.count == template.count
-            || (given.count > template.count && template.last.map(restPlaceholders.contains) == true)
+        guard
+            given.count == template.count
+                || (given.count > template.count && template.last.map(restPlaceholders.contains) == true)
         else { return nil }
         var parameters: [Substring] = []
         for (position, segment) in template.enumerated() {

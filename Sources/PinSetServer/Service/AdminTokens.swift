@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import OpenSSLCrypto
-import PinSetCore
 import PinSetAdminAPI
+import PinSetCore
 
 /// Admin tokens in the database, for tools that manage them without a signing key (`pinset token ...`).
 ///
@@ -39,7 +39,8 @@ public struct AdminTokens: Sendable {
         try store.serializedWrite { db in
             try db.inTransaction {
                 guard try !AdminTokenTable.activeNameExists(db, name: name) else {
-                    throw ServiceError(.conflict, "a token named \"\(name)\" already exists; revoke it first or choose another name")
+                    throw ServiceError(
+                        .conflict, "a token named \"\(name)\" already exists; revoke it first or choose another name")
                 }
                 try AdminTokenTable.insert(db, name: name, hash: hash, now: now, scope: scope)
                 return .commit

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import OpenSSLCrypto
-import PinSetCore
 import PinSetAdminAPI
+import PinSetCore
 
 /// The active tokens' hashes, kept in memory for ``PinSetService/authenticate(bearer:)``.
 struct TokenCache: Sendable {
@@ -78,7 +78,8 @@ extension PinSetService {
                 || byte == 0x2E || byte == 0x5F || byte == 0x40 || byte == 0x2D
         }
         guard !name.isEmpty, name.utf8.count <= 64, allowed else {
-            throw ServiceError(.badRequest, "a token name is 1 to 64 characters of letters, digits, '.', '_', '@' or '-'")
+            throw ServiceError(
+                .badRequest, "a token name is 1 to 64 characters of letters, digits, '.', '_', '@' or '-'")
         }
     }
 }

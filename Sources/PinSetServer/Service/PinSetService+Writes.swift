@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import PinSetCore
 import PinSetAdminAPI
+import PinSetCore
 
 extension PinSetService {
     /// What a write wants the new set to be.

@@ -1,9 +1,9 @@
 import Foundation
+import Locking
 import Logging
 import OpenSSLCrypto
-import PinSetCore
-import Locking
 import PinSetAdminAPI
+import PinSetCore
 
 /// The pin set service: validates writes, versions and signs sets, stores them durably and publishes each
 /// new document, in commit order, through the `publish` callback.

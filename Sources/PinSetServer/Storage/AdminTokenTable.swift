@@ -31,14 +31,16 @@ enum AdminTokenTable {
 
     /// Every token ever created, oldest first.
     static func all(_ db: Database) throws -> [TokenInfo] {
-        try Row.fetchAll(db, sql: "SELECT name, createdAt, revokedAt, role, hosts FROM adminToken ORDER BY createdAt, id")
-            .map { row in
-                let scope = scope(role: row["role"], hosts: row["hosts"])
-                return TokenInfo(
-                    name: row["name"], createdAt: StoredTime.date(row["createdAt"]),
-                    revokedAt: (row["revokedAt"] as Int64?).map(StoredTime.date), role: scope.role.rawValue,
-                    hosts: scope.hosts?.map(\.description))
-            }
+        try Row.fetchAll(
+            db, sql: "SELECT name, createdAt, revokedAt, role, hosts FROM adminToken ORDER BY createdAt, id"
+        )
+        .map { row in
+            let scope = scope(role: row["role"], hosts: row["hosts"])
+            return TokenInfo(
+                name: row["name"], createdAt: StoredTime.date(row["createdAt"]),
+                revokedAt: (row["revokedAt"] as Int64?).map(StoredTime.date), role: scope.role.rawValue,
+                hosts: scope.hosts?.map(\.description))
+        }
     }
 
     /// The (name, hash, scope) of every non-revoked token.

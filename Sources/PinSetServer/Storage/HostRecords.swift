@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import PinSetCore
 import PinSetAdminAPI
+import PinSetCore
 
 /// SQL for hosts, their pins, their versions and their current documents.
 enum HostRecords {
@@ -136,7 +136,8 @@ enum HostRecords {
                 sql: """
                     UPDATE host SET version = ?, includeSubdomains = ?, enforce = ?, reportUri = ?, retired = ?, updatedAt = ?
                     WHERE id = ?
-                    """).execute(
+                    """
+            ).execute(
                 arguments: [set.version, set.includeSubdomains, set.enforce, set.reportUri, new.retired, at, hostId])
             try db.cachedStatement(sql: "DELETE FROM pin WHERE hostId = ?").execute(arguments: [hostId])
         } else {
@@ -144,7 +145,8 @@ enum HostRecords {
                 sql: """
                     INSERT INTO host (name, version, includeSubdomains, enforce, reportUri, retired, createdAt, updatedAt)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(
+                    """
+            ).execute(
                 arguments: [
                     set.host, set.version, set.includeSubdomains, set.enforce, set.reportUri, new.retired, at, at,
                 ])
@@ -154,7 +156,8 @@ enum HostRecords {
             try db.cachedStatement(
                 sql: """
                     INSERT INTO pin (hostId, position, sha256, type, role, expiresAt, comment) VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """).execute(
+                    """
+            ).execute(
                 arguments: [
                     hostId, position, pin.sha256, pin.type.rawValue, pin.role.rawValue,
                     pin.expiresAt.map(StoredTime.seconds), pin.comment,
@@ -164,7 +167,8 @@ enum HostRecords {
             sql: """
                 INSERT INTO hostVersion (hostId, version, at, tokenName, change, added, removed, payload, forced)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(
+                """
+        ).execute(
             arguments: [
                 hostId, set.version, at, new.tokenName, new.change.rawValue, jsonArray(new.added),
                 jsonArray(new.removed), Data(new.payload), new.forced,
@@ -180,7 +184,8 @@ enum HostRecords {
                 INSERT INTO document (hostId, version, body, etag, kid, issuedAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(hostId) DO UPDATE SET version = excluded.version, body = excluded.body, etag = excluded.etag,
                     kid = excluded.kid, issuedAt = excluded.issuedAt, expiresAt = excluded.expiresAt
-                """).execute(
+                """
+        ).execute(
             arguments: [
                 hostId, document.version, Data(document.body), document.etag, document.kid,
                 StoredTime.seconds(document.issuedAt), StoredTime.seconds(document.expiresAt),

@@ -1,6 +1,6 @@
 import Foundation
-import PinSetCore
 import PinSetAdminAPI
+import PinSetCore
 
 /// A host's current state as stored: its policy, pins and current document.
 struct HostState: Sendable {
