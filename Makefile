@@ -94,7 +94,7 @@ bench: release
 	PINSET=$$($(SWIFT) build -c release --show-bin-path)/pinset bash bench/run.sh
 
 format-lint:
-	$(SWIFT) format lint --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
 clean:
 	rm -rf .build
