@@ -88,31 +88,22 @@ struct CheckCommand: AsyncParsableCommand {
     /// The set published for `name` at `--server`: verified with `--trust-key` when given, else decoded.
     private func publishedSet(_ name: String) async throws -> PinSet {
         let base = Environment.string(server, "PINSET_SERVER", default: "http://127.0.0.1:8080").trimmingSuffix("/")
-        guard let url = URL(string: base + "/pins/" + name.pathSegment) else { throw CLIError("bad --server \(base)") }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await URLSession.shared.data(from: url)
-        } catch {
-            throw CLIError("cannot fetch \(url): \(error.localizedDescription)")
-        }
-        if let http = response as? HTTPURLResponse, http.statusCode != 200 {
-            throw CLIError("\(url) answered \(http.statusCode): \(name) has no published set there")
-        }
+        let path = "/pins/" + name.pathSegment
+        let data = try await MirrorFetch.get(base: base, path: path)
         if !trustKey.isEmpty {
             let trust = try TrustOptions.parse(trustKey.flatMap { ["--trust-key", $0] })
             let verifier = DocumentVerifier(trustedKeys: try trust.keys())
-            switch verifier.verify(Array(data), host: name, now: Date(), lastAccepted: nil) {
+            switch verifier.verify(data, host: name, now: Date(), lastAccepted: nil) {
             case .failure(let rejection): throw CLIError("refused: \(rejection)")
             case .success(let document): return document.pinSet
             }
         }
         do {
-            let document = try SignedDocument.decode(json: Array(data))
+            let document = try SignedDocument.decode(json: data)
             guard let payload = Base64URL.decode(document.payload) else { throw CLIError("bad payload") }
             return try PinSet.decode(json: payload)
         } catch {
-            throw CLIError("\(url) did not answer a pin set document: \(error)")
+            throw CLIError("\(base)\(path) did not answer a pin set document: \(error)")
         }
     }
 }

@@ -161,9 +161,9 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let base = Environment.string(server, "PINSET_SERVER", default: "http://127.0.0.1:8080").trimmingSuffix("/")
-        let data = try await TrustWalk.get(base: base, path: "/pins/" + host.pathSegment)
+        let data = try await MirrorFetch.get(base: base, path: "/pins/" + host.pathSegment)
         // With root keys, walk /trust/1 … /trust from the same server or mirror, as a client does.
-        let chain = trust.rootPub.isEmpty ? [] : try await TrustWalk.chain(base: base)
+        let chain = trust.rootPub.isEmpty ? [] : try await MirrorFetch.chain(base: base)
         try trust.check(data, host: host, trustDocuments: chain)
     }
 }

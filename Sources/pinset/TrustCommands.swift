@@ -155,7 +155,7 @@ struct TrustShow: AsyncParsableCommand {
     func run() async throws {
         let bytes: [UInt8]
         if let server {
-            bytes = try await TrustWalk.get(base: server, path: version.map { "/trust/\($0)" } ?? "/trust")
+            bytes = try await MirrorFetch.get(base: server, path: version.map { "/trust/\($0)" } ?? "/trust")
         } else {
             bytes = try RootKeyFiles.document(file!)
         }
@@ -207,7 +207,7 @@ struct TrustShow: AsyncParsableCommand {
 }
 
 /// Fetching documents (pin sets and trust documents) from a server or mirror, for `fetch` and `trust show`.
-enum TrustWalk {
+enum MirrorFetch {
     /// `GET base + path`; a readable ``CLIError`` for a transport failure or a status other than 200.
     static func get(base: String, path: String) async throws -> [UInt8] {
         guard let url = URL(string: base.trimmingSuffix("/") + path) else { throw CLIError("bad --server \(base)") }
