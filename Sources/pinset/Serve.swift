@@ -128,12 +128,14 @@ struct Serve: AsyncParsableCommand {
             throw CLIError("request timeout must be between 0 and 86400 seconds")
         }
         var service = ServiceConfiguration()
-        service.documentLifetime = try Environment.duration(
-            Environment.string(lifetime, "PINSET_LIFETIME", default: "14d"), name: "lifetime")
-        service.refreshInterval = try Environment.duration(
-            Environment.string(refresh, "PINSET_REFRESH", default: "1h"), name: "refresh")
+        let lifetimeText = Environment.string(lifetime, "PINSET_LIFETIME", default: "14d")
+        let refreshText = Environment.string(refresh, "PINSET_REFRESH", default: "1h")
+        service.documentLifetime = try Environment.duration(lifetimeText, name: "lifetime")
+        service.refreshInterval = try Environment.duration(refreshText, name: "refresh")
         guard service.refreshInterval < service.documentLifetime / 2 else {
-            throw CLIError("refresh must be well under half the lifetime, so clients always see fresh documents")
+            throw CLIError(
+                "refresh \(refreshText) must be under half the lifetime \(lifetimeText), so clients always hold a document that has not expired: lower --refresh (env PINSET_REFRESH, default 1h) or raise --lifetime (env PINSET_LIFETIME, default 14d)"
+            )
         }
         service.defaultReportURI = reportUri ?? ProcessInfo.processInfo.environment["PINSET_REPORT_URI"]
         let rootFiles =

@@ -52,6 +52,7 @@ struct Token: ParsableCommand {
         @OptionGroup var database: DatabaseOption
 
         func run() throws {
+            print("name\tcreated\tstate\trole\thosts")
             for token in try database.open().list() {
                 let state = token.revokedAt.map { "revoked \($0)" } ?? "active"
                 print(

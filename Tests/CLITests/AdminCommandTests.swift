@@ -93,4 +93,24 @@ import Testing
         #expect(badPin.status == 1)
         #expect(badPin.lastErrorLine.contains("not a pin"))
     }
+
+    /// Issue 26 item 8: the API says to send `"force": true`; the CLI says what its user types, `--force`.
+    @Test func aRefusedWriteTellsTheCLIUserToPassForce() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Nothing listens on 127.0.0.1:9, so the required pre-flight probe cannot reach the host.
+        let server = try RunningServer(
+            directory: dir,
+            extraArguments: [
+                "--preflight", "require", "--connect-to", "down.example:443:127.0.0.1:9", "--monitor-interval", "0",
+            ])
+        defer { server.stop() }
+        let pins = ["--pin", Self.pin(), "--backup", Self.pin()]
+        let refused = try CLIRunner.pinset(["set", "down.example"] + pins, environment: server.environment)
+        #expect(refused.status == 1)
+        #expect(refused.lastErrorLine.contains("pass --force"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains(#""force": true"#), "\(refused.stderr)")
+        let forced = try CLIRunner.pinset(["set", "down.example", "--force"] + pins, environment: server.environment)
+        #expect(forced.status == 0, "\(forced.stderr)")
+    }
 }

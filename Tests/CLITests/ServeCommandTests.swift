@@ -137,4 +137,26 @@ import Testing
         #expect(message.contains("chmod 600"), "\(message)")
         #expect(!message.contains("PRIVATE KEY"), "no key material in the message")
     }
+
+    /// Issue 26 item 5: `--dev` with a mistyped `--key` must not mint a key and re-sign a database that another
+    /// key has signed; it refuses with one line naming the files and the kid, and creates nothing.
+    @Test func devRefusesToMintAKeyForADatabaseThatHasDocuments() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("pinset.sqlite").path
+        let key = dir.appendingPathComponent("signing-key.pem").path
+        let keygen = try CLIRunner.pinset(["keygen", "--out", key])
+        let kidLine = try #require(keygen.stdout.split(separator: "\n").first { $0.hasPrefix("kid: ") })
+        let kid = kidLine.dropFirst("kid: ".count)
+        let seeded = try CLIRunner.pinset(["seed", "--db", db, "--key", key, "--hosts", "3"])
+        #expect(seeded.status == 0, "\(seeded.stderr)")
+
+        let typo = dir.appendingPathComponent("signing-kye.pem").path
+        let refused = try CLIRunner.pinset(["serve", "--dev", "--db", db, "--key", typo, "--port", "0"])
+        #expect(refused.status == 1)
+        #expect(refused.lastErrorLine.contains("signing-kye.pem does not exist"), "\(refused.stderr)")
+        #expect(refused.lastErrorLine.contains(String(kid)), "names the kid that signed: \(refused.stderr)")
+        #expect(refused.lastErrorLine.contains("--key"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: typo), "no key was created")
+    }
 }

@@ -39,10 +39,22 @@ import Testing
         #expect(bad.status == 400)
     }
 
-    @Test func anEmptyIfMatchNeverMatches() throws {
+    @Test func anEmptyOrMalformedIfMatchIsABadRequest() throws {
         let server = try TestServer()
         #expect(try server.put("api.example.com", pinPair()).status == 201)
-        // openapi.yaml now requires a non-empty entity-tag list; the server refuses an empty one as stale.
-        #expect(try server.put("api.example.com", pinPair(3), headers: ["If-Match": ""]).status == 412)
+        // openapi.yaml requires `*` or a non-empty entity-tag list: anything else is a 400 (issue 26), never a
+        // stale 412, and nothing is written.
+        for value in ["", "  ", "abc", "\"a\" \"b\"", "\"a\",", "W/abc", "\"a\"b\""] {
+            let put = try server.put("api.example.com", pinPair(3), headers: ["If-Match": value])
+            #expect(put.status == 400, "If-Match [\(value)] answered \(put.status)")
+            #expect(put.text.contains("If-Match must be"), "\(put.text)")
+            let delete = try server.client.request(
+                "DELETE", "/admin/hosts/api.example.com", headers: server.auth.merging(["If-Match": value]) { $1 })
+            #expect(delete.status == 400, "DELETE with If-Match [\(value)] answered \(delete.status)")
+        }
+        // Well-formed but stale is still 412; `*`, a list and a weak tag are well-formed.
+        #expect(
+            try server.put("api.example.com", pinPair(3), headers: ["If-Match": "\"stale\", W/\"x\""]).status == 412)
+        #expect(try server.put("api.example.com", pinPair(3), headers: ["If-Match": " * "]).status == 200)
     }
 }

@@ -25,8 +25,7 @@ public final class PinSetServerApp: Sendable {
     ///   not an Ed25519 key, when the database cannot be opened, or when the address cannot be bound.
     public init(configuration: PinSetServerConfiguration, logger: Logger = Logger(label: "pinset")) throws {
         self.logger = logger
-        let key = try Self.loadKey(configuration)
-        let store = try PinDatabase(path: configuration.databasePath, logger: logger)
+        let (key, store) = try Self.openKeyAndDatabase(configuration, logger: logger)
         let snapshot = DocumentIndex(maxAge: Int(configuration.service.refreshInterval))
         let metrics = ServerMetrics()
         let service = try PinSetService(
@@ -107,15 +106,33 @@ public final class PinSetServerApp: Sendable {
         }
     }
 
-    private static func loadKey(_ configuration: PinSetServerConfiguration) throws -> Ed25519SigningKey {
-        if configuration.createKeyIfMissing, !FileManager.default.fileExists(atPath: configuration.keyPath) {
-            let directory = (configuration.keyPath as NSString).deletingLastPathComponent
-            if !directory.isEmpty {
-                try FileManager.default.createDirectory(
-                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            }
-            try Ed25519SigningKey.generate().write(toNewFile: configuration.keyPath)
+    /// The key is read before the database is opened, so a bad key never creates a database file. `--dev`
+    /// makes a missing key only for a database that has never signed anything: with a mistyped `--key` path it
+    /// would otherwise mint a new key and re-sign every document with it.
+    private static func openKeyAndDatabase(_ configuration: PinSetServerConfiguration, logger: Logger) throws
+        -> (Ed25519SigningKey, PinDatabase)
+    {
+        guard configuration.createKeyIfMissing, !FileManager.default.fileExists(atPath: configuration.keyPath) else {
+            let key = try Ed25519SigningKey.load(pemFile: configuration.keyPath)
+            return (key, try PinDatabase(path: configuration.databasePath, logger: logger))
         }
-        return try Ed25519SigningKey.load(pemFile: configuration.keyPath)
+        let store = try PinDatabase(path: configuration.databasePath, logger: logger)
+        let signers = try store.read { try SigningKeyTable.documentSigners($0) }
+        guard signers.isEmpty else {
+            try? store.close()
+            throw StartupError.keyMissingForSignedDatabase(
+                keyPath: configuration.keyPath, databasePath: configuration.databasePath, kids: signers)
+        }
+        return (try createKey(at: configuration.keyPath), store)
+    }
+
+    private static func createKey(at keyPath: String) throws -> Ed25519SigningKey {
+        let directory = (keyPath as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        try Ed25519SigningKey.generate().write(toNewFile: keyPath)
+        return try Ed25519SigningKey.load(pemFile: keyPath)
     }
 }

@@ -20,6 +20,7 @@ extension PinSetService {
     public func replace(host: String, request: SetRequest, ifMatch: String?, tokenName: String) throws(ServiceError)
         -> WriteOutcome
     {
+        try Self.checkIfMatch(ifMatch)
         let probe = try preflightProbe(host: host, inputs: request.pins, force: request.force)
         let pins = try PinResolver.resolve(probe?.capturing(request.pins) ?? request.pins)
         return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: false, probe: probe) {
@@ -35,6 +36,7 @@ extension PinSetService {
     public func addPins(host: String, request: PinsRequest, ifMatch: String?, tokenName: String) throws(ServiceError)
         -> WriteOutcome
     {
+        try Self.checkIfMatch(ifMatch)
         let probe = try preflightProbe(host: host, inputs: request.pins, force: request.force)
         let pins = try PinResolver.resolve(probe?.capturing(request.pins) ?? request.pins)
         guard !pins.isEmpty else { throw ServiceError(.badRequest, "\"pins\" is empty: give at least one pin to add") }
@@ -59,6 +61,7 @@ extension PinSetService {
             )
         }
         let sha256 = Base64.encode(bytes)
+        try Self.checkIfMatch(ifMatch)
         let probe = try preflightProbe(host: host, inputs: [], force: force)
         return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true, probe: probe) {
             current throws(ServiceError) in
@@ -75,7 +78,8 @@ extension PinSetService {
     /// Retires an existing host: the next version has no pins and `enforce: false`, so clients stop pinning it.
     /// The host keeps its version counter; a later `PUT` re-creates it at the following version.
     public func retire(host: String, ifMatch: String?, tokenName: String) throws(ServiceError) -> WriteOutcome {
-        try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true) { current in
+        try Self.checkIfMatch(ifMatch)
+        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true) { current in
             PlannedSet(
                 pins: [], includeSubdomains: current!.includeSubdomains, enforce: false, reportUri: current!.reportUri,
                 change: .retire, retired: true)
@@ -160,6 +164,28 @@ extension PinSetService {
             enforce: set.enforce, reportUri: set.reportUri, retired: planned.retired, updatedAt: now,
             pins: set.pins, document: document)
         return WriteOutcome(detail: state.detail, document: document, created: planned.change == .create)
+    }
+
+    /// 400 unless `ifMatch` is absent, `*`, or a comma-separated list of entity tags (`"x"` or `W/"x"`) with
+    /// optional blanks (RFC 9110 §13.1.1): an empty or malformed header is a bad request, not a stale ETag.
+    static func checkIfMatch(_ ifMatch: String?) throws(ServiceError) {
+        guard let ifMatch else { return }
+        let trimmed = ifMatch.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        if trimmed == "*" { return }
+        let valid =
+            !trimmed.isEmpty
+            && trimmed.split(separator: ",", omittingEmptySubsequences: false).allSatisfy { part in
+                var tag = Substring(part.trimmingCharacters(in: CharacterSet(charactersIn: " \t")))
+                if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+                return tag.count >= 2 && tag.first == "\"" && tag.last == "\""
+                    && !tag.dropFirst().dropLast().contains("\"")
+            }
+        guard valid else {
+            throw ServiceError(
+                .badRequest,
+                "If-Match must be * or one or more quoted ETags, e.g. If-Match: \"<ETag of GET /admin/hosts/{host}>\"; drop the header for an unconditional write"
+            )
+        }
     }
 
     /// Whether an `If-Match` header value (one or more comma-separated entity tags, or `*`) matches `etag`.

@@ -21,4 +21,9 @@ enum SigningKeyTable {
             (row["kid"], [UInt8](row["publicKey"] as Data), row["active"])
         }
     }
+
+    /// The key ids that signed the stored documents, in order; empty for a database that has never published.
+    static func documentSigners(_ db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT DISTINCT kid FROM document ORDER BY kid")
+    }
 }
