@@ -30,11 +30,12 @@ FROM debian:bookworm-slim
 
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 
-# Unpinned for the same reason as above; curl is only for HEALTHCHECK.
+# Unpinned for the same reason as above. libcurl4 is what Foundation's URLSession (the CLI's admin client and
+# `pinset health`) links; the HEALTHCHECK runs `pinset health`, so there is no curl binary.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libmicrohttpd12 libsqlite3-0 libssl3 ca-certificates curl \
+        libmicrohttpd12 libsqlite3-0 libssl3 libcurl4 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --home-dir /data --shell /usr/sbin/nologin pinset \
     && install -d -o pinset -g pinset -m 0750 /data
@@ -55,9 +56,9 @@ WORKDIR /data
 VOLUME /data
 EXPOSE 8080
 
-# Follows PINSET_PORT if it is overridden at run time (8080 by default).
+# `pinset health` reads PINSET_PORT, so it follows an override at run time (8080 by default).
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
-    CMD ["/bin/sh", "-c", "curl -fsS -o /dev/null \"http://127.0.0.1:${PINSET_PORT:-8080}/healthz\" || exit 1"]
+    CMD ["pinset", "health", "--timeout", "2"]
 
 ENTRYPOINT ["pinset"]
 CMD ["serve"]

@@ -113,4 +113,19 @@ import Testing
         let forced = try CLIRunner.pinset(["set", "down.example", "--force"] + pins, environment: server.environment)
         #expect(forced.status == 0, "\(forced.stderr)")
     }
+
+    /// Issue 22 item 5: `pinset health` replaces curl in the container's HEALTHCHECK.
+    @Test func healthExitsZeroWhileTheServerAnswersAndOneAfterItStops() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try RunningServer(directory: dir)
+        let healthy = try CLIRunner.pinset(["health", "--server", server.url])
+        #expect(healthy.status == 0 && healthy.stdout.contains("answered 200"), "\(healthy.stderr)")
+        let port = try #require(server.url.split(separator: ":").last)
+        let fromEnvironment = try CLIRunner.pinset(["health"], environment: ["PINSET_PORT": String(port)])
+        #expect(fromEnvironment.status == 0, "PINSET_PORT picks the port: \(fromEnvironment.stderr)")
+        server.stop()
+        let down = try CLIRunner.pinset(["health", "--server", server.url, "--timeout", "2"])
+        #expect(down.status == 1 && down.lastErrorLine.contains("unhealthy: cannot reach"), "\(down.stderr)")
+    }
 }
