@@ -10,9 +10,12 @@ import PinSetServer
 ///
 /// Every poll interval it reads SQLite's `data_version` (one pragma on an idle connection: no lock, no
 /// transaction), which changes when any other connection commits; on a change it re-exports, rewriting only the
-/// files whose bytes changed (temp file + rename), and then runs `--exec` once for the batch. Every minute it
-/// re-exports anyway, as a safety net. A busy or missing database, a server restart or a replaced database file
-/// is logged and retried; a failing `--exec` is logged. SIGTERM or SIGINT stops it between two steps.
+/// files whose bytes changed (temp file + rename), and then runs `--exec` once for the batch. `--exec` also runs
+/// once after the first export, even when the directory was already current, so a mirror that missed a sync
+/// catches up at start. Every minute it re-exports anyway, as a safety net. A busy or missing database, a server
+/// restart or a replaced database file is logged and retried; a failing `--exec` is logged and retried with
+/// back-off (1 s doubling up to ``maxExecBackoff``) until it succeeds, with every file changed meanwhile, so a
+/// mirror never stays stale until the next write. SIGTERM or SIGINT stops it between two steps.
 struct ExportWatcher {
     let databasePath: String
     let out: String
@@ -22,6 +25,8 @@ struct ExportWatcher {
     var execTimeout: Double = 600
     /// A full re-export at least this often, whatever `data_version` says.
     var fullExportInterval: Double = 60
+    /// The longest wait between two tries of a failing `--exec`.
+    var maxExecBackoff: Double = 60
 
     func run() throws {
         let stop = StopSignal()
@@ -31,6 +36,12 @@ struct ExportWatcher {
         var lastVersion: Int?
         var lastExport = -Double.infinity
         var failing = false
+        // Files written since the last `--exec` that succeeded; nil when the mirror is in sync. The first export
+        // always leaves a batch pending, so `--exec` runs at start.
+        var pending: Set<String>?
+        var execFailures = 0
+        var nextExecAt = -Double.infinity
+        var exported = false
         log("watching \(databasePath), exporting to \(out) (every \(pollInterval) s)")
         while !stop.isStopped {
             do {
@@ -54,12 +65,30 @@ struct ExportWatcher {
                         log("the database answers again")
                         failing = false
                     }
-                    if !written.isEmpty {
+                    if !written.isEmpty || !exported {
                         let root = URL(fileURLWithPath: out).path
                         let names = written.map { String($0.dropFirst(root.count).drop { $0 == "/" }) }
-                        log("exported \(hosts) host(s): written \(written.count): \(names.joined(separator: " "))")
-                        if let exec { runExec(exec, changed: names) }
+                        if written.isEmpty {
+                            log("exported \(hosts) host(s): already current")
+                        } else {
+                            log("exported \(hosts) host(s): written \(written.count): \(names.joined(separator: " "))")
+                        }
+                        pending = (pending ?? []).union(names)
                     }
+                    exported = true
+                }
+                if let exec, let changed = pending, now >= nextExecAt {
+                    if runExec(exec, changed: changed.sorted()) {
+                        pending = nil
+                        execFailures = 0
+                    } else {
+                        execFailures += 1
+                        let delay = min(maxExecBackoff, Double(1 << min(execFailures - 1, 16)))
+                        nextExecAt = ProcessInfo.processInfo.systemUptime + delay
+                        log("exec: retrying in \(Int(delay)) s with the files changed meanwhile")
+                    }
+                } else if exec == nil {
+                    pending = nil
                 }
             } catch {
                 if !failing { log("export failed (\(error)); retrying every \(pollInterval) s") }
@@ -83,7 +112,8 @@ struct ExportWatcher {
 
     /// Runs `command` with `/bin/sh -c`, with `PINSET_EXPORT_DIR` and `PINSET_EXPORT_CHANGED` (the files written,
     /// relative, space-separated) in its environment; logs its exit status and output. Never throws.
-    private func runExec(_ command: String, changed: [String]) {
+    /// - Returns: whether it exited 0 in time.
+    private func runExec(_ command: String, changed: [String]) -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
@@ -100,7 +130,7 @@ struct ExportWatcher {
             try process.run()
         } catch {
             log("exec: cannot start /bin/sh: \(error)")
-            return
+            return false
         }
         let output = OutputBox()
         let reader = Thread {
@@ -127,6 +157,7 @@ struct ExportWatcher {
         log(
             "exec: \(status) in \(seconds) s\(failed ? " (failed; the watch goes on)" : "")"
                 + (text.isEmpty ? "" : "; output:\n\(text)"))
+        return !failed
     }
 
     private func log(_ message: String) {

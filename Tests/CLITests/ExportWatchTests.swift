@@ -78,8 +78,8 @@ import Testing
         watch.arguments = [
             "export", "--watch", "--db", dir.appendingPathComponent("db.sqlite").path, "--out", mirror.path,
             "--poll-interval", "0.25",
-            // Logs the batch, then fails: a failing command never stops the watch.
-            "--exec", "echo \"$PINSET_EXPORT_CHANGED\" >> '\(execLog.path)'; echo synced; exit 7",
+            // Logs the batch (a failing command is retried: see execRunsAtStartAndIsRetriedUntilItSucceeds).
+            "--exec", "echo \"$PINSET_EXPORT_CHANGED\" >> '\(execLog.path)'; echo synced",
         ]
         let logHandle = try FileHandle(forWritingTo: watchLog)
         watch.standardOutput = logHandle
@@ -146,11 +146,56 @@ import Testing
         watch.waitUntilExit()
         #expect(watch.terminationReason == .exit && watch.terminationStatus == 0)
         let log = try String(contentsOf: watchLog, encoding: .utf8)
-        #expect(log.contains("exec: exit 7"), "\(log)")
+        #expect(log.contains("exec: exit 0"), "\(log)")
         #expect(log.contains("synced"))
         #expect(log.hasSuffix("export: stopped\n"), "\(log)")
         // Never deletes: every file ever exported is still there.
         let files = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("pins").path)
         #expect(Set(files) == ["a.example", "b.example", "h0.bench.example", "h1.bench.example"])
+    }
+
+    /// Issue 26 item 4: `--exec` runs at start even when the export is already current, and a failing `--exec`
+    /// is retried with back-off, without waiting for the next write, until it succeeds.
+    @Test func execRunsAtStartAndIsRetriedUntilItSucceeds() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("db.sqlite").path
+        let key = dir.appendingPathComponent("key.pem").path
+        #expect(try CLIRunner.pinset(["keygen", "--out", key]).status == 0)
+        #expect(try CLIRunner.pinset(["seed", "--db", db, "--key", key, "--hosts", "1"]).status == 0)
+        let mirror = dir.appendingPathComponent("mirror")
+        // The export is current before the watch starts.
+        #expect(try CLIRunner.pinset(["export", "--db", db, "--out", mirror.path]).status == 0)
+
+        let execLog = dir.appendingPathComponent("exec.log")
+        let tries = dir.appendingPathComponent("tries")
+        let watchLog = dir.appendingPathComponent("watch.log")
+        FileManager.default.createFile(atPath: watchLog.path, contents: nil)
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: CLIRunner.binary)
+        watch.arguments = [
+            "export", "--watch", "--db", db, "--out", mirror.path, "--poll-interval", "0.25",
+            // Fails on its first two runs (the sync target is down), then succeeds.
+            "--exec",
+            "echo x >> '\(tries.path)'; [ $(wc -l < '\(tries.path)') -ge 3 ] || exit 5; echo \"ok $PINSET_EXPORT_CHANGED\" >> '\(execLog.path)'",
+        ]
+        let logHandle = try FileHandle(forWritingTo: watchLog)
+        watch.standardOutput = logHandle
+        watch.standardError = logHandle
+        try watch.run()
+        defer { if watch.isRunning { watch.terminate(); watch.waitUntilExit() } }
+
+        // Tries at 0 s, 1 s and 3 s: the third succeeds with no write in between.
+        #expect(Self.waitUntil(10) { Self.execLines(execLog).count == 1 })
+        #expect(Self.execLines(execLog) == ["ok "], "ran at start with nothing changed")
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(Self.execLines(execLog).count == 1, "no further run once it succeeded")
+        watch.terminate()
+        watch.waitUntilExit()
+        let log = try String(contentsOf: watchLog, encoding: .utf8)
+        #expect(log.contains("already current"), "\(log)")
+        #expect(
+            log.contains("exec: exit 5") && log.contains("retrying in 1 s") && log.contains("retrying in 2 s"), "\(log)"
+        )
     }
 }
