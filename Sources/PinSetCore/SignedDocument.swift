@@ -36,6 +36,9 @@ public struct SignedDocument: Codable, Sendable, Hashable {
     public static let type = "pinset+jws"
     /// The only `alg` a pinset document may carry.
     public static let algorithm = "EdDSA"
+    /// The `alg` values a client accepts (PROTOCOL §5 step 2): `EdDSA`, which the server writes, and `Ed25519`, the
+    /// fully specified name RFC 9864 gives the same algorithm.
+    public static let acceptedAlgorithms: Set<String> = ["EdDSA", "Ed25519"]
 
     /// The exact protected header bytes for a key id: `{"alg":"EdDSA","kid":"<kid>","typ":"pinset+jws"}`.
     public static func protectedHeader(kid: String) -> [UInt8] {

@@ -66,6 +66,16 @@ import Testing
         expectRefused(document.serialized, .unsupportedAlgorithm)
     }
 
+    /// PROTOCOL §5 step 2: `Ed25519` is RFC 9864's name for the same algorithm and is accepted; other names are not.
+    @Test func algEd25519IsAcceptedAndOtherNamesAreNot() throws {
+        let manager = managerWithGoodSet()
+        let renamed = signer.sign(makeSet(version: 6, pins: [.spki(leaf), randomPin()]), alg: "Ed25519")
+        #expect(try manager.accept(renamed, for: "example.com", now: testNow).get().pinSet.version == 6)
+        for alg in ["ed25519", "EdDSA ", "Ed448", "ES256"] {
+            expectRefused(signer.sign(makeSet(version: 9), alg: alg), .unsupportedAlgorithm)
+        }
+    }
+
     @Test func algHS256WithThePublicKeyAsSecret() {
         // The classic confusion attack: an HMAC "signed" with the public key bytes.
         let header = Base64URL.encode(

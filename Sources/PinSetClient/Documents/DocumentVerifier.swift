@@ -91,9 +91,11 @@ public struct DocumentVerifier: Sendable {
         }
 
         // 2. alg, typ, kid.
-        guard header.alg == SignedDocument.algorithm else {
+        guard SignedDocument.acceptedAlgorithms.contains(header.alg) else {
             return .failure(
-                .init(.unsupportedAlgorithm, "alg is \"\(header.alg.prefix(40))\"; only \"EdDSA\" is accepted"))
+                .init(
+                    .unsupportedAlgorithm,
+                    "alg is \"\(header.alg.prefix(40))\"; only \"EdDSA\" (or \"Ed25519\", RFC 9864) is accepted"))
         }
         guard header.typ == SignedDocument.type else {
             return .failure(
