@@ -20,11 +20,15 @@ a time limit.
 
 Fixtures (each stands for a step the reader did in an earlier section):
   server   `make run`'s server: `pinset serve --dev` on ./data, port 8080, with PINSET_TOKEN exported
+  pins     the Quickstart's $CURRENT and $BACKUP (two fresh keys' pins)
+  mirror   the nginx mirror of Admin workflow step 4 on 127.0.0.1:8081 (its server block, from the README)
 
 Prints each runbook's result and ends with `runbooks: N passed, N failed, N skipped`; exit 1 if any failed.
 Usage: runbook_test.py [--only NAME ...] [--keep] [--list]
 """
 import argparse
+import base64
+import hashlib
 import os
 import re
 import shutil
@@ -83,7 +87,28 @@ def fixture_server(directory, env, started):
     env["PINSET_TOKEN"] = next(l.strip() for l in open(path) if l.startswith("pst_"))
 
 
-FIXTURES = {"server": fixture_server}
+def fixture_pins(directory, env, started):
+    """The Quickstart's $CURRENT and $BACKUP: two fresh P-256 keys' pins."""
+    for name in ("CURRENT", "BACKUP"):
+        der = subprocess.run(
+            "openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 | openssl pkey -pubout -outform DER",
+            shell=True, check=True, capture_output=True).stdout
+        env[name] = base64.b64encode(hashlib.sha256(der).digest()).decode()
+
+
+def fixture_mirror(directory, env, started):
+    """The nginx mirror of Admin workflow step 4, started as the README writes it."""
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    match = re.search(r"<!-- runbook: admin-workflow nginx -->\n```nginx\n(.*?)\n```", readme, re.S)
+    if not match:
+        raise RuntimeError("fixture mirror: README.md has no admin-workflow nginx block")
+    process = subprocess.Popen(["bash", "-c", nginx_start(directory, match.group(1)) + "\nwait"], cwd=directory,
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    started.append(process)
+    wait_for(lambda: not port_free(8081), 10, "nginx on 127.0.0.1:8081")
+
+
+FIXTURES = {"server": fixture_server, "pins": fixture_pins, "mirror": fixture_mirror}
 
 
 def nginx_start(directory, server_block):
@@ -112,8 +137,14 @@ def stop(process):
         process.wait()
 
 
+# Absolute paths the README's blocks write to (an nginx root must be absolute): emptied before each runbook.
+SHARED_PATHS = ["/tmp/pinset-mirror"]
+
+
 def run(name, parts, binary, keep):
     """Runs one runbook; returns (ok, detail)."""
+    for path in SHARED_PATHS:
+        shutil.rmtree(path, ignore_errors=True)
     directory = tempfile.mkdtemp(prefix=f"pinset-runbook-{name}-")
     bindir = os.path.join(directory, ".bin")
     os.makedirs(bindir)

@@ -41,16 +41,8 @@ struct ExportCommand: ParsableCommand {
         let store = try PinDatabase(path: path)
         let (files, hosts, trust) = try Self.files(store: store, out: out)
         try? store.close()
-        var written = 0
-        var unchanged = 0
-        for (url, data) in files {
-            if FileManager.default.contents(atPath: url.path) == data {
-                unchanged += 1
-            } else {
-                try data.write(to: url, options: .atomic)
-                written += 1
-            }
-        }
+        let written = try MirrorFiles().write(files).count
+        let unchanged = files.count - written
         print(
             "exported \(hosts) host(s), keys and \(trust) trust document(s) to \(out): written \(written), unchanged \(unchanged)"
         )
@@ -67,7 +59,7 @@ struct ExportCommand: ParsableCommand {
 
         let root = URL(fileURLWithPath: out)
         let pinsDirectory = root.appendingPathComponent("pins")
-        try FileManager.default.createDirectory(at: pinsDirectory, withIntermediateDirectories: true)
+        try MirrorFiles.makeDirectory(pinsDirectory)
         var files: [(URL, Data)] = [(root.appendingPathComponent("keys"), keys)]
         for document in documents {
             guard !document.host.isEmpty, !document.host.contains("/"), !document.host.hasPrefix(".") else {
@@ -79,7 +71,7 @@ struct ExportCommand: ParsableCommand {
         // which the web server answers for GET /trust (a file cannot also be the directory trust/).
         if let newest = trust.last {
             let trustDirectory = root.appendingPathComponent("trust")
-            try FileManager.default.createDirectory(at: trustDirectory, withIntermediateDirectories: true)
+            try MirrorFiles.makeDirectory(trustDirectory)
             for (version, body) in trust {
                 files.append((trustDirectory.appendingPathComponent(String(version)), Data(body)))
             }
