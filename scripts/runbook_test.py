@@ -22,6 +22,9 @@ Fixtures (each stands for a step the reader did in an earlier section):
   server   `make run`'s server: `pinset serve --dev` on ./data, port 8080, with PINSET_TOKEN exported
   pins     the Quickstart's $CURRENT and $BACKUP (two fresh keys' pins)
   mirror   the nginx mirror of Admin workflow step 4 on 127.0.0.1:8081 (its server block, from the README)
+  shipped-key  app-trusted.pub, the public half of ./data/signing-key.pem (what the apps ship)
+  published    a set for api.example.com on the running server (with `pins`' $CURRENT and $BACKUP)
+A marker may name several fixtures, comma-separated, set up in that order.
 
 Prints each runbook's result and ends with `runbooks: N passed, N failed, N skipped`; exit 1 if any failed.
 Usage: runbook_test.py [--only NAME ...] [--keep] [--list]
@@ -108,7 +111,21 @@ def fixture_mirror(directory, env, started):
     wait_for(lambda: not port_free(8081), 10, "nginx on 127.0.0.1:8081")
 
 
-FIXTURES = {"server": fixture_server, "pins": fixture_pins, "mirror": fixture_mirror}
+def fixture_shipped_key(directory, env, started):
+    """app-trusted.pub: the public half of ./data/signing-key.pem, as shipped in the apps before any drill."""
+    subprocess.run(["openssl", "pkey", "-in", "data/signing-key.pem", "-pubout", "-out", "app-trusted.pub"],
+                   cwd=directory, check=True, capture_output=True)
+
+
+def fixture_published(directory, env, started):
+    """A set for api.example.com on the running server, as the Quickstart publishes it."""
+    fixture_pins(directory, env, started)
+    subprocess.run(["pinset", "set", "api.example.com", "--pin", env["CURRENT"], "--backup", env["BACKUP"]],
+                   cwd=directory, env=env, check=True, capture_output=True)
+
+
+FIXTURES = {"server": fixture_server, "pins": fixture_pins, "mirror": fixture_mirror,
+            "shipped-key": fixture_shipped_key, "published": fixture_published}
 
 
 def nginx_start(directory, server_block):
@@ -138,7 +155,7 @@ def stop(process):
 
 
 # Absolute paths the README's blocks write to (an nginx root must be absolute): emptied before each runbook.
-SHARED_PATHS = ["/tmp/pinset-mirror"]
+SHARED_PATHS = ["/tmp/pinset-mirror", "/tmp/rehearsal"]
 
 
 def run(name, parts, binary, keep):
@@ -156,7 +173,8 @@ def run(name, parts, binary, keep):
     try:
         for index, (kind, argument, code) in enumerate(parts, 1):
             if kind == "fixture":
-                FIXTURES[argument.strip()](directory, env, started)
+                for fixture in argument.split(","):
+                    FIXTURES[fixture.strip()](directory, env, started)
             if kind == "skip":
                 script.append(f"echo '### block {index}: skipped ({argument})'")
                 continue
