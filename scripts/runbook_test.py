@@ -43,7 +43,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MARKER = re.compile(r"<!-- runbook: ([a-z0-9-]+)(?: (skip|fixture): (.*?)| (nginx))? -->\n```(?:sh|nginx)\n(.*?)\n```", re.S)
+MARKER = re.compile(r"^<!-- runbook: ([a-z0-9-]+)(?: (skip|fixture): (.*?)| (nginx))? -->\n```(?:sh|nginx)\n(.*?)\n```", re.S | re.M)
 TIME_LIMIT = int(os.environ.get("RUNBOOK_TIME_LIMIT", "240"))
 
 
@@ -52,7 +52,7 @@ def blocks(readme):
     text = open(readme, encoding="utf-8").read()
     found = [(m.group(1), m.group(2) or m.group(4), m.group(3), m.group(5)) for m in MARKER.finditer(text)]
     # A marker not followed by a ```sh block is a mistake in the README, not a silent skip.
-    if text.count("<!-- runbook:") != len(found):
+    if len(re.findall(r"^<!-- runbook:", text, re.M)) != len(found):
         sys.exit("README.md: a <!-- runbook: ... --> marker is not directly followed by a ```sh (or ```nginx) block")
     return found
 
