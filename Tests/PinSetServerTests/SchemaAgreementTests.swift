@@ -55,6 +55,9 @@ import Testing
         // Well-formed but stale is still 412; `*`, a list and a weak tag are well-formed.
         #expect(
             try server.put("api.example.com", pinPair(3), headers: ["If-Match": "\"stale\", W/\"x\""]).status == 412)
+        // openapi.yaml's pattern allows any character but `"` inside the quotes, a comma included.
+        #expect(
+            try server.put("api.example.com", pinPair(3), headers: ["If-Match": "\"a,b\"\t,\tW/\"c d\""]).status == 412)
         #expect(try server.put("api.example.com", pinPair(3), headers: ["If-Match": " * "]).status == 200)
     }
 }

@@ -61,7 +61,7 @@ def main() -> int:
 
         def schemathesis(bearer: str, max_time: int, examples: int) -> subprocess.CompletedProcess:
             env = dict(os.environ, PINSET_URL=f"http://127.0.0.1:{server.port}", PINSET_TOKEN=bearer)
-            cmd = ["st", "--config-file", os.path.join(ROOT, "scripts", "schemathesis.toml"), "run", OPENAPI,
+            cmd = ["st", "--config-file", os.path.join(ROOT, "scripts", "schemathesis.toml"), "run", OPENAPI, "--checks", "all",
                    "-n", str(examples), "--phases", args.phases, "--request-timeout", "10",
                    "--max-time", str(max_time), "--no-color", "--seed", str(args.seed)]
             return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=max_time + 120,

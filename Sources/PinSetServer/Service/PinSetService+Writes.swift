@@ -167,20 +167,11 @@ extension PinSetService {
     }
 
     /// 400 unless `ifMatch` is absent, `*`, or a comma-separated list of entity tags (`"x"` or `W/"x"`) with
-    /// optional blanks (RFC 9110 §13.1.1): an empty or malformed header is a bad request, not a stale ETag.
+    /// optional blanks (RFC 9110 §13.1.1, as openapi.yaml's pattern says): an empty or malformed header is a bad
+    /// request, not a stale ETag.
     static func checkIfMatch(_ ifMatch: String?) throws(ServiceError) {
         guard let ifMatch else { return }
-        let trimmed = ifMatch.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
-        if trimmed == "*" { return }
-        let valid =
-            !trimmed.isEmpty
-            && trimmed.split(separator: ",", omittingEmptySubsequences: false).allSatisfy { part in
-                var tag = Substring(part.trimmingCharacters(in: CharacterSet(charactersIn: " \t")))
-                if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
-                return tag.count >= 2 && tag.first == "\"" && tag.last == "\""
-                    && !tag.dropFirst().dropLast().contains("\"")
-            }
-        guard valid else {
+        guard entityTags(ifMatch) != nil else {
             throw ServiceError(
                 .badRequest,
                 "If-Match must be * or one or more quoted ETags, e.g. If-Match: \"<ETag of GET /admin/hosts/{host}>\"; drop the header for an unconditional write"
@@ -188,13 +179,31 @@ extension PinSetService {
         }
     }
 
-    /// Whether an `If-Match` header value (one or more comma-separated entity tags, or `*`) matches `etag`.
-    static func matches(ifMatch: String, etag: String?) -> Bool {
-        guard let etag else { return false }
-        return ifMatch.split(separator: ",").contains { part in
-            let tag = part.trimmingCharacters(in: .whitespaces)
-            return tag == "*" || tag == etag
+    /// The entity tags of an `If-Match` value as written (`"x"`, `W/"x"`, or `*`), or `nil` when it is not
+    /// `*` nor a list of quoted tags. Any character but `"` may stand inside the quotes, commas included.
+    static func entityTags(_ value: String) -> [Substring]? {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        var rest = Substring(value).drop(while: blank)
+        while let last = rest.last, blank(last) { rest = rest.dropLast() }
+        if rest == "*" { return [rest] }
+        var tags: [Substring] = []
+        while true {
+            let start = rest.startIndex
+            if rest.hasPrefix("W/") { rest = rest.dropFirst(2) }
+            guard rest.first == "\"", let close = rest.dropFirst().firstIndex(of: "\"") else { return nil }
+            tags.append(value[start...close])
+            rest = rest[rest.index(after: close)...].drop(while: blank)
+            if rest.isEmpty { return tags }
+            guard rest.first == "," else { return nil }
+            rest = rest.dropFirst().drop(while: blank)
         }
+    }
+
+    /// Whether an `If-Match` header value (one or more comma-separated entity tags, or `*`) matches `etag`
+    /// (strong comparison: a weak tag never matches).
+    static func matches(ifMatch: String, etag: String?) -> Bool {
+        guard let etag, let tags = entityTags(ifMatch) else { return false }
+        return tags.contains { $0 == "*" || $0 == etag }
     }
 
     /// 422 ``PinSetError/Code/invalidReportURI`` unless `uri` is `nil` or an absolute http(s) URL with a host.
