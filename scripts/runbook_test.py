@@ -58,7 +58,9 @@ def blocks(readme):
 
 
 def port_free(port):
+    # SO_REUSEADDR as servers set it: connections of a stopped server in TIME_WAIT do not hold the port.
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
             return True
@@ -77,8 +79,11 @@ def wait_for(condition, seconds, what):
 
 def fixture_server(directory, env, started):
     """`make run`: pinset serve --dev on ./data, port 8080; exports PINSET_TOKEN."""
-    if not port_free(8080):
-        raise RuntimeError("fixture server: port 8080 is in use (stop `make run` while the runbooks run)")
+    deadline = time.monotonic() + 10
+    while not port_free(8080):
+        if time.monotonic() > deadline:
+            raise RuntimeError("fixture server: port 8080 is in use (stop `make run` while the runbooks run)")
+        time.sleep(0.1)
     os.makedirs(os.path.join(directory, "data"), exist_ok=True)
     log = open(os.path.join(directory, "make-run.out"), "w")
     process = subprocess.Popen(
@@ -152,6 +157,18 @@ def stop(process):
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+    # The group's other members (servers a block started with &) may outlive its leader: wait for them too.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 # Absolute paths the README's blocks write to (an nginx root must be absolute): emptied before each runbook.

@@ -159,4 +159,20 @@ import Testing
         #expect(refused.lastErrorLine.contains("--key"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: typo), "no key was created")
     }
+
+    /// Issue 26 item 8: a refresh interval that is not under half the lifetime is refused with one line naming both
+    /// values and the flags (and environment variables) that set them.
+    @Test func refreshNotUnderHalfTheLifetimeNamesBothValuesAndFlags() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let refused = try CLIRunner.pinset([
+            "serve", "--dev", "--db", dir.appendingPathComponent("db.sqlite").path, "--key",
+            dir.appendingPathComponent("key.pem").path, "--port", "0", "--refresh", "8d", "--lifetime", "14d",
+        ])
+        #expect(refused.status == 1)
+        let line = refused.lastErrorLine
+        #expect(line.contains("refresh 8d") && line.contains("lifetime 14d"), "\(line)")
+        #expect(line.contains("--refresh") && line.contains("--lifetime") && line.contains("PINSET_REFRESH"), "\(line)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("db.sqlite").path))
+    }
 }
