@@ -22,8 +22,9 @@ COPY Package.swift ./
 RUN swift package resolve
 
 COPY . .
+# install -s strips the symbol table (122 MB unstripped); crash backtraces then name no functions.
 RUN swift build -c release --product pinset --static-swift-stdlib \
-    && install -D -m 0755 "$(swift build -c release --show-bin-path)/pinset" /staging/pinset
+    && install -D -s -m 0755 "$(swift build -c release --show-bin-path)/pinset" /staging/pinset
 
 # ---- runtime: only the shared libraries pinset links against ----
 FROM debian:bookworm-slim

@@ -10,7 +10,7 @@ DATA       ?= ./data
 PORT       ?= 8080
 
 .PHONY: all deps test-deps build release run test test-swift check-apple quickstart runbooks lint-openapi lint-docker format-lint bench soak clean
-.PHONY: console-deps test-console console-embed
+.PHONY: console-deps test-console console-embed test-container
 
 all: build
 
@@ -71,6 +71,18 @@ quickstart:
 runbooks: test-deps
 	@[ -x .build/debug/pinset ] || $(SWIFT) build --build-tests
 	python3 scripts/runbook_test.py
+
+# The Dockerfile built unchanged with podman and run as README.md's "Docker" section says (issue 22); .ci/run
+# runs it after `make test`. The first run makes the two base images locally (FIELD-NOTES, "Containers") and
+# builds the image: 15-25 minutes on 2 cores; later runs reuse the base images.
+APT_CONTAINER := podman runc debootstrap catatonit
+test-container: test-deps
+	$(call apt_install,$(APT_CONTAINER))
+	@command -v podman-compose >/dev/null \
+		|| python3 -m pip install --quiet --disable-pip-version-check podman-compose \
+		|| python3 -m pip install --quiet --disable-pip-version-check --break-system-packages podman-compose
+	@[ -x .build/debug/pinset ] || $(SWIFT) build
+	bash scripts/container_test.sh
 
 lint-openapi:
 	python3 -m openapi_spec_validator openapi.yaml

@@ -27,7 +27,9 @@ Fixtures (each stands for a step the reader did in an earlier section):
 A marker may name several fixtures, comma-separated, set up in that order.
 
 Prints each runbook's result and ends with `runbooks: N passed, N failed, N skipped`; exit 1 if any failed.
-Usage: runbook_test.py [--only NAME ...] [--keep] [--list]
+Usage: runbook_test.py [--only NAME ...] [--keep] [--list] [--print NAME]
+(--print writes runbook NAME's blocks, skipped ones included, to stdout: scripts/container_test.sh runs the
+Docker section's block that way, with podman standing in for docker.)
 """
 import argparse
 import base64
@@ -234,7 +236,14 @@ def main():
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--keep", action="store_true", help="keep each runbook's directory")
     parser.add_argument("--list", action="store_true", help="list the runbooks and their blocks, run nothing")
+    parser.add_argument("--print", metavar="NAME", help="print runbook NAME's blocks (skipped ones too), run nothing")
     args = parser.parse_args()
+    if args.print:
+        codes = [code for name, _, _, code in blocks(os.path.join(ROOT, "README.md")) if name == args.print]
+        if not codes:
+            sys.exit(f"README.md has no runbook named {args.print}")
+        print("\n".join(codes))
+        return
     binary = os.path.abspath(os.environ.get("PINSET", os.path.join(ROOT, ".build/debug/pinset")))
     if not args.list and not os.access(binary, os.X_OK):
         sys.exit(f"no pinset binary at {binary}: run `swift build` first (or set PINSET)")
