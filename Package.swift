@@ -8,6 +8,7 @@ import PackageDescription
 //   wire format             PinSetCore                  (Foundation only; shared by server and client)
 //   admin API types         PinSetAdminAPI              (the admin answers and their JSON coders; server and CLI)
 //   server domain           PinSetServer                (storage, signing, routes)
+//   verification rules      PinSetRules                 (PROTOCOL §5/§6 checks, crypto injected; client and CLI)
 //   client                  PinSetClient, PinSetNIO     (no libmicrohttpd, no OpenSSL)
 //   executable              pinset                      (TLS probes via OpenSSLCrypto: no NIO, no swift-nio-ssl)
 let package = Package(
@@ -64,11 +65,15 @@ let package = Package(
             ]
         ),
 
+        // MARK: Verification rules: the client's document and trust checks with SHA-256/Ed25519 injected, so the
+        // CLI runs them over OpenSSL and the `pinset` executable links no swift-crypto (issue 22 item 4).
+        .target(name: "PinSetRules", dependencies: ["PinSetCore", "Locking"]),
+
         // MARK: Client (embedded in apps: no libmicrohttpd, no OpenSSL)
         .target(
             name: "PinSetClient",
             dependencies: [
-                "PinSetCore", "Locking",
+                "PinSetRules", "PinSetCore", "Locking",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -90,8 +95,9 @@ let package = Package(
         .executableTarget(
             name: "pinset",
             dependencies: [
-                // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13).
-                "PinSetServer", "PinSetAdminAPI", "PinSetClient", "OpenSSLCrypto", "Locking",
+                // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13). No swift-crypto:
+                // documents are checked by PinSetRules over OpenSSL (issue 22 item 4).
+                "PinSetServer", "PinSetAdminAPI", "PinSetRules", "PinSetCore", "OpenSSLCrypto", "Locking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

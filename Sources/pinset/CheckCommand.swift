@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import OpenSSLCrypto
 import PinSetAdminAPI
-import PinSetClient
 import PinSetCore
+import PinSetRules
 import PinSetServer
 
 #if canImport(FoundationNetworking)

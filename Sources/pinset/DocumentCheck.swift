@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
 import OpenSSLCrypto
-import PinSetClient
 import PinSetCore
+import PinSetRules
+import PinSetServer
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -42,7 +43,7 @@ struct TrustOptions: ParsableArguments {
         let roots = try rootPub.map { try RootKeyFiles.publicKey($0, option: "--root-pub") }
         let store: TrustStore
         do {
-            store = try TrustStore(rootKeys: roots, threshold: rootThreshold)
+            store = try TrustStore(rootKeys: roots, threshold: rootThreshold, crypto: Self.crypto)
         } catch {
             throw CLIError("--root-threshold: \(error.detail)")
         }
@@ -82,17 +83,22 @@ struct TrustOptions: ParsableArguments {
         return keys
     }
 
+    /// The CLI checks signatures with the system OpenSSL (no swift-crypto in the executable).
+    static let crypto = OpenSSLTrustCrypto()
+
     private static func parse(_ text: String) throws -> [TrustedKey] {
-        if text.contains("-----BEGIN PUBLIC KEY-----") { return [try TrustedKey(spkiPEM: text)] }
+        if text.contains("-----BEGIN PUBLIC KEY-----") { return [try TrustedKey(spkiPEM: text, crypto: Self.crypto)] }
         if text.contains("PRIVATE KEY-----") {
             let key = try Ed25519SigningKey(pkcs8PEM: Array(text.utf8))
-            return [try TrustedKey(rawRepresentation: key.publicKey)]
+            return [try TrustedKey(rawRepresentation: key.publicKey, crypto: Self.crypto)]
         }
         let data = Data(text.utf8)
         if let set = try? JSONDecoder().decode(JWKSet.self, from: data) {
-            return try set.keys.map { jwk throws(TrustedKey.Error) in try TrustedKey(jwk: jwk) }
+            return try set.keys.map { jwk throws(TrustedKey.Error) in try TrustedKey(jwk: jwk, crypto: Self.crypto) }
         }
-        if let jwk = try? JSONDecoder().decode(Ed25519JWK.self, from: data) { return [try TrustedKey(jwk: jwk)] }
+        if let jwk = try? JSONDecoder().decode(Ed25519JWK.self, from: data) {
+            return [try TrustedKey(jwk: jwk, crypto: Self.crypto)]
+        }
         throw CLIError("not an Ed25519 public key PEM, JWK, JWKS or PKCS#8 private key PEM")
     }
 

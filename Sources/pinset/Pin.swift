@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpenSSLCrypto
-import PinSetClient
+import PinSetCore
 
 /// `pinset pin`: prints the pin of certificates or public keys in files, or of a live TLS chain.
 struct PinCommand: AsyncParsableCommand {
@@ -60,7 +60,7 @@ struct PinCommand: AsyncParsableCommand {
                         "\(file): not a certificate\(type == "spki" ? " or public key" : "") (PEM, DER or base64 DER): \(error)"
                     )
                 }
-                print("\(SPKIPin.sha256(ofSPKIDER: spki))  (public key)")
+                print("\(Base64.encode(SHA256Digest.hash(spki)))  (public key)")
                 continue
             }
             for certificate in certificates {
@@ -71,7 +71,7 @@ struct PinCommand: AsyncParsableCommand {
 
     private func pin(of certificate: ParsedCertificate) -> String {
         type == "certificate"
-            ? SPKIPin.sha256(ofWholeCertificateDER: certificate.der) : SPKIPin.sha256(ofSPKIDER: certificate.spkiDER)
+            ? Base64.encode(SHA256Digest.hash(certificate.der)) : Base64.encode(SHA256Digest.hash(certificate.spkiDER))
     }
 
     private func read(_ file: String) throws -> [UInt8] {

@@ -1,7 +1,8 @@
 import Foundation
 import OpenSSLCrypto
-import PinSetClient
 import PinSetCore
+import PinSetRules
+import PinSetServer
 
 /// Reads the key files of the trust commands: Ed25519 public keys (SPKI PEM; a PKCS#8 private key PEM gives its
 /// public half) and root private keys (PKCS#8 PEM, mode 0600).
@@ -15,9 +16,9 @@ enum RootKeyFiles {
         do {
             if text.contains("PRIVATE KEY-----") {
                 let key = try Ed25519SigningKey(pkcs8PEM: Array(text.utf8))
-                return try TrustedKey(rawRepresentation: key.publicKey)
+                return try TrustedKey(rawRepresentation: key.publicKey, crypto: OpenSSLTrustCrypto())
             }
-            return try TrustedKey(spkiPEM: text)
+            return try TrustedKey(spkiPEM: text, crypto: OpenSSLTrustCrypto())
         } catch {
             throw CLIError("\(option) \(file): \(error)")
         }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import OpenSSLCrypto
-import PinSetClient
 import PinSetCore
+import PinSetRules
 import PinSetServer
 
 #if canImport(FoundationNetworking)

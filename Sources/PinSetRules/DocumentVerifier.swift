@@ -18,7 +18,7 @@ public struct DocumentVerifier: Sendable {
     private let knownHeaders: [String: JWSHeader]
     /// The trust state of an app configured with root keys (PROTOCOL §6): its signing keys count as trusted too.
     /// `nil` (the default) for an app that ships its signing keys only.
-    public internal(set) var trustStore: TrustStore? = nil
+    public package(set) var trustStore: TrustStore? = nil
 
     /// Creates a verifier.
     /// - Parameters:

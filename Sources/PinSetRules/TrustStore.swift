@@ -15,14 +15,15 @@ public final class TrustStore: Sendable {
         state = Locked(shipped)
     }
 
-    /// Version 0 from root public keys shipped in the app. See ``TrustState/init(rootKeys:threshold:)``.
-    public convenience init(rootKeys: [TrustedKey], threshold: Int = 1) throws(TrustRejection) {
-        self.init(try TrustState(rootKeys: rootKeys, threshold: threshold))
+    /// Version 0 from root public keys shipped in the app. See ``TrustState/init(rootKeys:threshold:crypto:)``.
+    public convenience init(rootKeys: [TrustedKey], threshold: Int = 1, crypto: any TrustCrypto) throws(TrustRejection)
+    {
+        self.init(try TrustState(rootKeys: rootKeys, threshold: threshold, crypto: crypto))
     }
 
-    /// A trust document shipped in the app. See ``TrustState/init(bundledDocument:)``.
-    public convenience init(bundledDocument: some Collection<UInt8>) throws(TrustRejection) {
-        self.init(try TrustState(bundledDocument: bundledDocument))
+    /// A trust document shipped in the app. See ``TrustState/init(bundledDocument:crypto:)``.
+    public convenience init(bundledDocument: some Collection<UInt8>, crypto: any TrustCrypto) throws(TrustRejection) {
+        self.init(try TrustState(bundledDocument: bundledDocument, crypto: crypto))
     }
 
     /// The state in force.

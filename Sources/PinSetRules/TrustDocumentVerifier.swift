@@ -25,8 +25,8 @@ public struct TrustDocumentVerifier: Sendable {
     public func verifyNext(_ bytes: some Collection<UInt8>, after state: TrustState) -> Result<
         TrustState, TrustRejection
     > {
-        TrustRules.verifyNext(bytes, after: state.anchor, crypto: SwiftCryptoTrust(), maxBytes: maxBytes)
-            .map(TrustState.init(verified:))
+        TrustRules.verifyNext(bytes, after: state.anchor, crypto: state.crypto, maxBytes: maxBytes)
+            .map { TrustState(verified: $0, crypto: state.crypto) }
     }
 
     /// Step 5 on the newest version reached: `issuedAt - skew ≤ now < expiresAt + skew`. `nil` when it passes

@@ -23,51 +23,55 @@ public struct TrustState: Sendable, Hashable {
     /// The trust document exactly as received; `nil` at version 0.
     public let document: [UInt8]?
     /// What the next version must chain from.
-    let anchor: TrustAnchor
+    package let anchor: TrustAnchor
     /// The exact protected header of a pin document signed by each signing key, decoded (the verifier's fast path).
-    let knownHeaders: [String: JWSHeader]
+    package let knownHeaders: [String: JWSHeader]
+    /// Checks the next version's signatures and this state's keys.
+    package let crypto: any TrustCrypto
 
     /// Version 0: root public keys shipped in the app, and how many of them must sign trust version 1.
     /// - Parameters:
     ///   - rootKeys: the offline root public keys (never fetched).
     ///   - threshold: at least 1 and at most the number of distinct keys. Default 1.
+    ///   - crypto: checks signatures (PinSetClient adds this initialiser without it, using swift-crypto).
     /// - Throws: ``TrustRejection/Code/malformed`` when the threshold is out of range.
-    public init(rootKeys: [TrustedKey], threshold: Int = 1) throws(TrustRejection) {
+    public init(rootKeys: [TrustedKey], threshold: Int = 1, crypto: any TrustCrypto) throws(TrustRejection) {
         let anchor = try TrustAnchor(
-            version: 0, rootKeys: rootKeys.map(\.rawRepresentation), rootThreshold: threshold,
-            crypto: SwiftCryptoTrust())
-        self.init(anchor: anchor, signingKeys: [:], issuedAt: nil, expiresAt: nil, document: nil)
+            version: 0, rootKeys: rootKeys.map(\.rawRepresentation), rootThreshold: threshold, crypto: crypto)
+        self.init(anchor: anchor, signingKeys: [:], issuedAt: nil, expiresAt: nil, document: nil, crypto: crypto)
     }
 
     /// A trust document shipped in the app, accepted without checking time (PROTOCOL §6.2). Its structure is
     /// checked and its own root keys must have signed it (the app binary vouches for the rest).
     /// - Throws: the ``TrustRejection`` of the first rule it breaks.
-    public init(bundledDocument bytes: some Collection<UInt8>) throws(TrustRejection) {
-        switch TrustRules.verifySelfSigned(bytes, crypto: SwiftCryptoTrust()) {
-        case .success(let verified): self.init(verified: verified)
+    public init(bundledDocument bytes: some Collection<UInt8>, crypto: any TrustCrypto) throws(TrustRejection) {
+        switch TrustRules.verifySelfSigned(bytes, crypto: crypto) {
+        case .success(let verified): self.init(verified: verified, crypto: crypto)
         case .failure(let rejection): throw rejection
         }
     }
 
-    init(verified: VerifiedTrustDocument) {
+    package init(verified: VerifiedTrustDocument, crypto: any TrustCrypto) {
         self.init(
             anchor: verified.anchor, signingKeys: verified.signingKeys, issuedAt: verified.payload.issuedAt,
-            expiresAt: verified.payload.expiresAt, document: verified.raw)
+            expiresAt: verified.payload.expiresAt, document: verified.raw, crypto: crypto)
     }
 
     private init(
-        anchor: TrustAnchor, signingKeys: [String: [UInt8]], issuedAt: Date?, expiresAt: Date?, document: [UInt8]?
+        anchor: TrustAnchor, signingKeys: [String: [UInt8]], issuedAt: Date?, expiresAt: Date?, document: [UInt8]?,
+        crypto: any TrustCrypto
     ) {
         self.anchor = anchor
+        self.crypto = crypto
         version = anchor.version
-        rootKeys = anchor.rootKeys.values.compactMap { try? TrustedKey(rawRepresentation: $0) }.sorted {
+        rootKeys = anchor.rootKeys.values.compactMap { try? TrustedKey(rawRepresentation: $0, crypto: crypto) }.sorted {
             $0.kid < $1.kid
         }
         rootThreshold = anchor.rootThreshold
         var keys: [String: TrustedKey] = [:]
         var headers: [String: JWSHeader] = [:]
         for raw in signingKeys.values {
-            guard let key = try? TrustedKey(rawRepresentation: raw) else { continue }
+            guard let key = try? TrustedKey(rawRepresentation: raw, crypto: crypto) else { continue }
             keys[key.kid] = key
             headers[Base64URL.encode(SignedDocument.protectedHeader(kid: key.kid))] = JWSHeader(
                 alg: SignedDocument.algorithm, kid: key.kid, typ: SignedDocument.type)
@@ -77,6 +81,18 @@ public struct TrustState: Sendable, Hashable {
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
         self.document = document
+    }
+
+    /// States are equal when their anchor, keys, times and document are (the crypto provider is not compared).
+    public static func == (lhs: TrustState, rhs: TrustState) -> Bool {
+        lhs.anchor == rhs.anchor && lhs.signingKeys == rhs.signingKeys && lhs.issuedAt == rhs.issuedAt
+            && lhs.expiresAt == rhs.expiresAt && lhs.document == rhs.document
+    }
+
+    /// Hashes the version and the document.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(version)
+        hasher.combine(document)
     }
 
     /// Whether the trust document in force has expired at `now` (`now ≥ expiresAt + skew`): freeze protection

@@ -23,7 +23,7 @@ extension DocumentVerifier {
 extension TrustState {
     /// Freeze protection (PROTOCOL §6.2): the refusal of a new pin document signed by a delegated key while the
     /// trust document in force has expired; `nil` while it is fresh.
-    func freezeRejection(_ now: Date, _ skew: TimeInterval) -> DocumentRejection? {
+    package func freezeRejection(_ now: Date, _ skew: TimeInterval) -> DocumentRejection? {
         guard isExpired(at: now, skew: skew), let expiresAt else { return nil }
         return DocumentRejection(
             .trustExpired,
