@@ -174,6 +174,12 @@ cmp -s "$WORK/doc1" "$WORK/doc3" || fail "compose: the same volume and key serve
 (cd "$WORK/src" && podman-compose down -t 20) >>"$WORK/compose.out" 2>&1 || { cat "$WORK/compose.out"; fail "podman-compose down"; }
 step "compose.yaml (the key as a secret, the same volume) serves the same bytes"
 
+# The CA bundle copied from the build stage (for HTTPS alert webhooks) is where libcurl looks, readable by uid 10001.
+certs=$(podman run --rm --entrypoint /bin/sh pinset -c 'grep -c "BEGIN CERTIFICATE" /etc/ssl/certs/ca-certificates.crt' \
+    2>/dev/null) || fail "the image has no readable /etc/ssl/certs/ca-certificates.crt"
+[ "$certs" -ge 100 ] || fail "the image's CA bundle holds $certs certificates"
+step "the CA bundle holds $certs certificates, readable by uid 10001"
+
 # The runtime image adds at most MAX_ADDED_MB to its base.
 base=$(podman image inspect docker.io/library/debian:bookworm-slim --format '{{.Size}}')
 image=$(podman image inspect localhost/pinset --format '{{.Size}}')
