@@ -8,7 +8,7 @@ struct ProbeOptions: ParsableArguments {
     var preflight: String?
     @Option(
         help:
-            "HOST:PORT:ADDR:PORT (curl's --connect-to): probe ADDR:PORT for HOST:PORT. Repeatable. Env PINSET_CONNECT_TO (space-separated)."
+            "HOST:PORT:ADDR:PORT (curl's --connect-to): probe ADDR:PORT for HOST:PORT; HOST may be *.SUFFIX. Repeatable. Env PINSET_CONNECT_TO (space-separated)."
     )
     var connectTo: [String] = []
     @Flag(
@@ -20,6 +20,11 @@ struct ProbeOptions: ParsableArguments {
             "How often the monitor probes every enforcing host (0 = no monitor). Env PINSET_MONITOR_INTERVAL. Default 10m."
     )
     var monitorInterval: String?
+    @Option(
+        help:
+            "Most hosts the monitor probes at once (1-1024), apart from writes' probes. Env PINSET_MONITOR_CONCURRENCY. Default 32."
+    )
+    var monitorConcurrency: Int?
     @Option(
         help:
             "Warn when a served certificate or the only matching pin expires within this. Env PINSET_EXPIRY_WARNING. Default 21d."
@@ -41,6 +46,11 @@ struct ProbeOptions: ParsableArguments {
         let interval = Environment.string(monitorInterval, "PINSET_MONITOR_INTERVAL", default: "10m")
         configuration.monitorInterval =
             interval == "0" || interval == "off" ? nil : try Environment.duration(interval, name: "monitor-interval")
+        let concurrency = try Environment.int(monitorConcurrency, "PINSET_MONITOR_CONCURRENCY", default: 32)
+        guard (1...1024).contains(concurrency) else {
+            throw CLIError("--monitor-concurrency must be between 1 and 1024, not \(concurrency)")
+        }
+        configuration.monitorConcurrency = concurrency
         configuration.expiryWarning = try Environment.duration(
             Environment.string(expiryWarning, "PINSET_EXPIRY_WARNING", default: "21d"), name: "expiry-warning")
         if let text = alertWebhook ?? ProcessInfo.processInfo.environment["PINSET_ALERT_WEBHOOK"], !text.isEmpty {

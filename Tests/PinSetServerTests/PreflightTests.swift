@@ -194,6 +194,13 @@ import Testing
         #expect(any?.host == nil && any?.targetHost == "::1" && any?.targetPort == nil)
         #expect(ConnectToRule("a:b:c") == nil)
         #expect(ConnectToRule("a:99999:c:1") == nil)
+        // *.SUFFIX: every name under the suffix, not the suffix itself nor a name that merely ends with it.
+        let fleet = ConnectToRule("*.mon.test:443:127.0.0.1:8443")
+        #expect(fleet?.applies(to: "h1.mon.test", port: 443) == true)
+        #expect(fleet?.applies(to: "a.b.mon.test", port: 443) == true)
+        #expect(fleet?.applies(to: "mon.test", port: 443) == false)
+        #expect(fleet?.applies(to: "xmon.test", port: 443) == false)
+        #expect(fleet?.applies(to: "h1.mon.test", port: 8443) == false)
     }
 
     @Test func statusWarnings() {

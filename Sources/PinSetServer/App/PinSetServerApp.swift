@@ -54,7 +54,9 @@ public final class PinSetServerApp: Sendable {
         self.snapshot = snapshot
         let probes = configuration.service.probes
         self.monitor = probes.monitorInterval.map { interval in
-            HostMonitor(store: store, configuration: probes, interval: interval, logger: logger)
+            HostMonitor(
+                store: store, configuration: probes, interval: interval, logger: logger,
+                onPass: { metrics.monitorPass($0) })
         }
         monitor?.start()
         // Re-signing is blocking SQLite and signing work: it runs on a thread of its own, never on Swift's

@@ -20,6 +20,8 @@ final class ServerMetrics: Sendable {
     private let storageErrorsCounter = Counter()
     private let resignedCounter = Counter()
     private let reportsByHost = Locked<[String: Int]>([:])
+    /// The monitor's passes so far and the last one (`nil` before the first ends or without a monitor).
+    private let monitorPasses = Locked<(count: Int, last: HostMonitor.Pass?)>((0, nil))
 
     init() {
         requests = (0..<(Self.routeLabels.count * (Self.statuses.count + 1))).map { _ in Counter() }
@@ -59,6 +61,9 @@ final class ServerMetrics: Sendable {
     /// Counts a report under `host`, or under ``otherHostsLabel`` when `host` is `nil` (a name not in the
     /// database: any client can send any name, and labelling each would grow the exposition without bound).
     func report(host: String?) { reportsByHost.withLock { $0[host ?? Self.otherHostsLabel, default: 0] += 1 } }
+
+    /// Records a full monitor pass.
+    func monitorPass(_ pass: HostMonitor.Pass) { monitorPasses.withLock { $0 = ($0.count + 1, pass) } }
 
     /// The `host` label of reports for names the server does not publish (not a DNS name, so it never clashes).
     static let otherHostsLabel = "(other)"
@@ -100,6 +105,15 @@ final class ServerMetrics: Sendable {
         }
         out +=
             "# HELP pinset_hosts Hosts with a published document.\n# TYPE pinset_hosts gauge\npinset_hosts \(hosts)\n"
+        let passes = monitorPasses.withLock { $0 }
+        if let last = passes.last {
+            counter("pinset_monitor_passes_total", "Full passes of the host monitor.", passes.count)
+            out +=
+                "# HELP pinset_monitor_pass_seconds How long the monitor's last full pass took, first probe start to last probe end.\n"
+            out += "# TYPE pinset_monitor_pass_seconds gauge\npinset_monitor_pass_seconds \(last.seconds)\n"
+            out += "# HELP pinset_monitor_pass_hosts Hosts probed in the monitor's last full pass.\n"
+            out += "# TYPE pinset_monitor_pass_hosts gauge\npinset_monitor_pass_hosts \(last.hosts)\n"
+        }
         if let delegation, delegation != .notConfigured {
             out +=
                 "# HELP pinset_signing_key_delegated 1 when the newest trust document lists the server's signing key, else 0.\n"

@@ -4,10 +4,23 @@ import Logging
 import PinSetAdminAPI
 import PinSetCore
 
-/// Probes every host with an enforcing set, every interval, spread across it, on a thread of its own
-/// (probes block; they never run on Swift's cooperative pool or on the read path). Each result is stored
-/// (``HostProbeTable``) and a change of state is sent to the alert webhook.
+/// Probes every host with an enforcing set once per interval, on threads of its own (probes block; they never
+/// run on Swift's cooperative pool or on the read path). Starts are spread across 90% of the interval and at most
+/// ``ProbeConfiguration/monitorConcurrency`` hosts are probed at once, from a pool of handshakes apart from the
+/// pre-flight's, so a pass over 10,000 hosts ends within the interval and never delays a write's probe. Each result
+/// is stored (``HostProbeTable``), a change of state is sent to the alert webhook, and each pass's duration is
+/// reported (``Pass``, `pinset_monitor_pass_seconds`).
 final class HostMonitor: Sendable {
+    /// One full pass over the watched hosts.
+    struct Pass: Sendable, Equatable {
+        /// Hosts probed.
+        let hosts: Int
+        /// From the first probe's start to the last probe's end.
+        let seconds: Double
+        /// When the pass ended.
+        let finishedAt: Date
+    }
+
     private let store: PinDatabase
     private let prober: HostProber
     private let interval: TimeInterval
@@ -15,22 +28,33 @@ final class HostMonitor: Sendable {
     private let webhook: AlertWebhook?
     private let clock: @Sendable () -> Date
     private let logger: Logger
+    private let onPass: @Sendable (Pass) -> Void
     private let stopped = Locked(false)
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
+    /// Free places for hosts being probed (``ProbeConfiguration/monitorConcurrency``).
+    private let places: DispatchSemaphore
+    private let workers = DispatchQueue(label: "pinset.monitor.probe", attributes: .concurrent)
+    private let lastPassValue = Locked<Pass?>(nil)
 
     init(
         store: PinDatabase, configuration: ProbeConfiguration, interval: TimeInterval,
-        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger
+        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger,
+        onPass: @escaping @Sendable (Pass) -> Void = { _ in }
     ) {
         self.store = store
-        self.prober = HostProber(configuration: configuration)
+        self.prober = HostProber(configuration: configuration, handshakes: configuration.monitorConcurrency)
         self.interval = interval
         self.expiryWarning = configuration.expiryWarning
         self.webhook = configuration.alertWebhook.map { AlertWebhook(url: $0, logger: logger) }
         self.clock = clock
         self.logger = logger
+        self.onPass = onPass
+        self.places = DispatchSemaphore(value: configuration.monitorConcurrency)
     }
+
+    /// The last full pass, `nil` before the first ends.
+    var lastPass: Pass? { lastPassValue.withLock { $0 } }
 
     /// Starts the loop on a new thread.
     func start() {
@@ -42,12 +66,12 @@ final class HostMonitor: Sendable {
         thread.start()
     }
 
-    /// Stops the loop, waiting for a probe in flight to end (at most the probe timeout and a second) and for
+    /// Stops the loop, waiting for probes in flight to end (at most the probe timeout and two seconds) and for
     /// queued alerts (at most a second).
     func stop() {
         stopped.withLock { $0 = true }
         wake.signal()
-        _ = finished.wait(timeout: .now() + prober.configuration.timeout + 1)
+        _ = finished.wait(timeout: .now() + prober.configuration.timeout + 2)
         webhook?.drain(seconds: 1)
     }
 
@@ -55,13 +79,12 @@ final class HostMonitor: Sendable {
 
     /// Sleeps `seconds`, or less when stopped. Returns `false` when stopped.
     private func pause(_ seconds: TimeInterval) -> Bool {
-        _ = wake.wait(timeout: .now() + max(0.01, seconds))
+        _ = wake.wait(timeout: .now() + max(0.001, seconds))
         return !isStopped
     }
 
-    /// One pass over the watched hosts per interval, in name order, `interval / hosts` apart. The names are
-    /// listed once per pass (a host added meanwhile is probed in the next pass) and each host's pins are read
-    /// just before its probe, so a pass costs one small read per host.
+    /// One pass per interval, in name order. The names are listed once per pass (a host added meanwhile is
+    /// probed in the next pass) and each host's pins are read just before its probe.
     private func run() {
         while !isStopped {
             let names: [String]
@@ -75,17 +98,53 @@ final class HostMonitor: Sendable {
                 guard pause(min(interval, 5)) else { return }
                 continue
             }
-            let spread = interval / Double(names.count)
-            for name in names {
-                guard !isStopped else { return }
+            let start = Date()
+            guard pass(names, start: start) else { return }
+            let seconds = Date().timeIntervalSince(start)
+            let summary = Pass(hosts: names.count, seconds: seconds, finishedAt: clock())
+            lastPassValue.withLock { $0 = summary }
+            onPass(summary)
+            if seconds > interval {
+                logger.warning(
+                    "monitor pass took longer than its interval: raise --monitor-interval or --monitor-concurrency",
+                    metadata: ["hosts": "\(names.count)", "seconds": "\(Int(seconds))", "interval": "\(Int(interval))"])
+            }
+            guard pause(interval - Date().timeIntervalSince(start)) else { return }
+        }
+    }
+
+    /// Probes `names`, host `i` starting no earlier than `start + i × 0.9 × interval / count`, at most
+    /// `monitorConcurrency` at once; returns when every probe has ended, `false` when stopped.
+    private func pass(_ names: [String], start: Date) -> Bool {
+        let spread = interval * 0.9 / Double(names.count)
+        let group = DispatchGroup()
+        defer { _ = group.wait(timeout: .now() + prober.configuration.timeout + 1) }
+        for (index, name) in names.enumerated() {
+            let due = Double(index) * spread - Date().timeIntervalSince(start)
+            if due > 0 { guard pause(due) else { return false } }
+            while places.wait(timeout: .now() + 0.25) == .timedOut {
+                guard !isStopped else { return false }
+            }
+            guard !isStopped else {
+                places.signal()
+                return false
+            }
+            group.enter()
+            workers.async { [self] in
+                defer {
+                    places.signal()
+                    group.leave()
+                }
                 do {
                     if let host = try store.read({ db in try HostProbeTable.watched(db, name: name) }) { check(host) }
                 } catch {
                     logger.error("monitor cannot read a host", metadata: ["host": "\(name)", "error": "\(error)"])
                 }
-                guard pause(spread) else { return }
             }
         }
+        // Bounded: each probe ends within its resolution deadline and the handshake timeout.
+        _ = group.wait(timeout: .now() + 2 * prober.configuration.timeout + 30)
+        return !isStopped
     }
 
     /// Probes one host, stores the result and alerts on a change of state.

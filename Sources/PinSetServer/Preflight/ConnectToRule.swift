@@ -1,6 +1,7 @@
 /// One `--connect-to HOST1:PORT1:HOST2:PORT2` mapping, in curl's syntax: a probe of `HOST1:PORT1` goes to
 /// `HOST2:PORT2` instead (SNI stays `HOST1`). An empty `HOST1` or `PORT1` matches any; an empty `HOST2` or
-/// `PORT2` keeps the original. IPv6 addresses go in brackets (`[::1]`).
+/// `PORT2` keeps the original. IPv6 addresses go in brackets (`[::1]`). Beyond curl, `HOST1` may be `*.SUFFIX`:
+/// every name under `SUFFIX` (not `SUFFIX` itself), for test fleets such as `*.mon.test:443:127.0.0.1:8443`.
 public struct ConnectToRule: Sendable, Hashable, CustomStringConvertible {
     /// The host the mapping applies to (lowercase), or `nil` for any host.
     public let host: String?
@@ -42,7 +43,12 @@ public struct ConnectToRule: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the mapping applies to `host` on `port`.
     public func applies(to host: String, port: Int) -> Bool {
-        (self.host == nil || self.host == host) && (self.port == nil || self.port == port)
+        guard self.port == nil || self.port == port else { return false }
+        guard let pattern = self.host else { return true }
+        if pattern.hasPrefix("*.") {
+            return host.count > pattern.count - 1 && host.hasSuffix(pattern.dropFirst())
+        }
+        return pattern == host
     }
 
     public var description: String {

@@ -10,12 +10,24 @@ public struct HostProber: Sendable {
     /// The configuration in force.
     public let configuration: ProbeConfiguration
 
-    /// At most this many handshakes run at once, across every prober in the process.
+    /// At most this many handshakes of writes' pre-flight probes run at once, across the process.
     static let concurrency = 8
-    private static let slots = DispatchSemaphore(value: concurrency)
+    private static let sharedSlots = DispatchSemaphore(value: concurrency)
+    /// The handshakes this prober may run at once: the pre-flight's shared pool, or the monitor's own, so that
+    /// a monitor pass never delays a write's probe.
+    private let slots: DispatchSemaphore
 
-    /// Creates a prober.
-    public init(configuration: ProbeConfiguration) { self.configuration = configuration }
+    /// Creates a prober drawing on the pre-flight's shared pool of ``concurrency`` handshakes.
+    public init(configuration: ProbeConfiguration) {
+        self.configuration = configuration
+        slots = Self.sharedSlots
+    }
+
+    /// Creates a prober with a pool of its own, `handshakes` wide (the monitor's).
+    init(configuration: ProbeConfiguration, handshakes: Int) {
+        self.configuration = configuration
+        slots = DispatchSemaphore(value: max(1, handshakes))
+    }
 
     /// What each address of `host` serves. Never throws: failures are per address (`error`).
     public func probe(_ host: String) -> [AddressProbe] {
@@ -42,10 +54,11 @@ public struct HostProber: Sendable {
             }
             group.enter()
             let timeout = configuration.timeout
+            let slots = slots
             let thread = Thread {
-                Self.slots.wait()
+                slots.wait()
                 defer {
-                    Self.slots.signal()
+                    slots.signal()
                     group.leave()
                 }
                 let result = Self.probe(address, serverName: host, timeout: timeout)

@@ -29,6 +29,9 @@ public struct ProbeConfiguration: Sendable {
     /// How often the monitor probes every enforcing host; `nil` (the default here) runs no monitor.
     /// `pinset serve` defaults to 10 minutes. Probes are spread across the interval.
     public var monitorInterval: TimeInterval?
+    /// Most hosts the monitor probes at once (each with its own addresses), apart from the pre-flight probes
+    /// of writes, which never wait for the monitor. Default 32.
+    public var monitorConcurrency: Int
     /// A served leaf certificate or the only matching pin expiring within this many seconds is a warning.
     /// Default 21 days.
     public var expiryWarning: TimeInterval
@@ -39,8 +42,9 @@ public struct ProbeConfiguration: Sendable {
     public init(
         preflight: PreflightMode = .off, connectTo: [ConnectToRule] = [], allowPrivate: Bool = false,
         timeout: TimeInterval = 5, addressLimit: Int = 8, monitorInterval: TimeInterval? = nil,
-        expiryWarning: TimeInterval = 21 * 86_400, alertWebhook: URL? = nil
+        expiryWarning: TimeInterval = 21 * 86_400, alertWebhook: URL? = nil, monitorConcurrency: Int = 32
     ) {
+        self.monitorConcurrency = max(1, monitorConcurrency)
         self.preflight = preflight
         self.connectTo = connectTo
         self.allowPrivate = allowPrivate
