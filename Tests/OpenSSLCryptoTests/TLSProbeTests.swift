@@ -1,6 +1,7 @@
 import Foundation
-import OpenSSLCrypto
 import Testing
+
+@testable import OpenSSLCrypto
 
 #if canImport(Glibc)
     import Glibc
@@ -125,5 +126,29 @@ import Testing
             #expect(error.code == .connectFailed)
         }
         #expect(throws: TLSProbeError.self) { try AddressResolver.resolve("nothing.invalid", port: 443) }
+    }
+
+    /// Issue 22 item 2: `getaddrinfo` has no timeout; the resolver gives up at its deadline whatever the lookup
+    /// does. (No resolver here hangs on demand, so the blocking lookup is a stand-in that sleeps 3 s.)
+    @Test func resolutionGivesUpAtItsDeadline() throws {
+        let started = Date()
+        do {
+            _ = try AddressResolver.resolve(
+                "slow.example", port: 443, limit: 8, deadline: 0.3,
+                using: { _, _, _ throws(TLSProbeError) in
+                    Thread.sleep(forTimeInterval: 3)
+                    return []
+                })
+            Issue.record("a lookup that takes 3 s answered within 0.3 s")
+        } catch {
+            #expect(error.code == .dnsFailure)
+            #expect(error.detail == "cannot resolve slow.example: no answer within 0.3 s")
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed >= 0.3 && elapsed < 0.5, "\(elapsed) s")
+        // A real lookup through the deadline path: an answer in time is passed through unchanged.
+        let local = try AddressResolver.resolve("127.0.0.1", port: 443, deadline: 2)
+        #expect(local.map(\.ip) == ["127.0.0.1"])
+        #expect(throws: TLSProbeError.self) { try AddressResolver.resolve("nothing.invalid", port: 443, deadline: 2) }
     }
 }

@@ -52,6 +52,10 @@ import Testing
         #expect(try preflight(response)["status"] as? String == "match")
         #expect(try preflight(response)["forced"] as? Bool == false)
         #expect(try server.client.request("GET", "/pins/\(host.name)").status == 200)
+        // Issue 22 item 2: the pre-flight's probe is stored as the host's status (no monitor runs here).
+        let status = try server.client.request("GET", "/admin/hosts/\(host.name)/status", headers: server.auth).json()
+        #expect(status["state"] as? String == "ok")
+        #expect(status["pinsMatch"] as? Bool == true)
     }
 
     @Test func forceOverridesTheRefusalAndTheHistoryRecordsIt() throws {
@@ -93,6 +97,20 @@ import Testing
         #expect(response.status == 201, "\(response.text)")
         #expect(try preflight(response)["status"] as? String == "unreachable")
         #expect((try preflight(response)["detail"] as? String)?.contains("cannot probe") == true)
+        let status = try server.client.request("GET", "/admin/hosts/\(host.name)/status", headers: server.auth).json()
+        #expect(status["state"] as? String == "warning")
+        #expect(status["warnings"] as? [String] == ["unreachable"])
+    }
+
+    /// A write to a name that does not resolve waits for the probe's deadline at most (here 3 s), never for the
+    /// resolver's own retries.
+    @Test func aNameThatDoesNotResolveCostsAtMostTheDeadline() throws {
+        let server = try server(nil)
+        let started = Date()
+        let response = try server.put("nothing.invalid", body([(pin(1), "current"), (pin(2), "backup")]))
+        #expect(response.status == 201, "\(response.text)")
+        #expect(Date().timeIntervalSince(started) < 3.2)
+        #expect(try preflight(response)["status"] as? String == "unreachable")
     }
 
     @Test func unreachableHostIsRefusedUnderRequireUnlessForced() throws {

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -6,6 +8,43 @@
 
 /// Resolves a host name (or a numeric address) to TCP addresses with `getaddrinfo`.
 public enum AddressResolver {
+    /// Like ``resolve(_:port:limit:)``, but gives up after `deadline` seconds: `getaddrinfo` has no timeout of
+    /// its own (glibc waits 5 s per server and attempt), so it runs on a thread of its own and an answer that
+    /// comes later is dropped. The abandoned lookup ends when the resolver gives up; it holds no lock.
+    ///
+    /// - Throws: ``TLSProbeError/Code/dnsFailure`` when the name does not resolve in time.
+    public static func resolve(_ host: String, port: Int, limit: Int = 8, deadline: Double) throws(TLSProbeError)
+        -> [ProbeAddress]
+    {
+        try resolve(host, port: port, limit: limit, deadline: deadline, using: resolve)
+    }
+
+    /// The deadline around any blocking `lookup` (tests give one that hangs, which no resolver here does).
+    static func resolve(
+        _ host: String, port: Int, limit: Int, deadline: Double,
+        using blocking: @escaping @Sendable (String, Int, Int) throws(TLSProbeError) -> [ProbeAddress]
+    ) throws(TLSProbeError) -> [ProbeAddress] {
+        let lookup = Lookup()
+        let thread = Thread {
+            lookup.result = Result { () throws(TLSProbeError) in try blocking(host, port, limit) }
+            lookup.done.signal()
+        }
+        thread.name = "pinset.resolve"
+        thread.start()
+        guard lookup.done.wait(timeout: .now() + max(0, deadline)) == .success, let result = lookup.result else {
+            let shown = deadline < 10 ? String(format: "%.1f", deadline) : String(Int(deadline))
+            throw TLSProbeError(.dnsFailure, "cannot resolve \(host): no answer within \(shown) s")
+        }
+        return try result.get()
+    }
+
+    /// One lookup's answer, handed from its thread to the waiter. `result` is written once, before `done` is
+    /// signalled, and read only after a successful wait on `done`: the semaphore orders the two.
+    private final class Lookup: @unchecked Sendable {
+        let done = DispatchSemaphore(value: 0)
+        var result: Result<[ProbeAddress], TLSProbeError>?
+    }
+
     /// The distinct addresses of `host` for TCP `port`, in resolver order, at most `limit` (default 8).
     ///
     /// - Throws: ``TLSProbeError/Code/dnsFailure`` when the name does not resolve.

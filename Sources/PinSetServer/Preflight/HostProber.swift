@@ -5,7 +5,7 @@ import PinSetAdminAPI
 
 /// Probes a host the way the pre-flight check and the monitor do: port 443 (or a `--connect-to` mapping),
 /// every address the name resolves to (at most ``ProbeConfiguration/addressLimit``), SNI set to the host,
-/// no application data. Blocking: call it from a thread of its own, never from Swift's cooperative pool.
+/// no application data. Resolution and handshakes share one deadline, ``ProbeConfiguration/timeout``. Blocking: call it from a thread of its own, never from Swift's cooperative pool.
 public struct HostProber: Sendable {
     /// The configuration in force.
     public let configuration: ProbeConfiguration
@@ -34,9 +34,12 @@ public struct HostProber: Sendable {
         let rule = configuration.connectTo.first { $0.applies(to: host, port: 443) }
         let target = rule?.targetHost ?? host
         let port = rule?.targetPort ?? 443
+        // One deadline for the whole probe: name resolution and every handshake end within `timeout`.
+        let deadline = Date().addingTimeInterval(configuration.timeout)
         let addresses: [ProbeAddress]
         do {
-            addresses = try AddressResolver.resolve(target, port: port, limit: configuration.addressLimit)
+            addresses = try AddressResolver.resolve(
+                target, port: port, limit: configuration.addressLimit, deadline: configuration.timeout)
         } catch {
             return [AddressProbe(address: target == host ? host : "\(target) (for \(host))", error: error.detail)]
         }
@@ -53,7 +56,6 @@ public struct HostProber: Sendable {
                 continue
             }
             group.enter()
-            let timeout = configuration.timeout
             let slots = slots
             let thread = Thread {
                 slots.wait()
@@ -61,7 +63,13 @@ public struct HostProber: Sendable {
                     slots.signal()
                     group.leave()
                 }
-                let result = Self.probe(address, serverName: host, timeout: timeout)
+                // Waiting for a handshake slot counts against the deadline too.
+                let timeout = deadline.timeIntervalSinceNow
+                let result =
+                    timeout > 0.05
+                    ? Self.probe(address, serverName: host, timeout: timeout)
+                    : AddressProbe(
+                        address: address.description, error: "not probed: the probe's deadline passed while waiting")
                 results.withLock { $0[index] = result }
             }
             thread.name = "pinset.probe"

@@ -22,7 +22,8 @@ public struct ProbeConfiguration: Sendable {
     /// Probe loopback, private and link-local addresses too. Default `false`.
     /// - Warning: without this the server cannot be made to probe its own network (SSRF).
     public var allowPrivate: Bool
-    /// Seconds for one address's connection and handshake. Default 5.
+    /// Seconds one probe of a host may take: name resolution and the handshakes with its addresses (in
+    /// parallel) all end within it. Default 5.
     public var timeout: TimeInterval
     /// Most addresses probed per host. Default 8.
     public var addressLimit: Int

@@ -89,7 +89,7 @@ extension PinSetService {
     /// The one write path: a serialized section holding one transaction, then `publish` in commit order.
     /// With a `probe`, the pre-flight check runs first, on a read of the current state and outside the
     /// writer (never hold the writer during network I/O); the transaction then refuses (409) a plan whose pins
-    /// changed meanwhile.
+    /// changed meanwhile, and stores what the probe found as the host's status (as a monitor pass would).
     private func write(
         host rawHost: String, ifMatch: String?, tokenName: String, mustExist: Bool, probe: PreflightProbe? = nil,
         plan: (HostState?) throws(ServiceError) -> PlannedSet
@@ -112,6 +112,14 @@ extension PinSetService {
                             "the pin set of \(host) changed during the pre-flight check; send the write again")
                     }
                     return planned
+                }
+                // The probe is a monitor pass for this host: its result is the host's status from now on.
+                if let probe, let watched = try HostProbeTable.watched(db, name: host) {
+                    _ = try HostProbeTable.save(
+                        db,
+                        HostStatus.evaluate(
+                            host: host, pins: watched.pins, probes: probe.addresses, now: clock(),
+                            expiryWarning: configuration.probes.expiryWarning))
                 }
                 return .commit
             }
