@@ -22,6 +22,9 @@ final class ConnectionState {
         var inRequest = false
         /// True once ``RequestDeadlines`` shut the socket down (touched only under its lock).
         var closedByDeadline = false
+        /// The answer of deferred work, set by the thread that resumes the connection, before it resumes it
+        /// (libmicrohttpd's resume orders the write before the worker thread's read).
+        var pending: HTTPResponse? = nil
     }
 
     private let fields: UnsafeMutablePointer<Fields>
@@ -65,6 +68,10 @@ final class ConnectionState {
         get { fields.pointee.closedByDeadline }
         set { fields.pointee.closedByDeadline = newValue }
     }
+    var pending: HTTPResponse? {
+        get { fields.pointee.pending }
+        set { fields.pointee.pending = newValue }
+    }
 
     /// Clears what one request left behind, keeping the body's capacity for the next one.
     @inline(__always)
@@ -76,5 +83,6 @@ final class ConnectionState {
         fields.pointee.discarded = 0
         fields.pointee.responseQueued = false
         fields.pointee.inRequest = false
+        if fields.pointee.pending != nil { fields.pointee.pending = nil }
     }
 }

@@ -43,10 +43,11 @@ public final class HTTPServer: @unchecked Sendable {
         }
 
         let context = ServerContext(
-            handler: handler, maxBodyBytes: c.maxBodyBytes, requestTimeoutSeconds: c.requestTimeoutSeconds)
+            handler: handler, maxBodyBytes: c.maxBodyBytes, requestTimeoutSeconds: c.requestTimeoutSeconds,
+            maxSuspended: c.maxSuspended)
         let cls = Unmanaged.passUnretained(context).toOpaque()
         let clsArg = OpaquePointer(cls)
-        var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_ITC.rawValue
+        var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_ITC.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let completed = unsafeBitCast(MHDCallbacks.completed, to: OpaquePointer.self)
         let connectionEvent = unsafeBitCast(MHDCallbacks.connectionEvent, to: OpaquePointer.self)
@@ -89,7 +90,8 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Stops the server gracefully: stops accepting at once, lets requests already in progress finish for up to
-    /// `gracePeriodSeconds` (default 10), then closes every connection and joins the threads.
+    /// `gracePeriodSeconds` (default 10) and deferred work (``HTTPResponse/deferred(_:)``) for up to 30 s more,
+    /// then closes every connection and joins the threads.
     ///
     /// Idempotent; also called (with the default grace period) by `deinit`.
     /// - Warning: do not call it from inside a handler: it waits for that very request.
@@ -101,6 +103,16 @@ public final class HTTPServer: @unchecked Sendable {
             let deadline = Self.now() + max(0, gracePeriodSeconds)
             while context.counters.withLock({ $0.inFlight }) > 0 && Self.now() < deadline {
                 usleep(5_000)
+            }
+            // Deferred work (a write waiting for a probe, which has a deadline of its own) gets up to 30 s more
+            // to finish and answer: the caller closes what it works on (the database) once this returns.
+            let workDeadline = Self.now() + 30
+            while context.runningDeferred > 0 && Self.now() < workDeadline { usleep(5_000) }
+            // libmicrohttpd must not be stopped with suspended connections: answer whatever is still stuck
+            // with the internal error, and give the worker threads a moment to send it.
+            if context.resumeAll(with: .prepared(context.internalError)) > 0 {
+                let flush = Self.now() + 0.5
+                while context.counters.withLock({ $0.inFlight }) > 0 && Self.now() < flush { usleep(5_000) }
             }
             context.deadlines?.stop()
             MHD_stop_daemon(daemon)

@@ -38,6 +38,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// that ends within a few hundred bytes of the pool's size (it closes without an answer, or waits for the
     /// request deadline). API fuzzing reaches ~8 KiB heads, never ~32 KiB ones, so the default stays 32 KiB.
     public var connectionMemoryLimit: Int
+    /// Most requests suspended at once while their ``HTTPResponse/deferred(_:)`` work runs, each on a thread
+    /// of its own; past it, deferred work runs on the worker thread. Default 256.
+    public var maxSuspended: Int
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(
@@ -49,8 +52,10 @@ public struct HTTPServerConfiguration: Sendable {
         idleTimeoutSeconds: Int = 15,
         requestTimeoutSeconds: Int = 30,
         maxBodyBytes: Int = 65_536,
-        connectionMemoryLimit: Int = 32_768
+        connectionMemoryLimit: Int = 32_768,
+        maxSuspended: Int = 256
     ) {
+        self.maxSuspended = maxSuspended
         self.bindAddress = bindAddress
         self.port = port
         self.threads = threads

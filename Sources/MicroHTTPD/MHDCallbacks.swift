@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Foundation
 
 /// The C callbacks given to libmicrohttpd.
 ///
@@ -62,10 +63,36 @@ enum MHDCallbacks {
         }
 
         if state.responseQueued { return .YES }
+        if let pending = state.pending {
+            // Called again after a resume: the deferred work's answer.
+            state.pending = nil
+            return answer(pending, context: context, on: connection, state: state)
+        }
         if state.bodyTooLarge { return queue(context.payloadTooLarge, on: connection, state: state) }
         let request = HTTPRequest(
             connection: connection, url: url, method: HTTPMethod(cString: method), state: state)
-        switch context.handler.handle(request) {
+        let response = context.handler.handle(request)
+        guard case .deferred(let work) = response else {
+            return answer(response, context: context, on: connection, state: state)
+        }
+        guard let ticket = context.register(connection, state) else {
+            // Too many suspended already: the work runs here, as if it had not been deferred.
+            return answer(work(request), context: context, on: connection, state: state)
+        }
+        let detached = request.detached()
+        MHD_suspend_connection(connection)
+        let thread = Thread { context.resume(ticket, with: work(detached)) }
+        thread.name = "pinset.deferred"
+        thread.start()
+        return .YES
+    }
+
+    /// Queues a handler's answer (a `.deferred` one here is a handler bug: the internal error answers it).
+    @inline(__always)
+    private static func answer(
+        _ response: HTTPResponse, context: ServerContext, on connection: OpaquePointer, state: ConnectionState
+    ) -> MHD_Result {
+        switch response {
         case .prepared(let response):
             return queue(response, on: connection, state: state)
         case .dynamic(let status, let headers, let body):
@@ -74,6 +101,8 @@ enum MHDCallbacks {
             }
             defer { MHD_destroy_response(handle) }
             return queue(handle: handle, status: status, on: connection, state: state)
+        case .deferred:
+            return queue(context.internalError, on: connection, state: state)
         }
     }
 

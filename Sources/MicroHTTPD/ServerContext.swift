@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Locking
 
 /// What libmicrohttpd's callbacks need, passed to them as an unretained pointer; the ``HTTPServer`` owns it
@@ -21,11 +22,62 @@ final class ServerContext: @unchecked Sendable {
     /// The 500 answer when a dynamic response cannot be built (bad header from the handler).
     let internalError: PreparedResponse
 
-    init(handler: any HTTPHandler, maxBodyBytes: Int, requestTimeoutSeconds: Int) {
+    /// A connection suspended while its deferred work runs.
+    struct Suspended: @unchecked Sendable {
+        let connection: OpaquePointer
+        let state: ConnectionState
+    }
+    /// The suspended connections by ticket. Exactly one party removes an entry and resumes its connection: the
+    /// work's thread when it ends, or ``resumeAll(with:)`` at shutdown (libmicrohttpd must not be stopped with
+    /// suspended connections).
+    private let suspended = Locked<(next: Int, byTicket: [Int: Suspended])>((0, [:]))
+    let maxSuspended: Int
+
+    init(handler: any HTTPHandler, maxBodyBytes: Int, requestTimeoutSeconds: Int, maxSuspended: Int) {
+        self.maxSuspended = maxSuspended
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
         deadlines = requestTimeoutSeconds > 0 ? RequestDeadlines(timeoutSeconds: requestTimeoutSeconds) : nil
         payloadTooLarge = handler.payloadTooLargeResponse(limit: maxBodyBytes)
         internalError = handler.internalErrorResponse()
+    }
+
+    /// Deferred work still running (its connection may already have been resumed by shutdown).
+    private let running = Locked(0)
+
+    /// How many deferred works are running.
+    var runningDeferred: Int { running.withLock { $0 } }
+
+    /// Registers `connection` for suspension; `nil` when ``maxSuspended`` are already suspended.
+    func register(_ connection: OpaquePointer, _ state: ConnectionState) -> Int? {
+        let ticket: Int? = suspended.withLock { table in
+            guard table.byTicket.count < maxSuspended else { return nil }
+            table.next += 1
+            table.byTicket[table.next] = Suspended(connection: connection, state: state)
+            return table.next
+        }
+        if ticket != nil { running.withLock { $0 += 1 } }
+        return ticket
+    }
+
+    /// Ends the deferred work of `ticket`: resumes its connection with `response`, unless shutdown already did.
+    func resume(_ ticket: Int, with response: HTTPResponse) {
+        defer { running.withLock { $0 -= 1 } }
+        guard let entry = suspended.withLock({ $0.byTicket.removeValue(forKey: ticket) }) else { return }
+        entry.state.pending = response
+        MHD_resume_connection(entry.connection)
+    }
+
+    /// Resumes every suspended connection with `response`; returns how many there were.
+    func resumeAll(with response: HTTPResponse) -> Int {
+        let entries = suspended.withLock { table in
+            defer { table.byTicket.removeAll() }
+            return Array(table.byTicket.values)
+        }
+        for entry in entries {
+            entry.state.pending = response
+            MHD_resume_connection(entry.connection)
+        }
+        return entries.count
     }
 }

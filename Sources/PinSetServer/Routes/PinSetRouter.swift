@@ -41,14 +41,30 @@ final class PinSetRouter: HTTPHandler {
         if method == .get || method == .head, let document = snapshot.resource(forPathAfter: "/pins/", of: request) {
             return answer(document, request)
         }
+        if mayProbe(request) {
+            // The write waits for a probe of its host (up to the probe's deadline): off the worker thread, so that
+            // the GETs on its connections are never queued behind it.
+            return .deferred { [self] detached in handle(detached) }
+        }
         let (route, response) = route(request)
         if let route {
             switch response {
             case .prepared(let prepared): metrics.count(route, status: prepared.status)
             case .dynamic(let status, _, _): metrics.count(route, status: status)
+            case .deferred: break
             }
         }
         return response
+    }
+
+    /// Whether `request` is an admin write that may probe its host (the pre-flight check is on, or a pin asks for
+    /// `capture`) and has not been deferred yet.
+    private func mayProbe(_ request: HTTPRequest) -> Bool {
+        let method = request.method
+        guard method == .put || method == .post || method == .delete, !request.isDetached,
+            request.withPathBytes({ $0.starts(with: "/admin/hosts/".utf8) })
+        else { return false }
+        return service.configuration.probes.preflight != .off || request.body.firstRange(of: #""capture""#.utf8) != nil
     }
 
     // MARK: Public read path
