@@ -17,6 +17,7 @@
 #      goal start-up <= 3x, RSS <= 2 x stored document bytes + 30 MB
 #   B8/B9 client micro-benchmarks: rows pasted from `bash bench/client.sh` when that script exists
 #   B10 the monitor: a pass over 10,000 hosts within its interval, GET req/s while it runs (bench/monitor.sh)
+#   B11 writes with the pre-flight on: throughput, slowest write vs the deadline, GET p99 (bench/preflight.sh)
 #
 # Environment (all optional):
 #   PINSET=.build/release/pinset  the server binary; when missing only B0 (and B0w) run
@@ -26,7 +27,7 @@
 #   HOSTS=100000                  hosts seeded for B4/B7 (with the hidden `pinset seed`, see below)
 #   PUTS=5000                     transactions per B6 baseline (and floor) round
 #   SERVER_CPU=0 LOAD_CPU=1       taskset cores for the servers and for wrk
-#   ONLY="B0 B1 B2 B3 B4 B5 B6 B7 B10"  subset to run; add I1 for callgrind instruction counts (slow)
+#   ONLY="B0 B1 B2 B3 B4 B5 B6 B7 B10 B11"  subset to run; add I1 for callgrind instruction counts (slow)
 #   DOCS_TABLE=document           table sqlite3 dumps for B7
 #   OUT=BENCHMARKS.md
 set -euo pipefail
@@ -41,7 +42,7 @@ HOSTS="${HOSTS:-100000}"
 PUTS="${PUTS:-5000}"
 SERVER_CPU="${SERVER_CPU:-0}"
 LOAD_CPU="${LOAD_CPU:-1}"
-ONLY="${ONLY:-B0 B1 B2 B3 B4 B5 B6 B7 B10}"
+ONLY="${ONLY:-B0 B1 B2 B3 B4 B5 B6 B7 B10 B11}"
 DOCS_TABLE="${DOCS_TABLE:-document}"
 OUT="${OUT:-$ROOT/BENCHMARKS.md}"
 HOST="api.example.com"
@@ -403,6 +404,13 @@ if want B10; then
     log "B10: bash bench/monitor.sh"
     PINSET="$PINSET" ROUNDS=3 DURATION="$DURATION" SERVER_CPU="$SERVER_CPU" LOAD_CPU="$LOAD_CPU" \
         bash "$HERE/monitor.sh" | grep '^| *B10' >>"$CLIENT_ROWS" || log "bench/monitor.sh failed or gave no rows"
+fi
+
+# ---------------------------------------------------------------- B11: writes with the pre-flight on (issue 22)
+if want B11; then
+    log "B11: bash bench/preflight.sh"
+    PINSET="$PINSET" SERVER_CPU="$SERVER_CPU" LOAD_CPU="$LOAD_CPU" \
+        bash "$HERE/preflight.sh" | grep '^| *B11' >>"$CLIENT_ROWS" || log "bench/preflight.sh failed or gave no rows"
 fi
 
 # ---------------------------------------------------------------- BENCHMARKS.md

@@ -17,6 +17,11 @@ struct ProbeOptions: ParsableArguments {
     var probeAllowPrivate = false
     @Option(
         help:
+            "Deadline of one probe of a host: name resolution and every handshake (1s-60s). Env PINSET_PROBE_TIMEOUT. Default 5s."
+    )
+    var probeTimeout: String?
+    @Option(
+        help:
             "How often the monitor probes every enforcing host (0 = no monitor). Env PINSET_MONITOR_INTERVAL. Default 10m."
     )
     var monitorInterval: String?
@@ -43,6 +48,12 @@ struct ProbeOptions: ParsableArguments {
         configuration.preflight = parsed
         configuration.connectTo = try Self.rules(connectTo)
         configuration.allowPrivate = probeAllowPrivate
+        let timeout = try Environment.duration(
+            Environment.string(probeTimeout, "PINSET_PROBE_TIMEOUT", default: "5s"), name: "probe-timeout")
+        guard (1...60).contains(timeout) else {
+            throw CLIError("--probe-timeout must be between 1s and 60s, not \(probeTimeout ?? "\(timeout)")")
+        }
+        configuration.timeout = timeout
         let interval = Environment.string(monitorInterval, "PINSET_MONITOR_INTERVAL", default: "10m")
         configuration.monitorInterval =
             interval == "0" || interval == "off" ? nil : try Environment.duration(interval, name: "monitor-interval")
