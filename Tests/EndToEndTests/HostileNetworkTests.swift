@@ -103,7 +103,9 @@ import Testing
             let seconds = Date().timeIntervalSince(start)
             #expect(expected.matches(event), "\(name): expected \(expected), got \(event)")
             if expected.matches(event) { refused += 1 }
-            #expect(seconds < 5, "\(name): the updater took \(seconds) s")
+            // Bounded, not timed: the transport's deadline is 2 s, a hang would be the 60 s default; 15 s leaves room
+            // for a loaded CI machine (6.7 s was seen with two builds running beside the tests).
+            #expect(seconds < 15, "\(name): the updater took \(seconds) s")
             // The last good set is still the one in force, untouched.
             #expect(manager.pinSet(for: Self.host) == good, "\(name): the set in force changed")
         }
