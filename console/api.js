@@ -102,6 +102,24 @@ export async function optional(path, options) {
   }
 }
 
+/**
+ * The monitor's last full pass, read from the public /metrics (`pinset_monitor_pass_seconds` and `_hosts`):
+ * `{ seconds, hosts }`, or null before the first pass ends or on a server without a monitor.
+ */
+export async function monitorPass() {
+  try {
+    const { data } = await call("/metrics", { auth: false });
+    const value = (name) => {
+      const line = String(data).split("\n").find((l) => l.startsWith(`${name} `));
+      return line === undefined ? null : Number(line.split(" ")[1]);
+    };
+    const seconds = value("pinset_monitor_pass_seconds");
+    return seconds === null ? null : { seconds, hosts: value("pinset_monitor_pass_hosts") };
+  } catch {
+    return null;
+  }
+}
+
 export const hostPath = (host) => `/admin/hosts/${encodeURIComponent(host)}`;
 
 /** Standard base64 → base64url without padding, as a pin appears in a DELETE path. */

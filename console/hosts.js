@@ -1,6 +1,6 @@
 // Hosts: every host at a glance (version, pins, expiry, monitor state when the server has a monitor),
 // a filter, and a form to publish a new host.
-import { call, features, hostPath } from "./api.js";
+import { call, features, hostPath, monitorPass } from "./api.js";
 import { badge, h, loading, relative, replace, when } from "./dom.js";
 import { busy, field, PIN_RULES, select, showError } from "./forms.js";
 
@@ -23,7 +23,7 @@ function expiryBadge(host) {
 export async function hostsPage(main) {
   document.title = "Hosts · pinset console";
   replace(main, h("h1", { tabindex: "-1" }, "Hosts"), loading("Loading hosts…"));
-  const { data } = await call("/admin/hosts");
+  const [{ data }, pass] = await Promise.all([call("/admin/hosts"), monitorPass()]);
   const hosts = (data.hosts || []).slice().sort((a, b) => a.host.localeCompare(b.host));
   features.monitor = hosts.some((host) => "state" in host);
 
@@ -56,6 +56,9 @@ export async function hostsPage(main) {
     h("h1", { tabindex: "-1" }, "Hosts"),
     h("div", { class: "toolbar" }, h("label", { for: "filter" }, "Filter by name"), filter),
     count,
+    pass ? h("p", { class: "muted", id: "monitor-pass" },
+      `Monitor: the last pass probed ${pass.hosts} host${pass.hosts === 1 ? "" : "s"} in ${pass.seconds < 10 ? pass.seconds.toFixed(1) : Math.round(pass.seconds)} s.`)
+      : null,
     table,
     newHostForm(hosts));
 }

@@ -8,7 +8,8 @@ Checks: 1 log in; 2 create a host with a current and a backup pin; 3 GET /pins/{
 unsafe set shows its 422 rule; 5 a posted report shows in the chart; 6 the signature badge says verified;
 7 an XSS attempt in a comment shows as text; 8 the browser console logs no errors; 9 usable 375 px wide and
 in dark mode; 10 add a pin by PEM, capture shows the server's answer; 11 a write from a stale page gets 412;
-12 log-out forgets the token; 13 a readable error when the server is down. Screenshots of every page go to --screenshots (default
+12 the hosts page shows the monitor's last pass; 13 log-out forgets the token; 14 a readable error when the
+server is down. Screenshots of every page go to --screenshots (default
 .build/console-screenshots). --docs DIR also writes the README's two screenshots there. Every wait is
 bounded; the closing line reads `N passed, M failed`.
 """
@@ -52,7 +53,8 @@ class Server:
 
     def __init__(self, binary: str, directory: str):
         self.directory = directory
-        args = [binary, "serve", "--dev", "--port", "0", "--bind", "127.0.0.1",
+        # A 3 s monitor interval, so that full passes end while the checks run (check 12).
+        args = [binary, "serve", "--dev", "--port", "0", "--bind", "127.0.0.1", "--monitor-interval", "3s",
                 "--db", os.path.join(directory, "pinset.sqlite"), "--key", os.path.join(directory, "key.pem")]
         self.stderr = open(os.path.join(directory, "stderr.log"), "wb")
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.stderr, text=True)
@@ -364,6 +366,18 @@ def main() -> int:
             run.css("main button", "a Retry button")
             run.shot("13-server-down")
 
+        def monitor_pass():
+            def shown(d):
+                time.sleep(0.5)
+                d.get(f"{server.url}/console#/hosts")
+                elements = d.find_elements(By.CSS_SELECTOR, "#monitor-pass")
+                return elements[0] if elements and "the last pass probed" in elements[0].text else False
+            text = run.wait(shown, "the monitor's last pass on the hosts page", seconds=30).text
+            status, body = server.request("GET", "/metrics")
+            hosts = next(line.split()[1] for line in body.decode().splitlines()
+                         if line.startswith("pinset_monitor_pass_hosts "))
+            assert f"probed {hosts} host" in text, (text, hosts)
+
         def log_out():
             run.go("#/hosts", "#hosts")
             run.css("#logout").click()
@@ -384,6 +398,7 @@ def main() -> int:
             ("usable 375 px wide, and in dark mode", narrow_screen),
             ("add a pin by pasted PEM certificate; a capture shows the server's answer", pem_and_capture),
             ("a write from a stale page is refused (If-Match → 412) and says so", stale_etag),
+            ("the hosts page says how long the monitor's last pass took (as /metrics does)", monitor_pass),
             ("log-out forgets the token", log_out),
             ("a readable error when the server is down", server_down),
         ], start=1):

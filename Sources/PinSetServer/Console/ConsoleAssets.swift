@@ -112,6 +112,24 @@ enum ConsoleAssets {
               }
             }
 
+            /**
+             * The monitor's last full pass, read from the public /metrics (`pinset_monitor_pass_seconds` and `_hosts`):
+             * `{ seconds, hosts }`, or null before the first pass ends or on a server without a monitor.
+             */
+            export async function monitorPass() {
+              try {
+                const { data } = await call("/metrics", { auth: false });
+                const value = (name) => {
+                  const line = String(data).split("\n").find((l) => l.startsWith(`${name} `));
+                  return line === undefined ? null : Number(line.split(" ")[1]);
+                };
+                const seconds = value("pinset_monitor_pass_seconds");
+                return seconds === null ? null : { seconds, hosts: value("pinset_monitor_pass_hosts") };
+              } catch {
+                return null;
+              }
+            }
+
             export const hostPath = (host) => `/admin/hosts/${encodeURIComponent(host)}`;
 
             /** Standard base64 → base64url without padding, as a pin appears in a DELETE path. */
@@ -911,7 +929,7 @@ enum ConsoleAssets {
             #"""
             // Hosts: every host at a glance (version, pins, expiry, monitor state when the server has a monitor),
             // a filter, and a form to publish a new host.
-            import { call, features, hostPath } from "./api.js";
+            import { call, features, hostPath, monitorPass } from "./api.js";
             import { badge, h, loading, relative, replace, when } from "./dom.js";
             import { busy, field, PIN_RULES, select, showError } from "./forms.js";
 
@@ -934,7 +952,7 @@ enum ConsoleAssets {
             export async function hostsPage(main) {
               document.title = "Hosts · pinset console";
               replace(main, h("h1", { tabindex: "-1" }, "Hosts"), loading("Loading hosts…"));
-              const { data } = await call("/admin/hosts");
+              const [{ data }, pass] = await Promise.all([call("/admin/hosts"), monitorPass()]);
               const hosts = (data.hosts || []).slice().sort((a, b) => a.host.localeCompare(b.host));
               features.monitor = hosts.some((host) => "state" in host);
 
@@ -967,6 +985,9 @@ enum ConsoleAssets {
                 h("h1", { tabindex: "-1" }, "Hosts"),
                 h("div", { class: "toolbar" }, h("label", { for: "filter" }, "Filter by name"), filter),
                 count,
+                pass ? h("p", { class: "muted", id: "monitor-pass" },
+                  `Monitor: the last pass probed ${pass.hosts} host${pass.hosts === 1 ? "" : "s"} in ${pass.seconds < 10 ? pass.seconds.toFixed(1) : Math.round(pass.seconds)} s.`)
+                  : null,
                 table,
                 newHostForm(hosts));
             }
