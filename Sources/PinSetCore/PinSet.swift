@@ -94,7 +94,10 @@ public struct PinSet: Codable, Sendable, Hashable {
 
     /// Decodes a payload from JSON bytes and checks its structure (host form, version ≥ 1, each pin's fields).
     public static func decode(json: some Collection<UInt8>) throws -> PinSet {
-        let set = try JSONDecoder().decode(PinSet.self, from: Data(json))
+        let canonical =
+            json.withContiguousStorageIfAvailable(decodeCanonical)
+            ?? Array(json).withUnsafeBufferPointer(decodeCanonical)
+        let set = try canonical ?? JSONDecoder().decode(PinSet.self, from: Data(json))
         guard (try? HostName.normalize(set.host)) == set.host else {
             throw PinSetError(.invalidHost, "payload host \"\(set.host.prefix(80))\" is not a normalised DNS name")
         }
