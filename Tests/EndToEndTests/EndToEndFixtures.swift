@@ -153,7 +153,9 @@ final class EventRecorder: @unchecked Sendable {
     var all: [UpdateEvent] { lock.withLock { events } }
 
     /// Waits until `host` has been updated to at least `version`; `false` after `timeout` seconds.
-    func waitForUpdate(host: String, version: Int, timeout: TimeInterval = 10) async -> Bool {
+    /// Bounded at 30 s: under `swift test`'s parallel suites on 2 cores, blocking tests can hold the cooperative pool
+    /// the updater runs on for many seconds (10 s was not enough once, with builds running beside the tests).
+    func waitForUpdate(host: String, version: Int, timeout: TimeInterval = 30) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let seen = all.contains {

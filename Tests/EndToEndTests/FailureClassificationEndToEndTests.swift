@@ -56,7 +56,7 @@ import X509
         }
 
         /// Waits (bounded) for the first classified failure.
-        func waitForClassification(timeout: TimeInterval = 10) async -> PinFailure? {
+        func waitForClassification(timeout: TimeInterval = 30) async -> PinFailure? {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
                 if let first = classified.withLock({ $0.first }) { return first }
