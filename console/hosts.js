@@ -20,10 +20,19 @@ function expiryBadge(host) {
   return null;
 }
 
-export async function hostsPage(main) {
+/** Hosts per page: the server reads one page through its name index, so a million hosts cost no more. */
+export const PAGE_SIZE = 200;
+/** Where each page shown so far started (`after`), so that Previous goes back; reset by a fresh visit. */
+const pages = { starts: [null] };
+
+export async function hostsPage(main, { page = 0 } = {}) {
   document.title = "Hosts · pinset console";
+  if (page === 0) pages.starts = [null];
   replace(main, h("h1", { tabindex: "-1" }, "Hosts"), loading("Loading hosts…"));
-  const [{ data }, pass] = await Promise.all([call("/admin/hosts"), monitorPass()]);
+  const after = pages.starts[page];
+  const query = `?limit=${PAGE_SIZE}${after ? `&after=${encodeURIComponent(after)}` : ""}`;
+  const [{ data }, pass] = await Promise.all([call(`/admin/hosts${query}`), monitorPass()]);
+  if (data.next) pages.starts[page + 1] = data.next;
   const hosts = (data.hosts || []).slice().sort((a, b) => a.host.localeCompare(b.host));
   features.monitor = hosts.some((host) => "state" in host);
 
@@ -46,8 +55,9 @@ export async function hostsPage(main) {
       h("td", {}, h("time", { datetime: host.expiresAt, title: when(host.expiresAt) }, relative(host.expiresAt))),
       h("td", {}, h("time", { datetime: host.updatedAt }, when(host.updatedAt))),
       features.monitor ? h("td", {}, stateBadge(host.state)) : null)));
-    replace(count, hosts.length === 0 ? "No hosts yet: publish the first one below."
-      : `${shown.length} of ${hosts.length} host${hosts.length === 1 ? "" : "s"}`);
+    const paged = page > 0 || data.next;
+    replace(count, hosts.length === 0 && page === 0 ? "No hosts yet: publish the first one below."
+      : `${shown.length} of ${hosts.length} host${hosts.length === 1 ? "" : "s"}${paged ? ` on page ${page + 1}` : ""}`);
   }
   filter.addEventListener("input", show);
   show();
@@ -60,6 +70,10 @@ export async function hostsPage(main) {
       `Monitor: the last pass probed ${pass.hosts} host${pass.hosts === 1 ? "" : "s"} in ${pass.seconds < 10 ? pass.seconds.toFixed(1) : Math.round(pass.seconds)} s.`)
       : null,
     table,
+    page > 0 || data.next ? h("div", { class: "toolbar", id: "pager" },
+      page > 0 ? h("button", { type: "button", class: "quiet", id: "previous-page", onclick: () => hostsPage(main, { page: page - 1 }) }, "Previous page") : null,
+      data.next ? h("button", { type: "button", class: "quiet", id: "next-page", onclick: () => hostsPage(main, { page: page + 1 }) }, "Next page") : null)
+      : null,
     newHostForm(hosts));
 }
 

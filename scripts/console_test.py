@@ -8,8 +8,8 @@ Checks: 1 log in; 2 create a host with a current and a backup pin; 3 GET /pins/{
 unsafe set shows its 422 rule; 5 a posted report shows in the chart; 6 the signature badge says verified;
 7 an XSS attempt in a comment shows as text; 8 the browser console logs no errors; 9 usable 375 px wide and
 in dark mode; 10 add a pin by PEM, capture shows the server's answer; 11 a write from a stale page gets 412;
-12 the hosts page shows the monitor's last pass; 13 log-out forgets the token; 14 a readable error when the
-server is down. Screenshots of every page go to --screenshots (default
+12 the hosts page shows the monitor's last pass; 13 it pages through hosts 200 at a time; 14 log-out forgets
+the token; 15 a readable error when the server is down. Screenshots of every page go to --screenshots (default
 .build/console-screenshots). --docs DIR also writes the README's two screenshots there. Every wait is
 bounded; the closing line reads `N passed, M failed`.
 """
@@ -378,6 +378,24 @@ def main() -> int:
                          if line.startswith("pinset_monitor_pass_hosts "))
             assert f"probed {hosts} host" in text, (text, hosts)
 
+        def paging():
+            for n in range(205):
+                body = {"pins": [{"sha256": pin(), "role": "current"}, {"sha256": pin(), "role": "backup"}]}
+                status, _ = server.request("PUT", f"/admin/hosts/page-{n:03d}.example.com", body, token=server.token)
+                assert status == 201, status
+            status, body = server.request("GET", "/admin/hosts", token=server.token)
+            total = len(json.loads(body)["hosts"])
+            run.go("#/trust", "#keys")  # leave #/hosts, which check 12 left open, so that it loads again
+            run.go("#/hosts", "#next-page")
+            run.text_of("#host-count", "200 of 200 hosts on page 1", "the first page of 200")
+            assert not driver.find_elements(By.CSS_SELECTOR, "#previous-page")
+            run.css("#next-page").click()
+            run.text_of("#host-count", f"{total - 200} of {total - 200} host", "the second page")
+            run.text_of("#host-count", "on page 2", "the second page's number")
+            assert not driver.find_elements(By.CSS_SELECTOR, "#next-page"), "the last page has no Next"
+            run.css("#previous-page").click()
+            run.text_of("#host-count", "on page 1", "back to the first page")
+
         def log_out():
             run.go("#/hosts", "#hosts")
             run.css("#logout").click()
@@ -399,6 +417,7 @@ def main() -> int:
             ("add a pin by pasted PEM certificate; a capture shows the server's answer", pem_and_capture),
             ("a write from a stale page is refused (If-Match → 412) and says so", stale_etag),
             ("the hosts page says how long the monitor's last pass took (as /metrics does)", monitor_pass),
+            ("the hosts page pages through the hosts, 200 at a time (GET /admin/hosts?limit&after)", paging),
             ("log-out forgets the token", log_out),
             ("a readable error when the server is down", server_down),
         ], start=1):

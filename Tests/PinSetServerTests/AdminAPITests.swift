@@ -160,4 +160,34 @@ import Testing
             #expect(response.status == 401, "\(value.debugDescription)")
         }
     }
+
+    /// Issue 22 item 1: `GET /admin/hosts` pages by name (`limit`, `after`, `next`) without reading the rest.
+    @Test func hostsArePagedByName() throws {
+        let server = try TestServer()
+        let names = (0..<25).map { String(format: "h%02d.example.com", $0) }
+        for name in names.shuffled() { #expect(try server.put(name, pinPair()).status == 201) }
+        var seen: [String] = []
+        var after: String?
+        var pages = 0
+        repeat {
+            let query = "?limit=10" + (after.map { "&after=\($0)" } ?? "")
+            let page = try server.client.request("GET", "/admin/hosts" + query, headers: server.auth).json()
+            let hosts = (page["hosts"] as? [[String: Any]] ?? []).compactMap { $0["host"] as? String }
+            #expect(hosts.count <= 10)
+            seen += hosts
+            after = page["next"] as? String
+            pages += 1
+        } while after != nil && pages < 10
+        #expect(seen == names)
+        #expect(pages == 3)
+        // Without limit: every host, no next (as before paging existed).
+        let all = try server.client.request("GET", "/admin/hosts", headers: server.auth).json()
+        #expect((all["hosts"] as? [Any])?.count == 25)
+        #expect(all["next"] == nil)
+        for bad in ["0", "1001", "ten", "-1"] {
+            let response = try server.client.request("GET", "/admin/hosts?limit=\(bad)", headers: server.auth)
+            #expect(response.status == 400, "limit=\(bad)")
+            #expect(response.text.contains("limit must be a whole number from 1 to 1000"))
+        }
+    }
 }

@@ -61,14 +61,14 @@ enum HostProbeTable {
     }
 
     /// The state of every host that has a probe result, by name (hosts missing are ``MonitorState/unknown``).
-    static func states(_ db: Database) throws -> [String: MonitorState] {
+    static func states(_ db: Database, from first: String = "", through last: String? = nil) throws -> [String: MonitorState] {
         var states = [String: MonitorState]()
         for row in try Row.fetchAll(
             db,
             sql: """
                 SELECT h.name, p.state FROM hostProbe p JOIN host h ON h.id = p.hostId
-                WHERE h.enforce = 1 AND h.retired = 0
-                """)
+                WHERE h.enforce = 1 AND h.retired = 0 AND h.name >= ? AND (? IS NULL OR h.name <= ?)
+                """, arguments: [first, last, last])
         {
             states[row["name"]] = MonitorState(rawValue: row["state"]) ?? .unknown
         }

@@ -62,7 +62,21 @@ struct AdminRoutes {
         let parameters = match.parameters
         switch (match.template, method) {
         case ("/admin/hosts", _):
-            return try json(200, ["hosts": service.hostsWithState().filter { scope.covers(host: $0.host) }])
+            var limit: Int?
+            if let raw = request.query("limit") {
+                guard let value = Int(raw), (1...Self.maxPage).contains(value) else {
+                    throw Problem.badRequest("limit must be a whole number from 1 to \(Self.maxPage)")
+                }
+                limit = value
+            }
+            let after = request.query("after")
+            let page = try service.hostsWithState(after: after, limit: limit)
+            // A full page says where the next starts (a scoped token may see fewer than `limit` of it).
+            return try json(
+                200,
+                HostsBody(
+                    hosts: page.filter { scope.covers(host: $0.host) },
+                    next: limit.flatMap { page.count == $0 ? page.last?.host : nil }))
         case ("/admin/hosts/{host}", .get):
             return json(200, try service.detail(host: String(parameters[0])))
         case ("/admin/hosts/{host}", .put):
@@ -118,6 +132,15 @@ struct AdminRoutes {
         default:
             throw Problem.notFound("there is no admin resource at \(request.path.prefix(200)); see openapi.yaml")
         }
+    }
+
+    /// The largest page of `GET /admin/hosts`.
+    static let maxPage = 1000
+
+    private struct HostsBody: Encodable {
+        let hosts: [HostSummary]
+        /// The `after` of the next page; absent on the last page and without `limit`.
+        let next: String?
     }
 
     private struct ReportsBody: Encodable {

@@ -2,9 +2,16 @@ import Foundation
 import PinSetAdminAPI
 
 extension PinSetService {
-    /// Every host, as ``hosts()``, with the monitor's ``HostSummary/state``.
-    public func hostsWithState() throws(ServiceError) -> [HostSummary] {
-        let (summaries, states) = try store.read { db in (try HostRecords.summaries(db), try HostProbeTable.states(db))
+    /// Every host, as ``hosts()``, with the monitor's ``HostSummary/state``; with `limit`, at most that many
+    /// hosts named after `after` (one page, read through the name index).
+    public func hostsWithState(after: String? = nil, limit: Int? = nil) throws(ServiceError) -> [HostSummary] {
+        let (summaries, states) = try store.read { db in
+            let summaries = try HostRecords.summaries(db, after: after, limit: limit)
+            let states =
+                limit == nil
+                ? try HostProbeTable.states(db)
+                : try HostProbeTable.states(db, from: summaries.first?.host ?? "", through: summaries.last?.host ?? "")
+            return (summaries, states)
         }
         return summaries.map { summary in
             var summary = summary

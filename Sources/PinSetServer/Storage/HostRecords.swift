@@ -57,15 +57,17 @@ enum HostRecords {
             retired: row[5], updatedAt: StoredTime.date(row[6]), pins: pins, document: document)
     }
 
-    /// Every host's summary, by name.
-    static func summaries(_ db: Database) throws -> [HostSummary] {
+    /// The hosts' summaries by name: every host, or at most `limit` of them after the name `after` (a page, read
+    /// through the name index without touching the others).
+    static func summaries(_ db: Database, after: String? = nil, limit: Int? = nil) throws -> [HostSummary] {
         try Row.fetchAll(
             db,
             sql: """
                 SELECT h.name, h.version, h.updatedAt, d.expiresAt, d.etag,
                        (SELECT COUNT(*) FROM pin p WHERE p.hostId = h.id) AS pinCount
-                FROM host h JOIN document d ON d.hostId = h.id ORDER BY h.name
-                """
+                FROM host h JOIN document d ON d.hostId = h.id WHERE h.name > ? ORDER BY h.name LIMIT ?
+                """,
+            arguments: [after ?? "", limit ?? -1]
         ).map { row in
             HostSummary(
                 host: row["name"], version: row["version"], pinCount: row["pinCount"],
