@@ -61,7 +61,9 @@ enum HostProbeTable {
     }
 
     /// The state of every host that has a probe result, by name (hosts missing are ``MonitorState/unknown``).
-    static func states(_ db: Database, from first: String = "", through last: String? = nil) throws -> [String: MonitorState] {
+    static func states(_ db: Database, from first: String = "", through last: String? = nil) throws -> [String:
+        MonitorState]
+    {
         var states = [String: MonitorState]()
         for row in try Row.fetchAll(
             db,
