@@ -187,4 +187,39 @@ import Testing
         #expect(store.current.version == 1_002)
         _ = await updater.stopAndCollect()
     }
+
+    /// PROTOCOL §6.2: the version in force with other bytes, validly signed, is equivocation: refused, the trust in
+    /// force kept, both documents handed to the application. Garbage with the same version number is just malformed.
+    @Test func anotherDocumentWithTheVersionInForceIsEquivocation() async throws {
+        let r1 = TestSigner()
+        let a = TestSigner()
+        let rogue = TestSigner()
+        let server = PathServer()
+        let honest = TrustForge.sign(TrustForge.payload(version: 1, roots: [r1], signing: [a]), by: [r1])
+        let other = TrustForge.sign(TrustForge.payload(version: 1, roots: [r1], signing: [rogue]), by: [r1])
+        server.serve("/trust", honest)
+        let store = try TrustStore(rootKeys: [r1.trustedKey])
+        let updater = PinSetUpdater(
+            configuration: .init(server: URL(string: "https://pins.test")!, hosts: ["example.com"]),
+            trustManager: PinTrustManager(trustStore: store), transport: server, clock: { testNow })
+        #expect(await updater.refreshTrust())
+        #expect(store.current.version == 1)
+        // The same bytes again: nothing changes, nothing is reported.
+        #expect(!(await updater.refreshTrust()))
+        server.serve("/trust", other)
+        #expect(!(await updater.refreshTrust()))
+        #expect(store.current.document == honest)
+        #expect(store.current.signingKeys[rogue.kid] == nil)
+        server.serve("/trust", Array(honest.dropLast(3)) + Array("xx}".utf8))
+        #expect(!(await updater.refreshTrust()))
+        let events = await updater.stopAndCollect()
+        let reported = events.compactMap { event -> ([UInt8], [UInt8])? in
+            if case .trustEquivocation(1, let inForce, let offered) = event { (inForce, offered) } else { nil }
+        }
+        #expect(reported.count == 1)
+        #expect(reported.first?.0 == honest && reported.first?.1 == other)
+        #expect(events.trustRejections.first == .equivocation)
+        #expect(events.trustRejections.count == 2)
+        #expect(events.trustRejections.last != .equivocation)
+    }
 }

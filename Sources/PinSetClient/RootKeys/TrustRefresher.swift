@@ -125,6 +125,9 @@ final class TrustRefresher: Sendable {
                 response.maxAge)
         }
         if newest.version == before.version {
+            if let inForce = before.document, !inForce.elementsEqual(response.body) {
+                return equivocation(version: before.version, inForce: inForce, offered: response.body, response.maxAge)
+            }
             state.withLock { $0.etag = response.headers["etag"] }
             return succeeded(nil, response.maxAge)
         }
@@ -178,6 +181,23 @@ final class TrustRefresher: Sendable {
         let dropped = Set(replaced.signingKeys.keys).subtracting(reached.signingKeys.keys).sorted()
         events.yield(.trustUpdated(version: reached.version, droppedKids: dropped))
         return succeeded(replaced, response.maxAge)
+    }
+
+    /// PROTOCOL §6.2: the version in force with other bytes. Signed by its own root keys, it is equivocation (both
+    /// documents go to the application); otherwise it is just a malformed document. Either way nothing changes.
+    private func equivocation(version: Int, inForce: [UInt8], offered: [UInt8], _ maxAge: Int?) -> (
+        replaced: TrustState?, maxAge: Int?, failures: Int
+    ) {
+        if case .failure(let rejection) = TrustRules.verifySelfSigned(offered, crypto: SwiftCryptoTrust()) {
+            return failed(.trustRejected(rejection), maxAge)
+        }
+        events.yield(.trustEquivocation(version: version, inForce: inForce, offered: offered))
+        return failed(
+            .trustRejected(
+                TrustRejection(
+                    .equivocation,
+                    "/trust offers another document with version \(version), the version in force: two signed histories; the trust in force is kept"
+                )), maxAge)
     }
 
     private func failed(_ event: UpdateEvent, _ maxAge: Int?) -> (replaced: TrustState?, maxAge: Int?, failures: Int) {

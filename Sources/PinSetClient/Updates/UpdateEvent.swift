@@ -24,6 +24,10 @@ public enum UpdateEvent: Sendable {
     case trustUpdated(version: Int, droppedKids: [String])
     /// A trust document was refused (PROTOCOL §6.2); the trust in force and every set in force are unchanged.
     case trustRejected(TrustRejection)
+    /// The server offered a validly signed trust document with the version in force but other bytes (PROTOCOL §6.2,
+    /// equivocation): refused, the trust in force is kept; both documents are here for the application to report.
+    /// A ``trustRejected(_:)`` with code ``TrustRejection/Code/equivocation`` follows.
+    case trustEquivocation(version: Int, inForce: [UInt8], offered: [UInt8])
     /// `GET /trust` or `/trust/{n}` failed; retried at the next refresh.
     case trustFetchFailed(UpdateError)
     /// The set in force for `host` was signed by `kid`, which the trust in force no longer lists; the host is

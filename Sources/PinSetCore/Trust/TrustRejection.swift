@@ -32,6 +32,10 @@ public struct TrustRejection: Error, Sendable, Equatable, CustomStringConvertibl
         case expired
         /// Step 5: the newest version reached is not yet valid (`now < issuedAt − skew`).
         case notYetValid
+        /// §6.2: a validly signed trust document with the version in force but other bytes: someone holding root
+        /// keys signed two histories. The client keeps its state and reports both documents
+        /// (`UpdateEvent.trustEquivocation`).
+        case equivocation
         /// Server (§6.3): `signingKeys` does not list the key the server signs with now.
         case signingKeyNotListed
     }
