@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that the server's route table and openapi.yaml list the same operations.
 
-Reads every line of the form `Route(method: "GET", path: "/pins/{host}"),` from
+Reads every line that starts `Route(method: "GET", path: "/pins/{host}", ` (the right and the handler follow) from
 Sources/PinSetServer/Routes/RouteTable.swift and every operation of openapi.yaml, and
 exits 1 with a list of the differences if the two sets are not equal.
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-ROUTE_LINE = re.compile(r'^\s*Route\(method:\s*"([A-Z]+)",\s*path:\s*"([^"]+)"\),?\s*(//.*)?$')
+ROUTE_LINE = re.compile(r'^\s*Route\(method:\s*"([A-Z]+)",\s*path:\s*"([^"]+)"[,)]')
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 
@@ -33,7 +33,7 @@ def server_routes(path: Path) -> dict[tuple[str, str], str]:
         match = ROUTE_LINE.match(line)
         if not match:
             sys.exit(f"{path}:{number}: route line not in the form "
-                     f'`Route(method: "GET", path: "/pins/{{host}}"),`: {line.strip()}')
+                     f'`Route(method: "GET", path: "/pins/{{host}}", ...`: {line.strip()}')
         method, route = match.group(1), match.group(2)
         key = (method, placeholders_normalized(route))
         if key in routes:

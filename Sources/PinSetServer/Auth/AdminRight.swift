@@ -1,8 +1,7 @@
 /// The right an admin request needs: a least role and, for a host's resources, that host.
 ///
-/// Every admin route declares its right in one place, ``AdminRoutes/requiredRight(_:)``; the router
-/// checks it before the route runs and answers `403` with the missing right. A route that declares nothing needs
-/// ``admin``.
+/// Every route declares its right next to its handler in ``RouteTable/all`` (``Route/Access``; a route without
+/// one does not compile); the router checks it before the handler runs and answers `403` with the missing right.
 public struct AdminRight: Sendable, Hashable {
     /// The least role.
     public let role: TokenRole

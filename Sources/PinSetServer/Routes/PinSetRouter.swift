@@ -14,9 +14,9 @@ final class PinSetRouter: HTTPHandler {
     let logger: Logger
     let reports: PinReportService
     let trust: TrustService
-    private let reportLimiter: ReportRateLimiter
-    private let keys: CachedResource
-    private let console = ConsoleSite()
+    let reportLimiter: ReportRateLimiter
+    let keys: CachedResource
+    let console = ConsoleSite()
 
     init(
         snapshot: DocumentIndex, service: PinSetService, reports: PinReportService, trust: TrustService,
@@ -41,33 +41,29 @@ final class PinSetRouter: HTTPHandler {
         if method == .get || method == .head, let document = snapshot.resource(forPathAfter: "/pins/", of: request) {
             return answer(document, request)
         }
-        if mayProbe(request) {
+        let path = request.path
+        let match = RouteTable.match(path)
+        let route = match?.route(method.name)
+        if let route, route.mayProbe, !request.isDetached, mayProbe(request) {
             // The write waits for a probe of its host (up to the probe's deadline): off the worker thread, so that
             // the GETs on its connections are never queued behind it.
             return .deferred { [self] detached in handle(detached) }
         }
-        let (route, response) = route(request)
-        if let route {
-            switch response {
-            case .prepared(let prepared): metrics.count(route, status: prepared.status)
-            case .dynamic(let status, _, _): metrics.count(route, status: status)
-            case .deferred: break
-            }
+        let response: HTTPResponse
+        do {
+            response = try dispatch(request, path: path, match: match, route: route)
+        } catch {
+            response = problemResponse(for: error, path: path)
+        }
+        guard route?.counted ?? true else { return response }
+        let label = match?.index ?? RouteTable.other
+        switch response {
+        case .prepared(let prepared): metrics.count(label, status: prepared.status)
+        case .dynamic(let status, _, _): metrics.count(label, status: status)
+        case .deferred: break
         }
         return response
     }
-
-    /// Whether `request` is an admin write that may probe its host (the pre-flight check is on, or a pin asks for
-    /// `capture`) and has not been deferred yet.
-    private func mayProbe(_ request: HTTPRequest) -> Bool {
-        let method = request.method
-        guard method == .put || method == .post || method == .delete, !request.isDetached,
-            request.withPathBytes({ $0.starts(with: "/admin/hosts/".utf8) })
-        else { return false }
-        return service.configuration.probes.preflight != .off || request.body.firstRange(of: #""capture""#.utf8) != nil
-    }
-
-    // MARK: Public read path
 
     /// The pre-built `200` or `304` of a host's document, counted. The fast path: a host already in normal form
     /// costs one hash-table lookup (``DocumentIndex/resource(forPathAfter:of:)``) and this.
@@ -78,106 +74,67 @@ final class PinSetRouter: HTTPHandler {
         return .prepared(response)
     }
 
-    /// `GET /pins/{host}` for a host not in normal form or not served: normalise, then 400 or 404.
-    private func servePins(host raw: String, _ request: HTTPRequest) -> HTTPResponse {
-        let host: String
-        do {
-            host = try HostName.normalize(raw)
-        } catch {
-            return Problem.invalidHost("\"\(raw.prefix(100))\" is not a valid host name: \(error.description)").response
-        }
-        guard let document = snapshot.resource(host) else {
-            return Problem.notFound("no pin set is published for \(host)").response
-        }
-        return answer(document, request)
+    /// Whether a write that may probe its host will: the pre-flight check is on, or a pin asks for `capture`.
+    private func mayProbe(_ request: HTTPRequest) -> Bool {
+        service.configuration.probes.preflight != .off || request.body.firstRange(of: #""capture""#.utf8) != nil
     }
 
-    // MARK: General routing
-
-    /// Answers a request off the fast path, with the route label to count it under (`nil`: already counted or
-    /// not counted). ``RouteTable`` matches the path and says which methods it takes; this only says what each
-    /// route does.
-    private func route(_ request: HTTPRequest) -> (Int?, HTTPResponse) {
-        let path = request.path
-        let match = RouteTable.match(path)
-        // Everything under /admin needs a token first, even a path that is no route (so nothing there is
-        // discoverable without one).
-        if path == "/admin" || path.hasPrefix("/admin/") {
-            return (
-                match?.index ?? RouteTable.other, AdminRoutes(router: self, request: request, match: match).dispatch()
-            )
+    /// The route's answer, in the table's order of checks: a token where one is needed (`401`, whatever the
+    /// method, even for a path that is no route), then `404`, `405`, the rights check (`403`), the handler.
+    private func dispatch(_ request: HTTPRequest, path: String, match: RouteTable.Match?, route: Route?) throws
+        -> HTTPResponse
+    {
+        var caller: AdminCaller?
+        if match?.needsToken ?? RouteTable.needsToken(path) {
+            guard let found = authenticate(request) else {
+                throw Problem.unauthorized(
+                    "send an admin token as `Authorization: Bearer <token>`; create one with `pinset token create`")
+            }
+            caller = found
         }
         guard let match else {
-            return (
-                RouteTable.other,
-                Problem.notFound("there is no resource at \(path.prefix(200)); see openapi.yaml").response
-            )
+            throw Problem.notFound(
+                "there is no \(caller == nil ? "" : "admin ")resource at \(path.prefix(200)); see openapi.yaml")
         }
-        guard match.allows(request.method.name) else {
-            return (match.index, Problem.methodNotAllowed(RouteTable.methods[match.index]).response)
+        guard let route else { throw Problem.methodNotAllowed(RouteTable.methods[match.index]) }
+        let context = RouteContext(
+            request: request, parameters: match.parameters, caller: caller,
+            hostParameter: RouteTable.hostFirst[match.index])
+        if let caller, let right = route.access.right(context) {
+            try authorize(caller, right, request)
         }
-        switch match.template {
-        case "/pins/{host}":
-            let response = servePins(host: String(match.parameters[0]), request)
-            // servePins counted 200/304 itself through answer(); count the errors here.
-            if case .dynamic = response { return (match.index, response) }
-            return (nil, response)
-        case "/keys":
-            return (match.index, .prepared(keys.response(to: request)))
-        case "/healthz":
-            return (match.index, health())
-        case "/metrics":
-            let body = Array(
-                (metrics.render(hosts: snapshot.count, delegation: try? trust.delegation())
-                    + HostProbeMetrics.render(store)).utf8)
-            return (
-                match.index, .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body)
-            )
-        case "/reports":
-            return (match.index, receiveReport(request))
-        case "/trust":
-            return (match.index, serveTrust(version: nil, request))
-        case "/trust/{version}":
-            let text = match.parameters[0]
-            guard let version = Int(text), version >= 1, text.utf8.count <= 18, text.first != "0", text.first != "+"
-            else {
-                return (
-                    match.index, Problem.badRequest("the trust document version must be a whole number ≥ 1").response
-                )
-            }
-            return (match.index, serveTrust(version: version, request))
-        case "/console", "/console/{asset}":
-            return (nil, console.respond(to: request, path: path))  // static files: not counted in /metrics
-        default:
-            return (match.index, Problem.internalError.response)
-        }
+        return try route.handler(self, context)
     }
 
-    /// `POST /reports`: rate-limited per source address, then stored (or counted, when a duplicate).
-    private func receiveReport(_ request: HTTPRequest) -> HTTPResponse {
-        if let wait = reportLimiter.take(request.remoteAddress ?? "unknown") {
-            var problem = Problem(
-                slug: "rate-limited", title: "Too many reports", status: 429,
-                detail: "this address sent too many reports; retry after \(wait) seconds")
-            problem.headers = [("Retry-After", String(wait))]
-            return problem.response
-        }
-        do {
-            let stored = try reports.submit(json: request.body)
-            metrics.report(host: snapshot.resource(stored.host) != nil ? stored.host : nil)
-            return .dynamic(status: 204, headers: [], body: [])
-        } catch {
-            return problemResponse(for: error, path: "/reports")
-        }
+    /// The token's name and scope, or `nil` when the header is missing, malformed or names no active token.
+    private func authenticate(_ request: HTTPRequest) -> AdminCaller? {
+        guard let header = request.header("Authorization") else { return nil }
+        // `Bearer` in any case, a space, then the token with spaces and tabs around it ignored.
+        var utf8 = Substring(header).utf8
+        let scheme = "bearer".utf8
+        guard utf8.count > scheme.count + 1,
+            zip(utf8.prefix(scheme.count), scheme).allSatisfy({ $0 | 0x20 == $1 }),
+            utf8.dropFirst(scheme.count).first == 0x20
+        else { return nil }
+        utf8 = utf8.dropFirst(scheme.count + 1)
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        while let first = utf8.first, blank(first) { utf8 = utf8.dropFirst() }
+        while let last = utf8.last, blank(last) { utf8 = utf8.dropLast() }
+        guard !utf8.isEmpty, utf8.count <= 256 else { return nil }
+        return service.caller(bearer: String(Substring(utf8)))
     }
 
-    /// `GET /trust` (`version == nil`) and `GET /trust/{version}`: a pre-built answer, or 304, or 404.
-    private func serveTrust(version: Int?, _ request: HTTPRequest) -> HTTPResponse {
-        guard let document = trust.index.resource(version: version) else {
-            if let version { return Problem.notFound("there is no trust document version \(version)").response }
-            return Problem.notFound("this server publishes no trust document (PROTOCOL §6)").response
-        }
-        return .prepared(document.response(to: request))
+    /// Throws a `403` ``Problem`` when `caller`'s scope lacks `right`.
+    private func authorize(_ caller: AdminCaller, _ right: AdminRight, _ request: HTTPRequest) throws {
+        guard let missing = caller.scope.missing(right) else { return }
+        let problem = Problem.forbidden(missing, caller: caller)
+        logger.notice(
+            "admin request forbidden",
+            metadata: [
+                "token": "\(caller.name)", "method": "\(request.method)", "path": "\(request.path.prefix(200))",
+                "missing": "\(problem.missingRight ?? "")",
+            ])
+        throw problem
     }
 
     /// The one place an error becomes an answer: an ``HTTPProblemError`` gives its problem; a storage failure
@@ -204,12 +161,4 @@ final class PinSetRouter: HTTPHandler {
     }
 
     func internalErrorResponse() -> PreparedResponse { Problem.internalError.prepared }
-
-    private func health() -> HTTPResponse {
-        guard store.isHealthy() else {
-            return Problem.unavailable("the database does not answer").response
-        }
-        return .dynamic(
-            status: 200, headers: [("Content-Type", "application/json")], body: Array(#"{"status":"ok"}"#.utf8))
-    }
 }

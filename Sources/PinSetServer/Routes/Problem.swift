@@ -71,3 +71,29 @@ struct Problem: Error, Encodable, Sendable {
         slug: "internal", title: "Internal error", status: 500,
         detail: "the server failed to handle the request; the cause is in the server log")
 }
+
+extension Problem {
+    /// `403`: the token is valid but lacks `missing`. The detail names the token, the right it lacks and what it
+    /// holds; nothing about whether the host exists.
+    static func forbidden(_ missing: AdminRight.Missing, caller: AdminCaller) -> Problem {
+        let detail: String
+        let right: String
+        switch missing {
+        case .role(let role):
+            right = role.rawValue
+            let what =
+                switch role {
+                case .reader: "read pin sets"
+                case .writer: "change pin sets"
+                case .admin: "use this server-wide resource"
+                }
+            detail =
+                "the token \"\(caller.name)\" has the \(caller.scope.role.rawValue) role; to \(what) it needs the \(role.rawValue) role"
+        case .host(let host):
+            right = "host"
+            detail =
+                "the token \"\(caller.name)\" may not act on \(host): its hosts are \(caller.scope.hostsDescription)"
+        }
+        return Problem(slug: "forbidden", title: "Forbidden", status: 403, detail: detail, missingRight: right)
+    }
+}

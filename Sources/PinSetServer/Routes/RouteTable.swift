@@ -1,38 +1,41 @@
-/// One HTTP route the server answers: a method and a path template with `{name}` placeholders.
-struct Route: Sendable, Hashable {
-    /// The HTTP method, upper case (`GET`, `HEAD`, `PUT`, ...).
-    let method: String
-    /// The path template, e.g. `/pins/{host}`.
-    let path: String
-}
-
-/// Every route of the server, and the one place requests are matched to them: dispatch, the `405` answers'
-/// `Allow` and the metrics' `route` labels all come from this list. scripts/check_routes.py compares these lines
-/// with openapi.yaml: keep one route per line, in exactly the form `Route(method: "GET", path: "/pins/{host}"),`.
+/// Every route of the server, and the one place requests are matched to them: dispatch, authentication, the
+/// rights check, the `405` answers' `Allow` and the metrics' `route` labels all come from this list.
+/// scripts/check_routes.py compares these lines with openapi.yaml: keep one route per line, starting
+/// `Route(method: "GET", path: "/pins/{host}", `.
 enum RouteTable {
     /// All routes, public first.
     static let all: [Route] = [
-        Route(method: "GET", path: "/pins/{host}"),
-        Route(method: "HEAD", path: "/pins/{host}"),
-        Route(method: "GET", path: "/keys"),
-        Route(method: "GET", path: "/healthz"),
-        Route(method: "GET", path: "/metrics"),
-        Route(method: "POST", path: "/reports"),
-        Route(method: "GET", path: "/trust"),
-        Route(method: "GET", path: "/trust/{version}"),
-        Route(method: "GET", path: "/admin/hosts"),
-        Route(method: "GET", path: "/admin/hosts/{host}"),
-        Route(method: "PUT", path: "/admin/hosts/{host}"),
-        Route(method: "DELETE", path: "/admin/hosts/{host}"),
-        Route(method: "POST", path: "/admin/hosts/{host}/pins"),
-        Route(method: "DELETE", path: "/admin/hosts/{host}/pins/{sha256}"),
-        Route(method: "GET", path: "/admin/hosts/{host}/history"),
-        Route(method: "GET", path: "/admin/hosts/{host}/status"),
-        Route(method: "GET", path: "/admin/reports"),
-        Route(method: "PUT", path: "/admin/trust"),
-        Route(method: "GET", path: "/console"),
-        Route(method: "GET", path: "/console/{asset}"),
+        Route(method: "GET", path: "/pins/{host}", .anyone) { try $0.servePins($1) },
+        Route(method: "HEAD", path: "/pins/{host}", .anyone) { try $0.servePins($1) },
+        Route(method: "GET", path: "/keys", .anyone) { $0.serveKeys($1) },
+        Route(method: "GET", path: "/healthz", .anyone) { try $0.health($1) },
+        Route(method: "GET", path: "/metrics", .anyone) { $0.serveMetrics($1) },
+        Route(method: "POST", path: "/reports", .anyone) { try $0.receiveReport($1) },
+        Route(method: "GET", path: "/trust", .anyone) { try $0.serveTrust($1) },
+        Route(method: "GET", path: "/trust/{version}", .anyone) { try $0.serveTrust($1) },
+        Route(method: "GET", path: "/admin/hosts", .reader) { try $0.listHosts($1) },
+        Route(method: "GET", path: "/admin/hosts/{host}", .readerOfHost) { try $0.hostDetail($1) },
+        Route(method: "PUT", path: "/admin/hosts/{host}", .writerOfHost, mayProbe: true) { try $0.putHost($1) },
+        Route(method: "DELETE", path: "/admin/hosts/{host}", .writerOfHost, mayProbe: true) { try $0.retire($1) },
+        Route(method: "POST", path: "/admin/hosts/{host}/pins", .writerOfHost, mayProbe: true) { try $0.addPins($1) },
+        Route(method: "DELETE", path: "/admin/hosts/{host}/pins/{sha256}", .writerOfHost, mayProbe: true) {
+            try $0.removePin($1)
+        },
+        Route(method: "GET", path: "/admin/hosts/{host}/history", .readerOfHost) { try $0.history($1) },
+        Route(method: "GET", path: "/admin/hosts/{host}/status", .readerOfHost) { try $0.hostStatus($1) },
+        Route(method: "GET", path: "/admin/reports", .readerOfQueryHost) { try $0.listReports($1) },
+        Route(method: "PUT", path: "/admin/trust", .admin) { try $0.pushTrust($1) },
+        Route(method: "GET", path: "/console", .anyone, counted: false) { $0.serveConsole($1) },
+        Route(method: "GET", path: "/console/{asset}", .anyone, counted: false) { $0.serveConsole($1) },
     ]
+
+    /// Where every path needs a token, even one that is no route (so nothing there is discoverable without one).
+    static let tokenPrefix = "/admin"
+
+    /// Whether `path` is under ``tokenPrefix``.
+    static func needsToken(_ path: String) -> Bool {
+        path == tokenPrefix || path.hasPrefix(tokenPrefix + "/")
+    }
 
     /// The distinct path templates, in table order. A template's index is its metrics label's index.
     static let templates: [String] = {
@@ -47,14 +50,20 @@ enum RouteTable {
     /// The label index of `/pins/{host}`, which the read path counts without matching.
     static let pins = templates.firstIndex(of: "/pins/{host}")!
 
+    /// The routes of each template, by template index.
+    static let routes: [[Route]] = templates.map { template in all.filter { $0.path == template } }
+
     /// The methods each template answers, by template index: the `Allow` of its `405`.
-    static let methods: [[String]] = templates.map { template in all.filter { $0.path == template }.map(\.method) }
+    static let methods: [[String]] = routes.map { $0.map(\.method) }
+
+    /// Whether the template takes `{host}` first (normalised once per request, ``RouteContext/host()``).
+    static let hostFirst: [Bool] = segments.map { $0.first { $0.first == "{" } == "{host}" }
 
     /// A placeholder that may hold `/` (it takes the rest of the path): a pin in standard base64, the form every
     /// answer carries, holds `/` once percent-decoded.
     private static let restPlaceholders: Set<Substring> = ["{sha256}"]
 
-    private static let segments: [[Substring]] = templates.map { $0.split(separator: "/") }
+    static let segments: [[Substring]] = templates.map { $0.split(separator: "/") }
 
     /// A request path matched to a template.
     struct Match {
@@ -66,8 +75,12 @@ enum RouteTable {
         /// The template, e.g. `/admin/hosts/{host}`.
         var template: String { RouteTable.templates[index] }
 
-        /// Whether the table lists `method` for this template.
-        func allows(_ method: String) -> Bool { RouteTable.methods[index].contains(method) }
+        /// The route of `method` for this template, `nil` when the table lists none (`405`).
+        func route(_ method: String) -> Route? { RouteTable.routes[index].first { $0.method == method } }
+
+        /// Whether any route of the template needs a token: then the request is authenticated before its method
+        /// is checked (`401` whatever the method).
+        var needsToken: Bool { RouteTable.routes[index].contains { $0.access.needsToken } }
     }
 
     /// The template `path` matches, with its placeholders' values; `nil` when none does. A placeholder matches

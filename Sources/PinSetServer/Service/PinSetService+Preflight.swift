@@ -2,37 +2,36 @@ import Foundation
 import PinSetAdminAPI
 import PinSetCore
 
-extension PinSetService {
-    /// Probes `host` for a write, before its transaction: when the pre-flight check is on, or when a pin
-    /// asks for `capture`. `nil` when neither applies. Blocks for up to the probe timeout.
-    func preflightProbe(host: String, inputs: [PinInput], force: Bool) throws(ServiceError) -> PreflightProbe? {
-        let mode = configuration.probes.preflight
-        let capture = inputs.contains { $0.capture != nil }
-        guard mode != .off || capture else { return nil }
-        let name = try Self.normalize(host)
-        let addresses = HostProber(configuration: configuration.probes).probe(name)
-        return PreflightProbe(addresses: addresses, force: force, checks: mode != .off)
-    }
+/// A write's plan as the pre-flight check passed it.
+struct CheckedPlan: Sendable {
+    /// The host's version the plan was made from (`nil`: the host did not exist).
+    let version: Int?
+    /// The plan, its safety rules checked.
+    let planned: PinSetService.PlannedSet
+    /// What the probe found.
+    let report: PreflightReport
+}
 
+extension PinSetService {
     /// The pre-flight check of a write: the plan's pins against what each address serves. Runs on a read of
     /// the current state, outside the writer. Throws 422 `would-lock-out` when an enforcing set matches no
     /// chain an address serves, and 422 `preflight-unreachable` under ``PreflightMode/require`` when the host
     /// could not be probed; `"force": true` overrides both. Report-only sets are never refused.
     ///
-    /// - Returns: the checked pins (the transaction refuses a plan that differs) and the report; `nil` when
-    ///   the host was probed only for capture.
+    /// - Returns: the checked plan with the version it was made from (the transaction uses it as it is while
+    ///   the host is at that version) and the report; `nil` when the host was probed only for capture.
     func preflightCheck(
-        _ probe: PreflightProbe, host: String, mustExist: Bool, plan: (HostState?) throws(ServiceError) -> PlannedSet
-    ) throws(ServiceError) -> (pins: [Pin], report: PreflightReport)? {
+        _ probe: PreflightProbe, command: WriteCommand, plan: (HostState?) throws(ServiceError) -> PlannedSet
+    ) throws(ServiceError) -> CheckedPlan? {
         guard probe.checks else { return nil }
+        let host = command.host
         let now = StoredTime.truncate(clock())
         let current = try store.read { db in try HostRecords.fetch(db, name: host) }
-        if mustExist, current == nil { throw Self.unknownHost(host) }
+        if command.mustExist, current == nil { throw Self.unknownHost(host) }
         let planned = try plan(current)
-        do throws(PinSetError) {
-            try PinSet.checkSafetyRules(pins: planned.pins, enforce: planned.enforce, now: now)
-        } catch {
-            throw ServiceError(error)
+        try Self.checkRules(planned, now: now)
+        func checked(_ report: PreflightReport) -> CheckedPlan {
+            CheckedPlan(version: current?.version, planned: planned, report: report)
         }
         let addresses = LockoutCheck.evaluate(planned.pins, probes: probe.addresses, now: now)
         let enforcing = planned.enforce && !planned.retired
@@ -46,10 +45,7 @@ extension PinSetService {
                 error.preflight = PreflightReport(status: .mismatch, detail: detail, addresses: addresses)
                 throw error
             }
-            return (
-                planned.pins,
-                PreflightReport(status: .mismatch, detail: detail, addresses: addresses, forced: enforcing)
-            )
+            return checked(PreflightReport(status: .mismatch, detail: detail, addresses: addresses, forced: enforcing))
         }
         if !unreachable.isEmpty {
             let reasons = unreachable.map { $0.error ?? "" }.joined(separator: "; ")
@@ -64,16 +60,12 @@ extension PinSetService {
                 error.preflight = PreflightReport(status: .unreachable, detail: detail, addresses: addresses)
                 throw error
             }
-            return (
-                planned.pins,
-                PreflightReport(status: .unreachable, detail: detail, addresses: addresses, forced: required)
-            )
+            return checked(
+                PreflightReport(status: .unreachable, detail: detail, addresses: addresses, forced: required))
         }
-        return (
-            planned.pins,
+        return checked(
             PreflightReport(
                 status: .match, detail: "every address of \(host) serves a chain the new set matches",
-                addresses: addresses)
-        )
+                addresses: addresses))
     }
 }

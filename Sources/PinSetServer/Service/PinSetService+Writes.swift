@@ -5,7 +5,7 @@ import PinSetCore
 
 extension PinSetService {
     /// What a write wants the new set to be.
-    struct PlannedSet {
+    struct PlannedSet: Sendable {
         var pins: [Pin]
         var includeSubdomains: Bool
         var enforce: Bool
@@ -20,31 +20,16 @@ extension PinSetService {
     public func replace(host: String, request: SetRequest, ifMatch: String?, tokenName: String) throws(ServiceError)
         -> WriteOutcome
     {
-        try Self.checkIfMatch(ifMatch)
-        let probe = try preflightProbe(host: host, inputs: request.pins, force: request.force)
-        let pins = try PinResolver.resolve(probe?.capturing(request.pins) ?? request.pins)
-        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: false, probe: probe) {
-            current in
-            PlannedSet(
-                pins: pins, includeSubdomains: request.includeSubdomains, enforce: request.enforce,
-                reportUri: request.reportUri ?? self.configuration.defaultReportURI,
-                change: current == nil || current!.retired ? .create : .replace)
-        }
+        try execute(
+            WriteCommand(host: Self.normalize(host), change: .replace(request), ifMatch: ifMatch, tokenName: tokenName))
     }
 
     /// Appends pins to the set of an existing host (404 otherwise). Policy fields stay as they are.
     public func addPins(host: String, request: PinsRequest, ifMatch: String?, tokenName: String) throws(ServiceError)
         -> WriteOutcome
     {
-        try Self.checkIfMatch(ifMatch)
-        let probe = try preflightProbe(host: host, inputs: request.pins, force: request.force)
-        let pins = try PinResolver.resolve(probe?.capturing(request.pins) ?? request.pins)
-        guard !pins.isEmpty else { throw ServiceError(.badRequest, "\"pins\" is empty: give at least one pin to add") }
-        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true, probe: probe) { current in
-            PlannedSet(
-                pins: current!.pins + pins, includeSubdomains: current!.includeSubdomains, enforce: current!.enforce,
-                reportUri: current!.reportUri, change: .add)
-        }
+        try execute(
+            WriteCommand(host: Self.normalize(host), change: .add(request), ifMatch: ifMatch, tokenName: tokenName))
     }
 
     /// Removes the pin whose hash is `sha256URL` (base64url without padding, as documented for the URL path, or
@@ -54,17 +39,83 @@ extension PinSetService {
     public func removePin(
         host: String, sha256URL: String, ifMatch: String?, tokenName: String, force: Bool = false
     ) throws(ServiceError) -> WriteOutcome {
+        let name = try Self.normalize(host)
         guard let bytes = Base64URL.decode(sha256URL) ?? Base64.decode(sha256URL), bytes.count == 32 else {
             throw ServiceError(
                 .badRequest,
                 "the pin in the path must be 32 bytes in base64url (no padding, e.g. \(String(repeating: "A", count: 43))) or in standard base64"
             )
         }
-        let sha256 = Base64.encode(bytes)
-        try Self.checkIfMatch(ifMatch)
-        let probe = try preflightProbe(host: host, inputs: [], force: force)
-        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true, probe: probe) {
-            current throws(ServiceError) in
+        return try execute(
+            WriteCommand(
+                host: name, change: .remove(sha256: Base64.encode(bytes), force: force), ifMatch: ifMatch,
+                tokenName: tokenName))
+    }
+
+    /// Retires an existing host: the next version has no pins and `enforce: false`, so clients stop pinning it.
+    /// The host keeps its version counter; a later `PUT` re-creates it at the following version.
+    public func retire(host: String, ifMatch: String?, tokenName: String) throws(ServiceError) -> WriteOutcome {
+        try execute(WriteCommand(host: Self.normalize(host), change: .retire, ifMatch: ifMatch, tokenName: tokenName))
+    }
+
+    /// The one write path, straight: probe the host (when the pre-flight check is on or a pin asks for
+    /// `capture`), resolve the pins once, check the plan once against the probe on a read of the current state
+    /// (outside the writer: never hold it during network I/O), then one transaction that re-checks only what the
+    /// probe could have raced (the host changed meanwhile: plan again, 409 if its pins differ), signs, saves and
+    /// stores the probe as the host's status; then `publish`, in commit order.
+    func execute(_ command: WriteCommand) throws(ServiceError) -> WriteOutcome {
+        try Self.checkIfMatch(command.ifMatch)
+        let mode = configuration.probes.preflight
+        let probe =
+            command.probes(mode)
+            ? PreflightProbe(
+                addresses: HostProber(configuration: configuration.probes).probe(command.host), force: command.force,
+                checks: mode != .off) : nil
+        let pins = try PinResolver.resolve(probe?.capturing(command.inputs) ?? command.inputs)
+        if case .add = command.change, pins.isEmpty {
+            throw ServiceError(.badRequest, "\"pins\" is empty: give at least one pin to add")
+        }
+        let plan = { (current: HostState?) throws(ServiceError) -> PlannedSet in
+            try self.plan(command, pins: pins, current: current)
+        }
+        let checked = try probe.flatMap { probe throws(ServiceError) in
+            try preflightCheck(probe, command: command, plan: plan)
+        }
+        return try store.serializedWrite { db in
+            var outcome: WriteOutcome?
+            try db.inTransaction {
+                outcome = try apply(
+                    db, host: command.host, ifMatch: command.ifMatch, tokenName: command.tokenName,
+                    mustExist: command.mustExist, checked: checked, plan: plan)
+                // The probe is a monitor pass for this host: its result is the host's status from now on.
+                if let probe, let watched = try HostProbeTable.watched(db, name: command.host) {
+                    _ = try HostProbeTable.save(
+                        db,
+                        HostStatus.evaluate(
+                            host: command.host, pins: watched.pins, probes: probe.addresses, now: clock(),
+                            expiryWarning: configuration.probes.expiryWarning))
+                }
+                return .commit
+            }
+            // Committed (synchronous=FULL: durable). Still inside the serialized section: publish in commit order.
+            publish(outcome!.document)
+            return outcome!
+        }
+    }
+
+    /// What `command` makes of the host's `current` state, with its resolved `pins`.
+    private func plan(_ command: WriteCommand, pins: [Pin], current: HostState?) throws(ServiceError) -> PlannedSet {
+        switch command.change {
+        case .replace(let request):
+            return PlannedSet(
+                pins: pins, includeSubdomains: request.includeSubdomains, enforce: request.enforce,
+                reportUri: request.reportUri ?? configuration.defaultReportURI,
+                change: current == nil || current!.retired ? .create : .replace)
+        case .add:
+            return PlannedSet(
+                pins: current!.pins + pins, includeSubdomains: current!.includeSubdomains, enforce: current!.enforce,
+                reportUri: current!.reportUri, change: .add)
+        case .remove(let sha256, _):
             let remaining = current!.pins.filter { $0.sha256 != sha256 }
             guard remaining.count < current!.pins.count else {
                 throw ServiceError(.notFound, "host \(current!.name) has no pin \(sha256)")
@@ -72,69 +123,20 @@ extension PinSetService {
             return PlannedSet(
                 pins: remaining, includeSubdomains: current!.includeSubdomains, enforce: current!.enforce,
                 reportUri: current!.reportUri, change: .remove)
-        }
-    }
-
-    /// Retires an existing host: the next version has no pins and `enforce: false`, so clients stop pinning it.
-    /// The host keeps its version counter; a later `PUT` re-creates it at the following version.
-    public func retire(host: String, ifMatch: String?, tokenName: String) throws(ServiceError) -> WriteOutcome {
-        try Self.checkIfMatch(ifMatch)
-        return try write(host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: true) { current in
-            PlannedSet(
+        case .retire:
+            return PlannedSet(
                 pins: [], includeSubdomains: current!.includeSubdomains, enforce: false, reportUri: current!.reportUri,
                 change: .retire, retired: true)
         }
     }
 
-    /// The one write path: a serialized section holding one transaction, then `publish` in commit order.
-    /// With a `probe`, the pre-flight check runs first, on a read of the current state and outside the
-    /// writer (never hold the writer during network I/O); the transaction then refuses (409) a plan whose pins
-    /// changed meanwhile, and stores what the probe found as the host's status (as a monitor pass would).
-    private func write(
-        host rawHost: String, ifMatch: String?, tokenName: String, mustExist: Bool, probe: PreflightProbe? = nil,
-        plan: (HostState?) throws(ServiceError) -> PlannedSet
-    ) throws(ServiceError) -> WriteOutcome {
-        let host = try Self.normalize(rawHost)
-        let checked = try probe.flatMap { probe throws(ServiceError) in
-            try preflightCheck(probe, host: host, mustExist: mustExist, plan: plan)
-        }
-        return try store.serializedWrite { db in
-            var outcome: WriteOutcome?
-            try db.inTransaction {
-                outcome = try apply(
-                    db, host: host, ifMatch: ifMatch, tokenName: tokenName, mustExist: mustExist,
-                    forced: checked?.report.forced ?? false
-                ) { current throws(ServiceError) in
-                    let planned = try plan(current)
-                    if let checked, planned.pins != checked.pins {
-                        throw ServiceError(
-                            .conflict,
-                            "the pin set of \(host) changed during the pre-flight check; send the write again")
-                    }
-                    return planned
-                }
-                // The probe is a monitor pass for this host: its result is the host's status from now on.
-                if let probe, let watched = try HostProbeTable.watched(db, name: host) {
-                    _ = try HostProbeTable.save(
-                        db,
-                        HostStatus.evaluate(
-                            host: host, pins: watched.pins, probes: probe.addresses, now: clock(),
-                            expiryWarning: configuration.probes.expiryWarning))
-                }
-                return .commit
-            }
-            // Committed (synchronous=FULL: durable). Still inside the serialized section: publish in commit order.
-            publish(outcome!.document)
-            outcome!.preflight = checked?.report
-            return outcome!
-        }
-    }
-
     /// One host's write inside an open transaction on the writer connection: checks, signs and saves the new
     /// version of `host` (already normalized). The caller commits, then publishes the outcome's document.
+    /// `checked` is the plan the pre-flight check passed: used as it is when the host has not changed since
+    /// (same version), else the plan is made again and must keep its pins (409 otherwise).
     func apply(
-        _ db: Database, host: String, ifMatch: String?, tokenName: String, mustExist: Bool, forced: Bool = false,
-        plan: (HostState?) throws(ServiceError) -> PlannedSet
+        _ db: Database, host: String, ifMatch: String?, tokenName: String, mustExist: Bool,
+        checked: CheckedPlan? = nil, plan: (HostState?) throws(ServiceError) -> PlannedSet
     ) throws -> WriteOutcome {
         let now = StoredTime.truncate(clock())
         let current = try HostRecords.fetch(db, name: host)
@@ -147,12 +149,16 @@ extension PinSetService {
                     : "If-Match \(ifMatch.prefix(60)) is stale: the current ETag of \(host) is \(current!.document.etag); fetch the set again and reapply your change"
             )
         }
-        let planned = try plan(current)
-        try Self.checkReportURI(planned.reportUri)
-        do throws(PinSetError) {
-            try PinSet.checkSafetyRules(pins: planned.pins, enforce: planned.enforce, now: now)
-        } catch {
-            throw ServiceError(error)
+        let planned: PlannedSet
+        if let checked, checked.version == current?.version {
+            planned = checked.planned
+        } else {
+            planned = try plan(current)
+            if let checked, planned.pins != checked.planned.pins {
+                throw ServiceError(
+                    .conflict, "the pin set of \(host) changed during the pre-flight check; send the write again")
+            }
+            try Self.checkRules(planned, now: now)
         }
         let set = PinSet(
             host: host, version: (current?.version ?? 0) + 1, issuedAt: now,
@@ -165,13 +171,26 @@ extension PinSetService {
         let version = HostRecords.NewVersion(
             set: set, payload: payload, document: document, retired: planned.retired, tokenName: tokenName,
             change: planned.change, added: new.filter { !old.contains($0) }, removed: old.filter { !new.contains($0) },
-            forced: forced)
+            forced: checked?.report.forced ?? false)
         let hostId = try HostRecords.save(db, version, existingId: current?.id)
         let state = HostState(
             id: hostId, name: host, version: set.version, includeSubdomains: set.includeSubdomains,
             enforce: set.enforce, reportUri: set.reportUri, retired: planned.retired, updatedAt: now,
             pins: set.pins, document: document)
-        return WriteOutcome(detail: state.detail, document: document, created: planned.change == .create)
+        var outcome = WriteOutcome(detail: state.detail, document: document, created: planned.change == .create)
+        outcome.preflight = checked?.report
+        return outcome
+    }
+
+    /// The checks every new set passes: its `reportUri` (422 ``PinSetError/Code/invalidReportURI``) and the
+    /// safety rules of PROTOCOL §5 (422 with the rule broken).
+    static func checkRules(_ planned: PlannedSet, now: Date) throws(ServiceError) {
+        try checkReportURI(planned.reportUri)
+        do throws(PinSetError) {
+            try PinSet.checkSafetyRules(pins: planned.pins, enforce: planned.enforce, now: now)
+        } catch {
+            throw ServiceError(error)
+        }
     }
 
     /// 400 unless `ifMatch` is absent, `*`, or a comma-separated list of entity tags (`"x"` or `W/"x"`) with

@@ -4,7 +4,7 @@ import PinSetCore
 /// Why a service call failed, with the HTTP status and a detail that tells the caller what to fix.
 /// Storage details never appear in ``detail``; they go to the log. Compare ``code``, not the message.
 public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The kind of failure; each maps to one HTTP status.
+    /// The kind of failure; each maps to one HTTP status (its problem answer, ``status``).
     public enum Code: String, Sendable, Equatable {
         /// 400: malformed request body or parameter.
         case badRequest
@@ -22,25 +22,13 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         case storage
         /// 503: the database is not available.
         case unavailable
-
-        /// The HTTP status for this code.
-        public var status: Int {
-            switch self {
-            case .badRequest, .invalidHost: 400
-            case .notFound: 404
-            case .preconditionFailed: 412
-            case .unprocessable: 422
-            case .conflict: 409
-            case .storage: 500
-            case .unavailable: 503
-            }
-        }
     }
 
     /// The kind of failure.
     public let code: Code
-    /// The HTTP status (400/400/404/412/422/409/500/503).
-    public var status: Int { code.status }
+    /// The HTTP status (400/400/404/412/422/409/500/503), from its problem answer (``HTTPProblemError``): the one
+    /// place a status is chosen.
+    public var status: Int { problem.status }
     /// What the caller should fix. Never contains storage details or secrets.
     public let detail: String
     /// For 422: the safety rule broken.

@@ -2,7 +2,10 @@ import PinSetAdminAPI
 
 /// The result of a successful write: the new state, the document that was published, and whether the
 /// write created the host (`201`) rather than changed it (`200`).
-public struct WriteOutcome: Sendable {
+///
+/// Its JSON is the write's answer: the members of ``HostDetail`` with the pre-flight report, when one ran, as a
+/// `preflight` member.
+public struct WriteOutcome: Sendable, Encodable {
     /// The host's new state.
     public let detail: HostDetail
     /// The newly signed document (already passed to `publish`).
@@ -17,5 +20,21 @@ public struct WriteOutcome: Sendable {
         self.detail = detail
         self.document = document
         self.created = created
+    }
+
+    private enum CodingKeys: String, CodingKey { case preflight }
+
+    /// The answer's JSON: ``detail``'s members and `preflight`.
+    public func encode(to encoder: any Encoder) throws {
+        try detail.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(preflight, forKey: .preflight)
+    }
+
+    /// The answer's bytes, as ``AdminJSON``'s encoder writes them: without a report (the usual write), through
+    /// ``HostDetail/encodedJSON()``, the same bytes without the encoder's cost.
+    public func encodedJSON() throws -> [UInt8] {
+        guard preflight != nil else { return detail.encodedJSON() }
+        return [UInt8](try AdminJSON.encoder.encode(self))
     }
 }

@@ -1,0 +1,150 @@
+import Foundation
+import MicroHTTPD
+import PinSetAdminAPI
+import PinSetCore
+
+/// The admin routes' handlers (PROTOCOL §4): the caller is authenticated and its right checked before any runs.
+extension PinSetRouter {
+    /// The largest page of `GET /admin/hosts`.
+    static let maxPage = 1000
+
+    /// `GET /admin/hosts`: every host, or one page of them, filtered to the token's hosts.
+    func listHosts(_ context: RouteContext) throws -> HTTPResponse {
+        let request = context.request
+        var limit: Int?
+        if let raw = request.query("limit") {
+            guard let value = Int(raw), (1...Self.maxPage).contains(value) else {
+                throw Problem.badRequest("limit must be a whole number from 1 to \(Self.maxPage)")
+            }
+            limit = value
+        }
+        let page = try service.hostsWithState(after: request.query("after"), limit: limit)
+        // A full page says where the next starts (a scoped token may see fewer than `limit` of it).
+        return try json(
+            200,
+            HostsBody(
+                hosts: page.filter { context.scope.covers(host: $0.host) },
+                next: limit.flatMap { page.count == $0 ? page.last?.host : nil }))
+    }
+
+    /// `GET /admin/hosts/{host}`.
+    func hostDetail(_ context: RouteContext) throws -> HTTPResponse {
+        let detail = try service.detail(host: context.host())
+        return .dynamic(
+            status: 200, headers: [("Content-Type", "application/json"), ("ETag", detail.etag)],
+            body: detail.encodedJSON())
+    }
+
+    /// `PUT /admin/hosts/{host}`: the whole new set.
+    func putHost(_ context: RouteContext) throws -> HTTPResponse {
+        let body = try SetRequest.decode(json: context.request.body)
+        let outcome = try service.replace(
+            host: context.host(), request: body, ifMatch: context.request.header("If-Match"),
+            tokenName: context.tokenName)
+        return try written(outcome, outcome.created ? "create" : "replace", context)
+    }
+
+    /// `DELETE /admin/hosts/{host}`: retires the host.
+    func retire(_ context: RouteContext) throws -> HTTPResponse {
+        let outcome = try service.retire(
+            host: context.host(), ifMatch: context.request.header("If-Match"), tokenName: context.tokenName)
+        return try written(outcome, "retire", context)
+    }
+
+    /// `POST /admin/hosts/{host}/pins`: adds pins.
+    func addPins(_ context: RouteContext) throws -> HTTPResponse {
+        let body = try PinsRequest.decode(json: context.request.body)
+        let outcome = try service.addPins(
+            host: context.host(), request: body, ifMatch: context.request.header("If-Match"),
+            tokenName: context.tokenName)
+        return try written(outcome, "add", context)
+    }
+
+    /// `DELETE /admin/hosts/{host}/pins/{sha256}`: removes one pin.
+    func removePin(_ context: RouteContext) throws -> HTTPResponse {
+        let outcome = try service.removePin(
+            host: context.host(), sha256URL: String(context.parameters[1]),
+            ifMatch: context.request.header("If-Match"), tokenName: context.tokenName,
+            force: context.request.query("force") == "true")
+        return try written(outcome, "remove", context)
+    }
+
+    /// `GET /admin/hosts/{host}/history`.
+    func history(_ context: RouteContext) throws -> HTTPResponse {
+        let host = try context.host()
+        return try json(200, HistoryBody(host: host, versions: service.history(host: host)))
+    }
+
+    /// `GET /admin/hosts/{host}/status`: the monitor's last result.
+    func hostStatus(_ context: RouteContext) throws -> HTTPResponse {
+        try json(200, service.status(host: context.host()))
+    }
+
+    /// `GET /admin/reports`: report groups and days, filtered to the token's hosts.
+    func listReports(_ context: RouteContext) throws -> HTTPResponse {
+        let host = try context.queryHost()
+        var since: Date?
+        if let raw = context.request.query("since") {
+            guard let date = RFC3339.parse(raw) else {
+                throw Problem.badRequest("since must be an RFC 3339 time such as 2026-11-21T00:00:00Z")
+            }
+            since = date
+        }
+        let scope = context.scope
+        return try json(
+            200,
+            ReportsBody(
+                groups: reports.groups(host: host, since: since).filter { scope.covers(host: $0.host) },
+                days: reports.days(host: host, since: since).filter { scope.covers(host: $0.host) }))
+    }
+
+    /// `PUT /admin/trust`: stores a trust document (PROTOCOL §6.3).
+    func pushTrust(_ context: RouteContext) throws -> HTTPResponse {
+        let outcome = try trust.push(context.request.body, tokenName: context.tokenName)
+        metrics.adminWrite()
+        logger.info(
+            "trust document pushed",
+            metadata: [
+                "version": "\(outcome.version)", "signers": "\(outcome.signers.joined(separator: ","))",
+                "token": "\(context.tokenName)",
+            ])
+        return try json(201, outcome)
+    }
+
+    private struct HostsBody: Encodable {
+        let hosts: [HostSummary]
+        /// The `after` of the next page; absent on the last page and without `limit`.
+        let next: String?
+    }
+
+    private struct ReportsBody: Encodable {
+        let groups: [ReportGroup]
+        let days: [ReportDay]
+    }
+
+    private struct HistoryBody: Encodable {
+        let host: String
+        let versions: [HistoryEntry]
+    }
+
+    /// A committed write's answer (`201` when it created the host, else `200`), counted and logged.
+    private func written(_ outcome: WriteOutcome, _ change: String, _ context: RouteContext) throws -> HTTPResponse {
+        metrics.adminWrite()
+        logger.info(
+            "admin write",
+            metadata: [
+                "host": "\(outcome.detail.host)", "version": "\(outcome.detail.version)", "change": "\(change)",
+                "token": "\(context.tokenName)",
+            ])
+        return .dynamic(
+            status: outcome.created ? 201 : 200,
+            headers: [("Content-Type", "application/json"), ("ETag", outcome.detail.etag)],
+            body: try outcome.encodedJSON())
+    }
+
+    private func json(_ status: Int, _ value: some Encodable) throws -> HTTPResponse {
+        .dynamic(
+            status: status, headers: [("Content-Type", "application/json")],
+            body: [UInt8](try AdminJSON.encoder.encode(value)))
+    }
+}

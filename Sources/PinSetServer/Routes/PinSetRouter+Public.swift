@@ -1,0 +1,75 @@
+import MicroHTTPD
+import PinSetCore
+
+/// The public routes' handlers (PROTOCOL §3, §6): no token.
+extension PinSetRouter {
+    /// `GET`/`HEAD /pins/{host}` for a host not in normal form or not served (the fast path in ``handle(_:)``
+    /// serves the rest): normalise, then the document, `400` or `404`.
+    func servePins(_ context: RouteContext) throws -> HTTPResponse {
+        let raw = context.parameters[0]
+        let host: String
+        do {
+            host = try HostName.normalize(raw)
+        } catch {
+            throw Problem.invalidHost("\"\(raw.prefix(100))\" is not a valid host name: \(error.description)")
+        }
+        guard let document = snapshot.resource(host) else {
+            throw Problem.notFound("no pin set is published for \(host)")
+        }
+        return .prepared(document.response(to: context.request))
+    }
+
+    /// `GET /keys`: the JWKS built at start-up.
+    func serveKeys(_ context: RouteContext) -> HTTPResponse {
+        .prepared(keys.response(to: context.request))
+    }
+
+    /// `GET /healthz`: `200` while the database answers, else `503`.
+    func health(_ context: RouteContext) throws -> HTTPResponse {
+        guard store.isHealthy() else { throw Problem.unavailable("the database does not answer") }
+        return .dynamic(
+            status: 200, headers: [("Content-Type", "application/json")], body: Array(#"{"status":"ok"}"#.utf8))
+    }
+
+    /// `GET /metrics`: the Prometheus exposition.
+    func serveMetrics(_ context: RouteContext) -> HTTPResponse {
+        let body = Array(
+            (metrics.render(hosts: snapshot.count, delegation: try? trust.delegation())
+                + HostProbeMetrics.render(store)).utf8)
+        return .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body)
+    }
+
+    /// `POST /reports`: rate-limited per source address, then stored (or counted, when a duplicate).
+    func receiveReport(_ context: RouteContext) throws -> HTTPResponse {
+        if let wait = reportLimiter.take(context.request.remoteAddress ?? "unknown") {
+            var problem = Problem(
+                slug: "rate-limited", title: "Too many reports", status: 429,
+                detail: "this address sent too many reports; retry after \(wait) seconds")
+            problem.headers = [("Retry-After", String(wait))]
+            throw problem
+        }
+        let stored = try reports.submit(json: context.request.body)
+        metrics.report(host: snapshot.resource(stored.host) != nil ? stored.host : nil)
+        return .dynamic(status: 204, headers: [], body: [])
+    }
+
+    /// `GET /trust` and `GET /trust/{version}`: a pre-built answer, or `304`, or `404`.
+    func serveTrust(_ context: RouteContext) throws -> HTTPResponse {
+        var version: Int?
+        if let text = context.parameters.first {
+            guard let number = Int(text), number >= 1, text.utf8.count <= 18, text.first != "0", text.first != "+"
+            else { throw Problem.badRequest("the trust document version must be a whole number ≥ 1") }
+            version = number
+        }
+        guard let document = trust.index.resource(version: version) else {
+            if let version { throw Problem.notFound("there is no trust document version \(version)") }
+            throw Problem.notFound("this server publishes no trust document (PROTOCOL §6)")
+        }
+        return .prepared(document.response(to: context.request))
+    }
+
+    /// `GET /console` and `GET /console/{asset}`: the admin console's static files.
+    func serveConsole(_ context: RouteContext) -> HTTPResponse {
+        console.respond(to: context.request, path: context.request.path)
+    }
+}
