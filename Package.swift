@@ -97,7 +97,7 @@ let package = Package(
             dependencies: [
                 // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13). No swift-crypto:
                 // documents are checked by PinSetRules over OpenSSL (issue 22 item 4).
-                "PinSetServer", "PinSetAdminAPI", "PinSetRules", "PinSetCore", "OpenSSLCrypto", "Locking",
+                "PinSetServer", "PinSetAdminAPI", "PinSetRules", "PinSetCore", "OpenSSLCrypto", "Locking", "MicroHTTPD",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -117,7 +117,7 @@ let package = Package(
         .target(
             name: "PinSetFuzzing",
             dependencies: [
-                "PinSetServer", "PinSetClient", "PinSetCore", "OpenSSLCrypto",
+                "PinSetServer", "PinSetAdminAPI", "PinSetClient", "PinSetCore", "OpenSSLCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -146,6 +146,7 @@ let package = Package(
             name: "PinSetServerTests",
             dependencies: [
                 "PinSetServer", "PinSetAdminAPI", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "PinSetClientTests",
@@ -160,7 +161,7 @@ let package = Package(
             name: "PinSetNIOTests",
             dependencies: [
                 "TestSupport",
-                "PinSetNIO", "PinSetClient",
+                "PinSetNIO", "PinSetClient", "PinSetCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,4 +1,4 @@
-import CMicroHTTPD
+internal import CMicroHTTPD
 
 #if canImport(Glibc)
     import Glibc

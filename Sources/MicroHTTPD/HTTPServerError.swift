@@ -1,4 +1,4 @@
-import CMicroHTTPD
+internal import CMicroHTTPD
 
 /// Why an ``HTTPServer`` could not start or a libmicrohttpd call failed.
 public struct HTTPServerError: Error, CustomStringConvertible, Equatable {

@@ -1,4 +1,4 @@
-import CMicroHTTPD
+internal import CMicroHTTPD
 import Foundation
 
 /// The C callbacks given to libmicrohttpd.

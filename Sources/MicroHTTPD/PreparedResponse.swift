@@ -1,4 +1,4 @@
-import CMicroHTTPD
+internal import CMicroHTTPD
 
 /// A response built once and queued many times, from many threads: the hot path of a server.
 ///

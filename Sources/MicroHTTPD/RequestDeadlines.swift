@@ -1,4 +1,4 @@
-import CMicroHTTPD
+internal import CMicroHTTPD
 import Locking
 import Synchronization
 

@@ -59,17 +59,19 @@ public struct ResourceTable {
         return nil
     }
 
-    /// Stores `resource` under its key, unless the one already there has a higher ``CachedResource/version``.
-    /// Returns the resource left out (the replaced one, or `resource` itself), so the caller can release it
-    /// outside its lock.
+    /// Stores `resource` under its key, replacing the one already there when `replaces` says so (the caller's
+    /// rule, e.g. an older version never replaces a newer one; default: always). Returns the resource left out
+    /// (the replaced one, or `resource` itself), so the caller can release it outside its lock.
     @discardableResult
-    public mutating func insert(_ resource: CachedResource) -> CachedResource? {
+    public mutating func insert(
+        _ resource: CachedResource, replaces: (_ current: CachedResource) -> Bool = { _ in true }
+    ) -> CachedResource? {
         if (count + 1) * 2 > slots.count { grow() }
         return resource.bytes.withKey { key in
             var index = Self.hash(key) & mask
             while let current = slots[index] {
                 if current.bytes.withKey({ Self.equal($0, key) }) {
-                    guard current.version <= resource.version else { return resource }
+                    guard replaces(current) else { return resource }
                     slots[index] = resource
                     return current
                 }

@@ -1,4 +1,4 @@
-import CMicroHTTPD
+internal import CMicroHTTPD
 import Locking
 
 /// What libmicrohttpd's callbacks need, passed to them as an unretained pointer; the ``HTTPServer`` owns it

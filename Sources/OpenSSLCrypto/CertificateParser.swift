@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// Parses certificates and public keys given as PEM, base64 DER or raw DER.
 public enum CertificateParser {

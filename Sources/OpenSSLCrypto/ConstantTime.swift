@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// Comparisons whose time does not depend on the bytes compared, from OpenSSL.
 public enum ConstantTime {

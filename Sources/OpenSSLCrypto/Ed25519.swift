@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// Ed25519 signature verification (pure Ed25519, RFC 8032) with OpenSSL.
 public enum Ed25519 {

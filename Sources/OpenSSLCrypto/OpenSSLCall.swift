@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// Helpers that turn OpenSSL return conventions into typed errors, in one place.
 enum OpenSSLCall {

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// SHA-256 through OpenSSL's EVP interface.
 public enum SHA256Digest {

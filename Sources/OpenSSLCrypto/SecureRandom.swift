@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// Random bytes from OpenSSL's CSPRNG.
 public enum SecureRandom {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import OpenSSLCrypto
+import PinSetAdminAPI
 import PinSetClient
 import PinSetCore
 import PinSetServer

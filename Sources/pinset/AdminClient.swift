@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PinSetAdminAPI
 import PinSetCore
 
 #if canImport(FoundationNetworking)
@@ -38,11 +39,11 @@ struct AdminClient {
         }
         guard let http = response as? HTTPURLResponse else { throw CLIError("\(server) did not answer HTTP") }
         guard (200..<300).contains(http.statusCode) else {
-            let problem = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            let served = problem?["detail"] as? String ?? problem?["title"] as? String ?? "no detail"
+            let problem = try? AdminJSON.decoder.decode(ProblemDetails.self, from: data)
+            let served = problem.map { $0.detail.isEmpty ? $0.title : $0.detail } ?? "no detail"
             // The API tells its callers to send "force": true; a CLI user overrides with the --force flag.
             let detail = served.replacingOccurrences(of: "send \"force\": true", with: "pass --force")
-            let rule = (problem?["rule"] as? String).map { " [rule \($0)]" } ?? ""
+            let rule = problem?.rule.map { " [rule \($0)]" } ?? ""
             throw CLIError("server answered \(http.statusCode): \(detail)\(rule)")
         }
         return data

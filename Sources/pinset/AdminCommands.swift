@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import PinSetAdminAPI
 import PinSetCore
-import PinSetServer  // the write request bodies (SetRequest, PinsRequest, PinInput)
 
 /// Shared rendering and pin-input helpers of the admin subcommands.
 enum AdminOutput {
@@ -32,7 +31,7 @@ enum AdminOutput {
             print(line)
         }
         struct Written: Decodable { var preflight: PreflightReport? }
-        if let preflight = (try? JSONDecoder().decode(Written.self, from: data))?.preflight {
+        if let preflight = (try? AdminJSON.decoder.decode(Written.self, from: data))?.preflight {
             let forced = preflight.forced ? " (forced)" : ""
             print("preflight:         \(preflight.status.rawValue)\(forced): \(preflight.detail)")
         }
@@ -50,9 +49,7 @@ enum AdminOutput {
     }
 
     static func body<T: Encodable>(_ value: T) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(value)
+        try AdminJSON.encoder.encode(value)
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpenSSLCrypto
+import PinSetAdminAPI
 import PinSetServer
 
 /// `pinset seed` (hidden, development and benchmarks only): fills a database with N synthetic hosts.

@@ -1,5 +1,6 @@
 import Foundation
 import OpenSSLCrypto
+import PinSetAdminAPI
 import PinSetCore
 import Testing
 

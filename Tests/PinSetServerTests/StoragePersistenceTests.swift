@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OpenSSLCrypto
+import PinSetAdminAPI
 import PinSetCore
 import Testing
 

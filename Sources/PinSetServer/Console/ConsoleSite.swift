@@ -36,17 +36,11 @@ final class ConsoleSite: Sendable {
         self.assets = assets
     }
 
-    /// Whether `path` is the console's (`/console` or below it).
-    static func owns(_ path: String) -> Bool {
-        path == "/console" || path.hasPrefix("/console/")
-    }
-
-    /// Answers a request whose path ``owns(_:)``: the file, a `304` when `If-None-Match` names its ETag,
-    /// `405` for methods other than `GET`, `404` for names that are not console files.
-    func respond(to request: HTTPRequest, path: String) -> HTTPResponse {
-        guard request.method == .get else { return Problem.methodNotAllowed(["GET"]).response }
+    /// Answers `GET /console` or `GET /console/{asset}` (the route table matched it): the file, a `304` when
+    /// `If-None-Match` names its ETag, `404` for names that are not console files.
+    func respond(to request: HTTPRequest, path: String) throws -> HTTPResponse {
         guard let asset = assets[String(path.dropFirst("/console".count))] else {
-            return Problem.notFound("the console has no file at \(path.prefix(200)); open /console").response
+            throw Problem.notFound("the console has no file at \(path.prefix(200)); open /console")
         }
         return .prepared(asset.response(to: request))
     }

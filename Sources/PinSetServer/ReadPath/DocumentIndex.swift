@@ -50,10 +50,11 @@ final class DocumentIndex: Sendable {
         return count
     }
 
-    /// Adds one resource (start-up load or a write). The one it replaces is returned out of the lock, so it is
+    /// Adds one resource (start-up load or a write), unless the host's resource has a higher version: a
+    /// document never goes back to an older version. The one it replaces is returned out of the lock, so it is
     /// released (with its libmicrohttpd responses) after the lock, not while readers wait.
     func insert(_ resource: CachedResource) {
-        _ = table.withLock { $0.insert(resource) }
+        _ = table.withLock { $0.insert(resource) { $0.version <= resource.version } }
     }
 
     /// The document of the host named by the rest of `request`'s path after `/pins/`. Allocates nothing.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 import PinSetAdminAPI
 
 /// Reports per host and UTC day (issue 15): the counts behind the console's 30-day chart.

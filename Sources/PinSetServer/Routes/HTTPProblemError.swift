@@ -1,3 +1,4 @@
+import PinSetAdminAPI
 import PinSetCore
 
 /// An error that can reach HTTP: it knows its status and its RFC 9457 problem body.
@@ -16,6 +17,10 @@ extension Problem: HTTPProblemError {
 
 extension HostName.Error: HTTPProblemError {
     var problem: Problem { .invalidHost(description) }
+}
+
+extension RequestBodyError: HTTPProblemError {
+    var problem: Problem { .badRequest(detail) }
 }
 
 extension ServiceError: HTTPProblemError {

@@ -37,7 +37,7 @@ extension PinSetRouter {
 
     /// `PUT /admin/hosts/{host}`: the whole new set.
     func putHost(_ context: RouteContext) throws -> HTTPResponse {
-        let body = try SetRequest.decode(json: context.request.body)
+        let body = try SetRequest(json: context.request.body)
         let outcome = try service.replace(
             host: context.host(), request: body, ifMatch: context.request.header("If-Match"),
             tokenName: context.tokenName)
@@ -53,7 +53,7 @@ extension PinSetRouter {
 
     /// `POST /admin/hosts/{host}/pins`: adds pins.
     func addPins(_ context: RouteContext) throws -> HTTPResponse {
-        let body = try PinsRequest.decode(json: context.request.body)
+        let body = try PinsRequest(json: context.request.body)
         let outcome = try service.addPins(
             host: context.host(), request: body, ifMatch: context.request.header("If-Match"),
             tokenName: context.tokenName)

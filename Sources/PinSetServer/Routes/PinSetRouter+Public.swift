@@ -69,7 +69,7 @@ extension PinSetRouter {
     }
 
     /// `GET /console` and `GET /console/{asset}`: the admin console's static files.
-    func serveConsole(_ context: RouteContext) -> HTTPResponse {
-        console.respond(to: context.request, path: context.request.path)
+    func serveConsole(_ context: RouteContext) throws -> HTTPResponse {
+        try console.respond(to: context.request, path: context.request.path)
     }
 }

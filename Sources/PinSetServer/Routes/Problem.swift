@@ -3,11 +3,12 @@ import MicroHTTPD
 import PinSetAdminAPI
 import PinSetCore
 
-/// An RFC 9457 problem detail, the body of every error answer.
+/// An RFC 9457 problem detail, the body of every error answer (``ProblemDetails`` on the wire), with the
+/// headers that go with it.
 ///
 /// `detail` tells the caller what to fix. It never carries secrets or internal error text:
 /// unexpected failures are logged and answered with a generic 500.
-struct Problem: Error, Encodable, Sendable {
+struct Problem: Error, Sendable {
     var slug: String
     var title: String
     var status: Int
@@ -20,17 +21,11 @@ struct Problem: Error, Encodable, Sendable {
     /// Extra response headers, such as `WWW-Authenticate` or `Allow`.
     var headers: [(String, String)] = []
 
-    private enum CodingKeys: String, CodingKey { case type, title, status, detail, rule, preflight, missingRight }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode("urn:pinset:problem:\(slug)", forKey: .type)
-        try container.encode(title, forKey: .title)
-        try container.encode(status, forKey: .status)
-        try container.encode(detail, forKey: .detail)
-        try container.encodeIfPresent(rule, forKey: .rule)
-        try container.encodeIfPresent(preflight, forKey: .preflight)
-        try container.encodeIfPresent(missingRight, forKey: .missingRight)
+    /// The body as the API's problem type.
+    var details: ProblemDetails {
+        ProblemDetails(
+            type: "urn:pinset:problem:\(slug)", title: title, status: status, detail: detail, rule: rule,
+            preflight: preflight, missingRight: missingRight)
     }
 
     var response: HTTPResponse {
@@ -42,7 +37,7 @@ struct Problem: Error, Encodable, Sendable {
         PreparedResponse(status: status, headers: [("Content-Type", "application/problem+json")] + headers, body: body)
     }
 
-    private var body: [UInt8] { (try? AdminJSON.encoder.encode(self)).map { [UInt8]($0) } ?? [] }
+    private var body: [UInt8] { (try? AdminJSON.encoder.encode(details)).map { [UInt8]($0) } ?? [] }
 
     static func badRequest(_ detail: String) -> Problem {
         Problem(slug: "bad-request", title: "Bad request", status: 400, detail: detail)

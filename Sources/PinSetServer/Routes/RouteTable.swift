@@ -25,8 +25,8 @@ enum RouteTable {
         Route(method: "GET", path: "/admin/hosts/{host}/status", .readerOfHost) { try $0.hostStatus($1) },
         Route(method: "GET", path: "/admin/reports", .readerOfQueryHost) { try $0.listReports($1) },
         Route(method: "PUT", path: "/admin/trust", .admin) { try $0.pushTrust($1) },
-        Route(method: "GET", path: "/console", .anyone, counted: false) { $0.serveConsole($1) },
-        Route(method: "GET", path: "/console/{asset}", .anyone, counted: false) { $0.serveConsole($1) },
+        Route(method: "GET", path: "/console", .anyone, counted: false) { try $0.serveConsole($1) },
+        Route(method: "GET", path: "/console/{asset}", .anyone, counted: false) { try $0.serveConsole($1) },
     ]
 
     /// Where every path needs a token, even one that is no route (so nothing there is discoverable without one).

@@ -1,5 +1,6 @@
 import Foundation
 import OpenSSLCrypto
+import PinSetAdminAPI
 import PinSetCore
 
 /// Turns the pins of a write request into protocol pins, deriving hashes from certificates with OpenSSL.

@@ -1,5 +1,6 @@
 import Foundation
-import GRDB
+internal import GRDB
+import PinSetAdminAPI
 import PinSetCore
 
 extension PinSetService {

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 import PinSetAdminAPI
 import PinSetCore
 
@@ -72,15 +72,14 @@ extension PinSetService {
                 addresses: HostProber(configuration: configuration.probes).probe(command.host), force: command.force,
                 checks: mode != .off) : nil
         let pins = try PinResolver.resolve(probe?.capturing(command.inputs) ?? command.inputs)
-        if case .add = command.change, pins.isEmpty {
+        if case WriteCommand.Change.add = command.change, pins.isEmpty {
             throw ServiceError(.badRequest, "\"pins\" is empty: give at least one pin to add")
         }
-        let plan = { (current: HostState?) throws(ServiceError) -> PlannedSet in
+        func plan(_ current: HostState?) throws(ServiceError) -> PlannedSet {
             try self.plan(command, pins: pins, current: current)
         }
-        let checked = try probe.flatMap { probe throws(ServiceError) in
-            try preflightCheck(probe, command: command, plan: plan)
-        }
+        var checked: CheckedPlan?
+        if let probe { checked = try preflightCheck(probe, command: command, plan: plan) }
         return try store.serializedWrite { db in
             var outcome: WriteOutcome?
             try db.inTransaction {

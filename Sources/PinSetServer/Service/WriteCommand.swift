@@ -1,3 +1,4 @@
+import PinSetAdminAPI
 import PinSetCore
 
 /// One admin write as it moves through ``PinSetService/execute(_:)``: the host normalised once, what the write

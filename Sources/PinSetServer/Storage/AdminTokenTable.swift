@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 import PinSetAdminAPI
 
 /// SQL for admin tokens. Only SHA-256 hashes of tokens are ever stored.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 import Logging
 
 /// The pinset database: one SQLite file in WAL mode behind a GRDB `DatabasePool`.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// SQL for the public keys the server signs or has signed with.
 enum SigningKeyTable {

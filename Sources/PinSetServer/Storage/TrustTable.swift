@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// SQL for the trust documents pushed with `PUT /admin/trust` (PROTOCOL §6.3). Rows are never changed.
 enum TrustTable {

@@ -38,9 +38,9 @@ public struct SetRequest: Codable, Sendable, Hashable {
         force = try container.decodeIfPresent(Bool.self, forKey: .force) ?? false
     }
 
-    /// Decodes a JSON body; a 400 ``ServiceError`` whose detail names the offending member otherwise.
-    public static func decode(json: [UInt8]) throws(ServiceError) -> SetRequest {
-        try StrictKeys.decode(SetRequest.self, from: json)
+    /// Decodes a JSON body; a ``RequestBodyError`` (400) whose detail names the offending member otherwise.
+    public init(json: [UInt8]) throws(RequestBodyError) {
+        self = try StrictKeys.decode(SetRequest.self, from: json)
     }
 }
 
@@ -66,8 +66,8 @@ public struct PinsRequest: Codable, Sendable, Hashable {
         force = try container.decodeIfPresent(Bool.self, forKey: .force) ?? false
     }
 
-    /// Decodes a JSON body; a 400 ``ServiceError`` whose detail names the offending member otherwise.
-    public static func decode(json: [UInt8]) throws(ServiceError) -> PinsRequest {
-        try StrictKeys.decode(PinsRequest.self, from: json)
+    /// Decodes a JSON body; a ``RequestBodyError`` (400) whose detail names the offending member otherwise.
+    public init(json: [UInt8]) throws(RequestBodyError) {
+        self = try StrictKeys.decode(PinsRequest.self, from: json)
     }
 }

@@ -1,5 +1,17 @@
 import Foundation
 
+/// A request body the admin API refuses (`400`): not JSON, a member missing or of the wrong type, or an unknown
+/// member. ``detail`` says where and why.
+public struct RequestBodyError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What to fix, naming the member.
+    public let detail: String
+
+    /// Creates an error.
+    public init(_ detail: String) { self.detail = detail }
+
+    public var description: String { detail }
+}
+
 /// Decoding helpers for request bodies: refuse unknown members and turn decoding errors into readable 400s.
 enum StrictKeys {
     private struct AnyKey: CodingKey {
@@ -22,14 +34,15 @@ enum StrictKeys {
         }
     }
 
-    /// Decodes `type` from JSON bytes, mapping every failure to a 400 that says where and why.
-    static func decode<T: Decodable>(_ type: T.Type, from json: [UInt8]) throws(ServiceError) -> T {
+    /// Decodes `type` from JSON bytes with ``AdminJSON/decoder``, mapping every failure to a
+    /// ``RequestBodyError`` that says where and why.
+    static func decode<T: Decodable>(_ type: T.Type, from json: [UInt8]) throws(RequestBodyError) -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: Data(json))
+            return try AdminJSON.decoder.decode(T.self, from: Data(json))
         } catch let error as DecodingError {
-            throw ServiceError(.badRequest, describe(error))
+            throw RequestBodyError(describe(error))
         } catch {
-            throw ServiceError(.badRequest, "the request body is not valid JSON")
+            throw RequestBodyError("the request body is not valid JSON")
         }
     }
 
