@@ -7,6 +7,7 @@ import PackageDescription
 //   thin Swift wrappers     MicroHTTPD, OpenSSLCrypto   (no C type leaves them)
 //   wire format             PinSetCore                  (Foundation only; shared by server and client)
 //   admin API types         PinSetAdminAPI              (the admin answers and their JSON coders; server and CLI)
+//   TLS probes              PinSetProbe                 (live hosts' chains via OpenSSLCrypto; server and CLI)
 //   server domain           PinSetServer                (storage, signing, routes)
 //   verification rules      PinSetRules                 (PROTOCOL §5/§6 checks, crypto injected; client and CLI)
 //   client                  PinSetClient, PinSetNIO     (no libmicrohttpd, no OpenSSL)
@@ -55,11 +56,14 @@ let package = Package(
         // MARK: Admin API types, shared by the server and the CLI
         .target(name: "PinSetAdminAPI", dependencies: ["PinSetCore"]),
 
+        // MARK: TLS probes of live hosts: the pre-flight check and the monitor (server), `pinset check` (CLI)
+        .target(name: "PinSetProbe", dependencies: ["OpenSSLCrypto", "PinSetAdminAPI", "PinSetCore", "Locking"]),
+
         // MARK: Server domain
         .target(
             name: "PinSetServer",
             dependencies: [
-                "MicroHTTPD", "OpenSSLCrypto", "PinSetCore", "PinSetAdminAPI", "Locking",
+                "MicroHTTPD", "OpenSSLCrypto", "PinSetCore", "PinSetAdminAPI", "PinSetProbe", "Locking",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -97,7 +101,9 @@ let package = Package(
             dependencies: [
                 // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13). No swift-crypto:
                 // documents are checked by PinSetRules over OpenSSL (issue 22 item 4).
-                "PinSetServer", "PinSetAdminAPI", "PinSetRules", "PinSetCore", "OpenSSLCrypto", "Locking", "MicroHTTPD",
+                "PinSetServer", "PinSetAdminAPI", "PinSetProbe", "PinSetRules", "PinSetCore", "OpenSSLCrypto",
+                "Locking",
+                "MicroHTTPD",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -145,8 +151,8 @@ let package = Package(
         .testTarget(
             name: "PinSetServerTests",
             dependencies: [
-                "PinSetServer", "PinSetAdminAPI", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking", "TestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "PinSetServer", "PinSetAdminAPI", "PinSetProbe", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking",
+                "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "PinSetClientTests",

@@ -3,8 +3,8 @@ import Foundation
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import PinSetProbe
 import PinSetRules
-import PinSetServer
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

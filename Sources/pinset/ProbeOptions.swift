@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PinSetServer
+import PinSetProbe
 
 /// `pinset serve`'s options for the pre-flight check and the host monitor (issue 14).
 struct ProbeOptions: ParsableArguments {

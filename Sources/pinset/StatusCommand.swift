@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import PinSetAdminAPI
 import PinSetCore
-import PinSetServer
 
 /// `pinset status [HOST]`: the monitor's view of one host or of every host.
 struct StatusCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import PinSetProbe
 import Testing
 
 @testable import PinSetServer

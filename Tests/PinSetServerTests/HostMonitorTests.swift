@@ -2,6 +2,7 @@ import Foundation
 import Locking
 import MicroHTTPD
 import PinSetCore
+import PinSetProbe
 import Testing
 
 @testable import PinSetServer

@@ -1,6 +1,7 @@
 import Foundation
 import PinSetAdminAPI
 import PinSetCore
+import PinSetProbe
 import Testing
 
 @testable import PinSetServer

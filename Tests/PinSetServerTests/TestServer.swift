@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTPD
 import PinSetCore
+import PinSetProbe
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import PinSetAdminAPI
 import PinSetCore
+import PinSetProbe
 
 extension HostStatus {
     /// The status of `host` given its pins and a fresh probe: pure, so it is tested without sockets.

@@ -1,6 +1,7 @@
 import Foundation
 import PinSetAdminAPI
 import PinSetCore
+import PinSetProbe
 
 /// A write's plan as the pre-flight check passed it.
 struct CheckedPlan: Sendable {

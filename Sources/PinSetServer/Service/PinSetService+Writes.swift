@@ -2,6 +2,7 @@ import Foundation
 internal import GRDB
 import PinSetAdminAPI
 import PinSetCore
+import PinSetProbe
 
 extension PinSetService {
     /// What a write wants the new set to be.

@@ -1,4 +1,5 @@
 import Foundation
+import PinSetProbe
 
 /// How the pin set service signs and publishes documents. Every field has a default.
 public struct ServiceConfiguration: Sendable {

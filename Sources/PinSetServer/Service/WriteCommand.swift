@@ -1,5 +1,6 @@
 import PinSetAdminAPI
 import PinSetCore
+import PinSetProbe
 
 /// One admin write as it moves through ``PinSetService/execute(_:)``: the host normalised once, what the write
 /// changes, and its conditions. Built by the public write methods (``PinSetService/replace(host:request:ifMatch:tokenName:)``

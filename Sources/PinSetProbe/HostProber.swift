@@ -11,7 +11,7 @@ public struct HostProber: Sendable {
     public let configuration: ProbeConfiguration
 
     /// At most this many handshakes of writes' pre-flight probes run at once, across the process.
-    static let concurrency = 8
+    public static let concurrency = 8
     private static let sharedSlots = DispatchSemaphore(value: concurrency)
     /// The handshakes this prober may run at once: the pre-flight's shared pool, or the monitor's own, so that
     /// a monitor pass never delays a write's probe.
@@ -24,7 +24,7 @@ public struct HostProber: Sendable {
     }
 
     /// Creates a prober with a pool of its own, `handshakes` wide (the monitor's).
-    init(configuration: ProbeConfiguration, handshakes: Int) {
+    public init(configuration: ProbeConfiguration, handshakes: Int) {
         self.configuration = configuration
         slots = DispatchSemaphore(value: max(1, handshakes))
     }
