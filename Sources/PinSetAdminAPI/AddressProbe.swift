@@ -32,7 +32,7 @@ public struct AddressProbe: Codable, Sendable, Hashable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         address = try c.decode(String.self, forKey: .address)
         served = try c.decodeIfPresent([ServedCertificate].self, forKey: .served) ?? []
-        leafNotAfter = try c.decodeIfPresent(String.self, forKey: .leafNotAfter).flatMap(RFC3339.parse)
+        leafNotAfter = try c.decodeIfPresent(Date.self, forKey: .leafNotAfter)
         error = try c.decodeIfPresent(String.self, forKey: .error)
         matches = try c.decodeIfPresent(Bool.self, forKey: .matches)
     }
@@ -41,7 +41,7 @@ public struct AddressProbe: Codable, Sendable, Hashable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(address, forKey: .address)
         try c.encode(served, forKey: .served)
-        try c.encodeIfPresent(leafNotAfter.map(RFC3339.format), forKey: .leafNotAfter)
+        try c.encodeIfPresent(leafNotAfter, forKey: .leafNotAfter)
         try c.encodeIfPresent(error, forKey: .error)
         try c.encodeIfPresent(matches, forKey: .matches)
     }

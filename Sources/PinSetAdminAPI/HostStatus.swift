@@ -52,9 +52,9 @@ public struct HostStatus: Codable, Sendable, Hashable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         host = try c.decode(String.self, forKey: .host)
         state = try c.decode(MonitorState.self, forKey: .state)
-        checkedAt = try c.decodeIfPresent(String.self, forKey: .checkedAt).flatMap(RFC3339.parse)
+        checkedAt = try c.decodeIfPresent(Date.self, forKey: .checkedAt)
         pinsMatch = try c.decodeIfPresent(Bool.self, forKey: .pinsMatch)
-        leafNotAfter = try c.decodeIfPresent(String.self, forKey: .leafNotAfter).flatMap(RFC3339.parse)
+        leafNotAfter = try c.decodeIfPresent(Date.self, forKey: .leafNotAfter)
         warnings = try c.decodeIfPresent([Warning].self, forKey: .warnings) ?? []
         addresses = try c.decodeIfPresent([AddressProbe].self, forKey: .addresses) ?? []
     }
@@ -63,9 +63,9 @@ public struct HostStatus: Codable, Sendable, Hashable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(host, forKey: .host)
         try c.encode(state, forKey: .state)
-        try c.encodeIfPresent(checkedAt.map(RFC3339.format), forKey: .checkedAt)
+        try c.encodeIfPresent(checkedAt, forKey: .checkedAt)
         try c.encodeIfPresent(pinsMatch, forKey: .pinsMatch)
-        try c.encodeIfPresent(leafNotAfter.map(RFC3339.format), forKey: .leafNotAfter)
+        try c.encodeIfPresent(leafNotAfter, forKey: .leafNotAfter)
         try c.encode(warnings, forKey: .warnings)
         try c.encode(addresses, forKey: .addresses)
     }

@@ -60,7 +60,7 @@ struct ServerOptions: ParsableArguments {
     var json = false
 
     func client() throws -> AdminClient {
-        let base = Environment.string(server, "PINSET_SERVER", default: "http://127.0.0.1:8080")
+        let base = Environment.server(server)
         guard let url = URL(string: base), url.scheme == "http" || url.scheme == "https" else {
             throw CLIError("--server \"\(base)\" is not an http(s) URL")
         }
@@ -72,7 +72,7 @@ struct ServerOptions: ParsableArguments {
             token = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init)?
                 .trimmingCharacters(in: .whitespaces)
             if token?.isEmpty ?? true { throw CLIError("the token file \(tokenFile) is empty") }
-        } else if let env = ProcessInfo.processInfo.environment["PINSET_TOKEN"], !env.isEmpty {
+        } else if let env = Environment.token {
             token = env
         }
         return AdminClient(server: url, token: token)

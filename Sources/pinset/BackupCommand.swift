@@ -30,7 +30,7 @@ struct BackupCommand: ParsableCommand {
             print("backup ok: \(try BackupCheck.run(path: check))")
             return
         }
-        let source = Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite")
+        let source = Environment.databasePath(db)
         let report = try DatabaseBackup.run(from: source, to: out ?? "")
         print("backup written and checked: \(report)")
     }

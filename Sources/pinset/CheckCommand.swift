@@ -87,7 +87,7 @@ struct CheckCommand: AsyncParsableCommand {
 
     /// The set published for `name` at `--server`: verified with `--trust-key` when given, else decoded.
     private func publishedSet(_ name: String) async throws -> PinSet {
-        let base = Environment.string(server, "PINSET_SERVER", default: "http://127.0.0.1:8080").trimmingSuffix("/")
+        let base = Environment.server(server).trimmingSuffix("/")
         let path = "/pins/" + name.pathSegment
         let data = try await MirrorFetch.get(base: base, path: path)
         if !trustKey.isEmpty {

@@ -166,7 +166,7 @@ struct FetchCommand: AsyncParsableCommand {
     @OptionGroup var trust: TrustOptions
 
     func run() async throws {
-        let base = Environment.string(server, "PINSET_SERVER", default: "http://127.0.0.1:8080").trimmingSuffix("/")
+        let base = Environment.server(server).trimmingSuffix("/")
         let data = try await MirrorFetch.get(base: base, path: "/pins/" + host.pathSegment)
         // With root keys, walk /trust/1 … /trust from the same server or mirror, as a client does.
         let chain = trust.rootPub.isEmpty ? [] : try await MirrorFetch.chain(base: base)

@@ -1,14 +1,42 @@
 import Foundation
+import PinSetServer
 
-/// Reads `PINSET_*` environment fallbacks for flags that were not given.
+/// Reads `PINSET_*` environment fallbacks for flags that were not given: the one place the CLI reads the
+/// environment, and the one place it names the settings every command shares, with the library's defaults.
 enum Environment {
-    static func string(_ flag: String?, _ name: String, default value: String) -> String {
-        flag ?? ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 } ?? value
+    /// The value of `name`, `nil` when unset or empty.
+    static func value(_ name: String) -> String? {
+        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
     }
+
+    static func string(_ flag: String?, _ name: String, default value: String) -> String {
+        flag ?? self.value(name) ?? value
+    }
+
+    /// `--db`, else `PINSET_DB`, else the server's default database.
+    static func databasePath(_ flag: String?) -> String {
+        string(flag, "PINSET_DB", default: PinSetServerConfiguration().databasePath)
+    }
+
+    /// `--key`, else `PINSET_KEY`, else the server's default key file.
+    static func keyPath(_ flag: String?) -> String {
+        string(flag, "PINSET_KEY", default: PinSetServerConfiguration().keyPath)
+    }
+
+    /// The port `pinset serve` listens on by default, and `pinset health` asks (`PINSET_PORT`, else 8080).
+    static func port(_ flag: Int?) throws -> Int { try int(flag, "PINSET_PORT", default: 8080) }
+
+    /// `--server`, else `PINSET_SERVER`, else the local server on the default port.
+    static func server(_ flag: String?) -> String {
+        string(flag, "PINSET_SERVER", default: "http://127.0.0.1:8080")
+    }
+
+    /// The admin token from `PINSET_TOKEN`.
+    static var token: String? { value("PINSET_TOKEN") }
 
     static func int(_ flag: Int?, _ name: String, default value: Int) throws -> Int {
         if let flag { return flag }
-        guard let text = ProcessInfo.processInfo.environment[name], !text.isEmpty else { return value }
+        guard let text = self.value(name) else { return value }
         guard let number = Int(text) else { throw CLIError("\(name)=\(text) is not a whole number") }
         return number
     }

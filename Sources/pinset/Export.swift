@@ -28,7 +28,7 @@ struct ExportCommand: ParsableCommand {
     var pollInterval: Double = 0.3
 
     func run() throws {
-        let path = Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite")
+        let path = Environment.databasePath(db)
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database at \(path)") }
         if watch {
             guard pollInterval > 0, pollInterval <= 1.5 else {

@@ -21,7 +21,7 @@ struct HealthCommand: AsyncParsableCommand {
     var timeout: Double = 3
 
     func run() async throws {
-        let port = ProcessInfo.processInfo.environment["PINSET_PORT"].flatMap(Int.init) ?? 8080
+        let port = (try? Environment.port(nil)) ?? 8080
         let base = server ?? "http://127.0.0.1:\(port)"
         guard timeout > 0, timeout <= 300 else { throw CLIError("timeout must be between 0 and 300 seconds") }
         guard let url = URL(string: base.hasSuffix("/") ? base + "healthz" : base + "/healthz"),

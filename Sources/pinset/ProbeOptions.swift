@@ -64,7 +64,7 @@ struct ProbeOptions: ParsableArguments {
         configuration.monitorConcurrency = concurrency
         configuration.expiryWarning = try Environment.duration(
             Environment.string(expiryWarning, "PINSET_EXPIRY_WARNING", default: "21d"), name: "expiry-warning")
-        if let text = alertWebhook ?? ProcessInfo.processInfo.environment["PINSET_ALERT_WEBHOOK"], !text.isEmpty {
+        if let text = alertWebhook ?? Environment.value("PINSET_ALERT_WEBHOOK"), !text.isEmpty {
             guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
                 throw CLIError("--alert-webhook \"\(text)\" is not an http(s) URL")
             }
@@ -76,7 +76,7 @@ struct ProbeOptions: ParsableArguments {
     /// Parses `--connect-to` values, falling back to PINSET_CONNECT_TO (space- or comma-separated).
     static func rules(_ flags: [String]) throws -> [ConnectToRule] {
         var texts = flags
-        if texts.isEmpty, let env = ProcessInfo.processInfo.environment["PINSET_CONNECT_TO"] {
+        if texts.isEmpty, let env = Environment.value("PINSET_CONNECT_TO") {
             texts = env.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
         }
         return try texts.map { text in

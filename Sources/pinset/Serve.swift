@@ -79,7 +79,7 @@ struct Serve: AsyncParsableCommand {
 
         // Catch SIGTERM and SIGINT before anything announces the server: a signal sent as soon as the banner is
         // read must stop it gracefully, never be lost.
-        let termination = TerminationSignal()
+        let termination = StopSignal()
         let app: PinSetServerApp
         do {
             app = try PinSetServerApp(configuration: configuration, logger: logger)
@@ -112,7 +112,7 @@ struct Serve: AsyncParsableCommand {
     private func makeConfiguration() throws -> PinSetServerConfiguration {
         var http = HTTPServerConfiguration()
         http.bindAddress = Environment.string(bind, "PINSET_BIND", default: "127.0.0.1")
-        let port = try Environment.int(self.port, "PINSET_PORT", default: 8080)
+        let port = try Environment.port(self.port)
         guard (0...65_535).contains(port) else { throw CLIError("port \(port) is not between 0 and 65535") }
         http.port = UInt16(port)
         http.threads = try Environment.int(threads, "PINSET_THREADS", default: 2)
@@ -137,7 +137,7 @@ struct Serve: AsyncParsableCommand {
                 "refresh \(refreshText) must be under half the lifetime \(lifetimeText), so clients always hold a document that has not expired: lower --refresh (env PINSET_REFRESH, default 1h) or raise --lifetime (env PINSET_LIFETIME, default 14d)"
             )
         }
-        service.defaultReportURI = reportUri ?? ProcessInfo.processInfo.environment["PINSET_REPORT_URI"]
+        service.defaultReportURI = reportUri ?? Environment.value("PINSET_REPORT_URI")
         let rootFiles =
             rootPub.isEmpty
             ? Environment.string(nil, "PINSET_ROOT_PUB", default: "").split(separator: ",").map {
@@ -152,57 +152,10 @@ struct Serve: AsyncParsableCommand {
         }
         service.probes = try probes.configuration()
         return PinSetServerConfiguration(
-            databasePath: Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite"),
-            keyPath: Environment.string(key, "PINSET_KEY", default: "./data/signing-key.pem"),
+            databasePath: Environment.databasePath(db),
+            keyPath: Environment.keyPath(key),
             createKeyIfMissing: dev, http: http, service: service, rootKeys: rootKeys, rootThreshold: threshold)
     }
 
     /// Suspends until SIGTERM or SIGINT arrives.
-}
-
-/// SIGTERM or SIGINT, caught from the moment it is made: ``wait()`` returns at once if one already came.
-private final class TerminationSignal: Sendable {
-    private struct State {
-        var fired = false
-        var waiter: CheckedContinuation<Void, Never>?
-    }
-
-    private let state = Locked(State())
-
-    init() {
-        let queue = DispatchQueue(label: "pinset.signals")
-        for signalNumber in [SIGTERM, SIGINT] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler { [weak self] in self?.fire() }
-            source.resume()
-            SignalSources.keep(source)
-        }
-    }
-
-    private func fire() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.fired = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns once SIGTERM or SIGINT arrived (at once if one already did).
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let fired = state.withLock { state -> Bool in
-                if !state.fired { state.waiter = continuation }
-                return state.fired
-            }
-            if fired { continuation.resume() }
-        }
-    }
-}
-
-/// Keeps signal sources alive for the life of the process.
-private enum SignalSources {
-    nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
-    static func keep(_ source: any DispatchSourceSignal) { sources.append(source) }
 }

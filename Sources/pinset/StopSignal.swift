@@ -5,9 +5,16 @@ import Locking
     import Glibc
 #endif
 
-/// Turns SIGTERM and SIGINT into a flag a polling loop checks, so it stops between two steps, cleanly.
+/// SIGTERM and SIGINT, caught from the moment this is made, for the process's one way to stop cleanly: a polling
+/// loop checks ``isStopped`` (or ``sleep(_:)``) between two steps; `pinset serve` awaits ``wait()``, which returns
+/// at once if a signal already came.
 final class StopSignal: Sendable {
-    private let stopped = Locked(false)
+    private struct State {
+        var fired = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Locked(State())
     private let sources: Locked<[any DispatchSourceSignal]> = Locked([])
 
     /// Installs the handlers; they live as long as this object.
@@ -16,14 +23,23 @@ final class StopSignal: Sendable {
         for signalNumber in [SIGTERM, SIGINT] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler { [stopped] in stopped.withLock { $0 = true } }
+            source.setEventHandler { [weak self] in self?.fire() }
             source.resume()
             sources.withLock { $0.append(source) }
         }
     }
 
+    private func fire() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.fired = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
     /// Whether a signal arrived.
-    var isStopped: Bool { stopped.withLock { $0 } }
+    var isStopped: Bool { state.withLock { $0.fired } }
 
     /// Sleeps up to `seconds`, waking early when a signal arrives; returns whether one did.
     func sleep(_ seconds: Double) -> Bool {
@@ -34,5 +50,16 @@ final class StopSignal: Sendable {
             left -= step
         }
         return isStopped
+    }
+
+    /// Returns once SIGTERM or SIGINT arrived (at once if one already did).
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let fired = state.withLock { state -> Bool in
+                if !state.fired { state.waiter = continuation }
+                return state.fired
+            }
+            if fired { continuation.resume() }
+        }
     }
 }

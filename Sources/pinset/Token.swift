@@ -15,7 +15,7 @@ struct Token: ParsableCommand {
 
         func open() throws -> AdminTokens {
             try AdminTokens(
-                store: PinDatabase(path: Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite")))
+                store: PinDatabase(path: Environment.databasePath(db)))
         }
     }
 

@@ -169,4 +169,23 @@ import Testing
             #expect(detail.encodedJSON() == [UInt8](try encoder.encode(detail)))
         }
     }
+
+    /// A write's answer is its outcome's Codable form: the writer's bytes without a report, and with one the
+    /// detail's members plus `preflight` (issue 21 item 3: no byte splicing).
+    @Test func writeOutcomeEncodesAsItsDetailWithThePreflightReport() throws {
+        let f = try ServiceFixture()
+        var outcome = try f.service.replace(
+            host: "api.example.com", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
+        #expect(try outcome.encodedJSON() == [UInt8](try AdminJSON.encoder.encode(outcome)))
+        #expect(try outcome.encodedJSON() == outcome.detail.encodedJSON())
+        outcome.preflight = PreflightReport(
+            status: .match, detail: "ok", addresses: [AddressProbe(address: "192.0.2.1:443", leafNotAfter: Date())])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(try outcome.encodedJSON())) as? [String: Any])
+        #expect(object["host"] as? String == "api.example.com" && object["version"] as? Int == 1)
+        let preflight = try #require(object["preflight"] as? [String: Any])
+        #expect(preflight["status"] as? String == "match")
+        let address = try #require((preflight["addresses"] as? [[String: Any]])?.first)
+        #expect((address["leafNotAfter"] as? String).flatMap(RFC3339.parse) != nil)
+    }
 }

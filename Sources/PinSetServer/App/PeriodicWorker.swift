@@ -1,29 +1,34 @@
 import Foundation
 import Locking
 
-/// Runs blocking work (SQLite, signing, network probes) every `interval` seconds on a thread of its own:
-/// never on Swift's cooperative thread pool, where a blocking call would starve every task, and never on the
-/// HTTP threads. The first run starts at once. ``stop()`` wakes the thread, waits for a run in progress to end,
-/// and returns; the worker never runs again.
+/// Runs blocking work (SQLite, signing, network probes) again and again on a thread of its own: never on Swift's
+/// cooperative thread pool, where a blocking call would starve every task, and never on the HTTP threads. The
+/// first run starts at once. ``stop(waitingAtMost:)`` wakes the thread, waits for a run in progress to end, and
+/// returns; the worker never runs again. The re-signer and the host monitor both run on one.
 final class PeriodicWorker: Sendable {
-    private let state = Locked(State())
+    private let stopped = Locked(false)
     private let wake = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
 
-    private struct State {
-        var stopped = false
-    }
-
-    /// Starts the thread.
+    /// Starts the thread: `work`, then a pause of `interval` seconds, and again.
     /// - Parameters:
     ///   - name: the thread's name, for debuggers and `top -H`.
     ///   - interval: seconds between the end of one run and the start of the next.
     ///   - work: the blocking work; it must not throw (log inside it).
-    init(name: String, interval: TimeInterval, work: @escaping @Sendable () -> Void) {
-        let thread = Thread { [state, wake, done] in
-            while !state.withLock({ $0.stopped }) {
-                work()
-                _ = wake.wait(timeout: .now() + max(0.001, interval))
+    convenience init(name: String, interval: TimeInterval, work: @escaping @Sendable () -> Void) {
+        self.init(name: name) { _ in
+            work()
+            return interval
+        }
+    }
+
+    /// Starts the thread: `work` returns how many seconds to pause before its next run, and may itself pause
+    /// with ``pause(_:)`` (which ends early when the worker stops).
+    init(name: String, work: @escaping @Sendable (PeriodicWorker) -> TimeInterval) {
+        let thread = Thread { [self] in
+            while !isStopped {
+                let delay = work(self)
+                guard pause(delay) else { break }
             }
             done.signal()
         }
@@ -31,14 +36,33 @@ final class PeriodicWorker: Sendable {
         thread.start()
     }
 
-    /// Stops the worker: wakes a sleeping thread and waits for a run in progress. Idempotent.
-    func stop() {
-        let first = state.withLock { state -> Bool in
-            defer { state.stopped = true }
-            return !state.stopped
+    /// Whether ``stop(waitingAtMost:)`` was called.
+    var isStopped: Bool { stopped.withLock { $0 } }
+
+    /// Sleeps `seconds`, or less when the worker stops. Returns `false` when stopped.
+    func pause(_ seconds: TimeInterval) -> Bool {
+        guard !isStopped else { return false }
+        _ = wake.wait(timeout: .now() + max(0.001, seconds))
+        guard !isStopped else {
+            wake.signal()  // every later pause returns at once too
+            return false
+        }
+        return true
+    }
+
+    /// Stops the worker: wakes a sleeping thread and waits for a run in progress, at most `seconds` when given.
+    /// Idempotent.
+    func stop(waitingAtMost seconds: TimeInterval? = nil) {
+        let first = stopped.withLock { stopped -> Bool in
+            defer { stopped = true }
+            return !stopped
         }
         guard first else { return }
         wake.signal()
-        done.wait()
+        if let seconds {
+            _ = done.wait(timeout: .now() + seconds)
+        } else {
+            done.wait()
+        }
     }
 }

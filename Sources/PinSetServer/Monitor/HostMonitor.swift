@@ -30,9 +30,8 @@ final class HostMonitor: Sendable {
     private let clock: @Sendable () -> Date
     private let logger: Logger
     private let onPass: @Sendable (Pass) -> Void
-    private let stopped = Locked(false)
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    /// The thread of the loop, from ``start()`` on.
+    private let worker = Locked<PeriodicWorker?>(nil)
     /// Free places for hosts being probed (``ProbeConfiguration/monitorConcurrency``).
     private let places: DispatchSemaphore
     private let workers = DispatchQueue(label: "pinset.monitor.probe", attributes: .concurrent)
@@ -57,76 +56,60 @@ final class HostMonitor: Sendable {
     /// The last full pass, `nil` before the first ends.
     var lastPass: Pass? { lastPassValue.withLock { $0 } }
 
-    /// Starts the loop on a new thread.
+    /// Starts the loop on a thread of its own (a ``PeriodicWorker``).
     func start() {
-        let thread = Thread { [self] in
-            run()
-            finished.signal()
+        worker.withLock { worker in
+            guard worker == nil else { return }
+            worker = PeriodicWorker(name: "pinset.monitor") { [self] worker in run(worker) }
         }
-        thread.name = "pinset.monitor"
-        thread.start()
     }
 
     /// Stops the loop, waiting for probes in flight to end (at most the probe timeout and two seconds) and for
     /// queued alerts (at most a second).
     func stop() {
-        stopped.withLock { $0 = true }
-        wake.signal()
-        _ = finished.wait(timeout: .now() + prober.configuration.timeout + 2)
+        worker.withLock { $0 }?.stop(waitingAtMost: prober.configuration.timeout + 2)
         webhook?.drain(seconds: 1)
     }
 
-    private var isStopped: Bool { stopped.withLock { $0 } }
-
-    /// Sleeps `seconds`, or less when stopped. Returns `false` when stopped.
-    private func pause(_ seconds: TimeInterval) -> Bool {
-        _ = wake.wait(timeout: .now() + max(0.001, seconds))
-        return !isStopped
-    }
-
-    /// One pass per interval, in name order. The names are listed once per pass (a host added meanwhile is
-    /// probed in the next pass) and each host's pins are read just before its probe.
-    private func run() {
-        while !isStopped {
-            let names: [String]
-            do {
-                names = try store.read { db in try HostProbeTable.watchedNames(db) }
-            } catch {
-                logger.error("monitor cannot list hosts", metadata: ["error": "\(error)"])
-                names = []
-            }
-            guard !names.isEmpty else {
-                guard pause(min(interval, 5)) else { return }
-                continue
-            }
-            let start = Date()
-            guard pass(names, start: start) else { return }
-            let seconds = Date().timeIntervalSince(start)
-            let summary = Pass(hosts: names.count, seconds: seconds, finishedAt: clock())
-            lastPassValue.withLock { $0 = summary }
-            onPass(summary)
-            if seconds > interval {
-                logger.warning(
-                    "monitor pass took longer than its interval: raise --monitor-interval or --monitor-concurrency",
-                    metadata: ["hosts": "\(names.count)", "seconds": "\(Int(seconds))", "interval": "\(Int(interval))"])
-            }
-            guard pause(interval - Date().timeIntervalSince(start)) else { return }
+    /// One pass, in name order; returns the pause before the next (the rest of the interval). The names are
+    /// listed once per pass (a host added meanwhile is probed in the next pass) and each host's pins are read just
+    /// before its probe.
+    private func run(_ worker: PeriodicWorker) -> TimeInterval {
+        let names: [String]
+        do {
+            names = try store.read { db in try HostProbeTable.watchedNames(db) }
+        } catch {
+            logger.error("monitor cannot list hosts", metadata: ["error": "\(error)"])
+            names = []
         }
+        guard !names.isEmpty else { return min(interval, 5) }
+        let start = Date()
+        guard pass(names, start: start, worker) else { return 0 }
+        let seconds = Date().timeIntervalSince(start)
+        let summary = Pass(hosts: names.count, seconds: seconds, finishedAt: clock())
+        lastPassValue.withLock { $0 = summary }
+        onPass(summary)
+        if seconds > interval {
+            logger.warning(
+                "monitor pass took longer than its interval: raise --monitor-interval or --monitor-concurrency",
+                metadata: ["hosts": "\(names.count)", "seconds": "\(Int(seconds))", "interval": "\(Int(interval))"])
+        }
+        return interval - Date().timeIntervalSince(start)
     }
 
     /// Probes `names`, host `i` starting no earlier than `start + i × 0.9 × interval / count`, at most
     /// `monitorConcurrency` at once; returns when every probe has ended, `false` when stopped.
-    private func pass(_ names: [String], start: Date) -> Bool {
+    private func pass(_ names: [String], start: Date, _ worker: PeriodicWorker) -> Bool {
         let spread = interval * 0.9 / Double(names.count)
         let group = DispatchGroup()
         defer { _ = group.wait(timeout: .now() + prober.configuration.timeout + 1) }
         for (index, name) in names.enumerated() {
             let due = Double(index) * spread - Date().timeIntervalSince(start)
-            if due > 0 { guard pause(due) else { return false } }
+            if due > 0 { guard worker.pause(due) else { return false } }
             while places.wait(timeout: .now() + 0.25) == .timedOut {
-                guard !isStopped else { return false }
+                guard !worker.isStopped else { return false }
             }
-            guard !isStopped else {
+            guard !worker.isStopped else {
                 places.signal()
                 return false
             }
@@ -145,7 +128,7 @@ final class HostMonitor: Sendable {
         }
         // Bounded: each probe ends within its resolution deadline and the handshake timeout.
         _ = group.wait(timeout: .now() + 2 * prober.configuration.timeout + 30)
-        return !isStopped
+        return !worker.isStopped
     }
 
     /// Probes one host, stores the result and alerts on a change of state.

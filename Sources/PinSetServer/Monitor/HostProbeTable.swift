@@ -94,7 +94,7 @@ enum HostProbeTable {
         guard monitored, let at = row["at"] as Int64?, let state = MonitorState(rawValue: row["state"] ?? "") else {
             return HostStatus(host: name, state: .unknown)
         }
-        let decoder = JSONDecoder()
+        let decoder = AdminJSON.decoder
         let warnings =
             (try? decoder.decode([HostStatus.Warning].self, from: Data((row["warnings"] as String).utf8))) ?? []
         let addresses = (try? decoder.decode([AddressProbe].self, from: Data((row["addresses"] as String).utf8))) ?? []

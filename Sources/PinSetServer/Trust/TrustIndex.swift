@@ -1,6 +1,5 @@
 import Locking
 import MicroHTTPD
-import OpenSSLCrypto
 import PinSetCore
 
 /// The trust documents as served: `GET /trust` (the newest, with the refresh `max-age`) and `GET /trust/{version}`
@@ -24,7 +23,7 @@ final class TrustIndex: Sendable {
 
     /// Serves `body` as `/trust/{version}` and, when it is the newest, as `/trust`.
     func publish(version: Int, body: [UInt8]) {
-        let etag = "\"" + Base64URL.encode(SHA256Digest.hash(body).prefix(18)) + "\""
+        let etag = PublishedDocument.etag(for: body)
         let key = "/trust/\(version)".utf8
         let numbered = CachedResource(
             key: key, etag: etag, body: body, version: version, contentType: "application/json",
