@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pinset backup` (issue 16): an online backup while a real server writes, and `--check` refusing damaged files.
@@ -20,12 +21,9 @@ import Testing
         defer { server.stop() }
         let http = LoopbackHTTP(url: server.url)
         let backupFile = dir.appendingPathComponent("backups/pinset-backup.sqlite").path
-        let backup = Process()
-        backup.executableURL = URL(fileURLWithPath: CLIRunner.binary)
-        backup.arguments = ["backup", "--db", dir.appendingPathComponent("db.sqlite").path, "--out", backupFile]
-        let backupOutput = Pipe()
-        backup.standardOutput = backupOutput
-        backup.standardError = backupOutput
+        let backup = ProcessRunner.child(
+            CLIRunner.binary, ["backup", "--db", dir.appendingPathComponent("db.sqlite").path, "--out", backupFile],
+            stdout: .pipe, stderr: .sameAsStdout)
 
         var acknowledged = 0
         var ackedBeforeBackup: [String: Int] = [:]  // host -> highest version acknowledged before the backup began
@@ -49,7 +47,7 @@ import Testing
             if countBeforeBackup > 0, backup.isRunning { ackedWhileBackupRan += 1 }
         }
         backup.waitUntilExit()
-        let output = String(decoding: backupOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output = String(decoding: backup.standardOutput!.readDataToEndOfFile(), as: UTF8.self)
         #expect(backup.terminationStatus == 0, "\(output)")
         #expect(output.contains("backup written and checked"))
         #expect(acknowledged >= 2_000)

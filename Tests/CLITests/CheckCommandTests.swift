@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ private final class CLITLSHost {
     let ip = "127.0.\(Int.random(in: 1...250)).\(Int.random(in: 2...250))"
     let port = Int.random(in: 20_000...60_000)
     let name = "api.example.com"
-    private var server: Process?
+    private var server: ChildProcess?
 
     init() throws {
         dir = try CLIRunner.temporaryDirectory()
@@ -45,17 +46,12 @@ private final class CLITLSHost {
 
     func serve(_ key: String) throws {
         stop()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.currentDirectoryURL = dir
-        process.arguments = [
-            "s_server", "-accept", "\(ip):\(port)", "-cert", "\(key).pem", "-key", "\(key).key", "-cert_chain",
-            "ca.pem", "-quiet", "-www",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        server = process
+        server = try ProcessRunner.start(
+            "/usr/bin/openssl",
+            [
+                "s_server", "-accept", "\(ip):\(port)", "-cert", "\(key).pem", "-key", "\(key).key", "-cert_chain",
+                "ca.pem", "-quiet", "-www",
+            ], directory: dir)
         for _ in 0..<50 {
             let probe = try CLIRunner.run("/bin/bash", ["-c", "exec 3<>/dev/tcp/\(ip)/\(port)"])
             if probe.status == 0 { return }
@@ -65,7 +61,7 @@ private final class CLITLSHost {
 
     func stop() {
         guard let server else { return }
-        kill(server.processIdentifier, SIGKILL)
+        server.kill()
         server.waitUntilExit()
         self.server = nil
     }

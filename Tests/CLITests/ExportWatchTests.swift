@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pinset export --watch` (issue 16) with a real server, a real nginx serving the export directory, and a
@@ -36,23 +37,14 @@ import Testing
     }
 
     /// A `pinset serve` on an existing database and key (no --dev): its URL from the banner's first line.
-    private static func startServer(_ dir: URL) throws -> (Process, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
-        process.arguments = [
-            "serve", "--db", dir.appendingPathComponent("db.sqlite").path, "--key",
-            dir.appendingPathComponent("key.pem").path, "--port", "0",
-        ]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var text = ""
-        for _ in 0..<100 where !text.contains("\n") {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+    private static func startServer(_ dir: URL) throws -> (ChildProcess, String) {
+        let process = try ProcessRunner.start(
+            CLIRunner.binary,
+            [
+                "serve", "--db", dir.appendingPathComponent("db.sqlite").path, "--key",
+                dir.appendingPathComponent("key.pem").path, "--port", "0",
+            ], stdout: .pipe)
+        let text = process.readStdout()
         guard let range = text.range(of: "http://") else {
             process.terminate()
             throw ShellError(command: "pinset serve", stderr: "no banner: \(text)")
@@ -73,18 +65,15 @@ import Testing
         let execLog = dir.appendingPathComponent("exec.log")
         let watchLog = dir.appendingPathComponent("watch.log")
         FileManager.default.createFile(atPath: watchLog.path, contents: nil)
-        let watch = Process()
-        watch.executableURL = URL(fileURLWithPath: CLIRunner.binary)
-        watch.arguments = [
-            "export", "--watch", "--db", dir.appendingPathComponent("db.sqlite").path, "--out", mirror.path,
-            "--poll-interval", "0.25",
-            // Logs the batch (a failing command is retried: see execRunsAtStartAndIsRetriedUntilItSucceeds).
-            "--exec", "echo \"$PINSET_EXPORT_CHANGED\" >> '\(execLog.path)'; echo synced",
-        ]
         let logHandle = try FileHandle(forWritingTo: watchLog)
-        watch.standardOutput = logHandle
-        watch.standardError = logHandle
-        try watch.run()
+        let watch = try ProcessRunner.start(
+            CLIRunner.binary,
+            [
+                "export", "--watch", "--db", dir.appendingPathComponent("db.sqlite").path, "--out", mirror.path,
+                "--poll-interval", "0.25",
+                // Logs the batch (a failing command is retried: see execRunsAtStartAndIsRetriedUntilItSucceeds).
+                "--exec", "echo \"$PINSET_EXPORT_CHANGED\" >> '\(execLog.path)'; echo synced",
+            ], stdout: .file(logHandle), stderr: .file(logHandle))
         defer { if watch.isRunning { watch.terminate(); watch.waitUntilExit() } }
 
         // The first batch: everything already in the database.
@@ -171,18 +160,15 @@ import Testing
         let tries = dir.appendingPathComponent("tries")
         let watchLog = dir.appendingPathComponent("watch.log")
         FileManager.default.createFile(atPath: watchLog.path, contents: nil)
-        let watch = Process()
-        watch.executableURL = URL(fileURLWithPath: CLIRunner.binary)
-        watch.arguments = [
-            "export", "--watch", "--db", db, "--out", mirror.path, "--poll-interval", "0.25",
-            // Fails on its first two runs (the sync target is down), then succeeds.
-            "--exec",
-            "echo x >> '\(tries.path)'; [ $(wc -l < '\(tries.path)') -ge 3 ] || exit 5; echo \"ok $PINSET_EXPORT_CHANGED\" >> '\(execLog.path)'",
-        ]
         let logHandle = try FileHandle(forWritingTo: watchLog)
-        watch.standardOutput = logHandle
-        watch.standardError = logHandle
-        try watch.run()
+        let watch = try ProcessRunner.start(
+            CLIRunner.binary,
+            [
+                "export", "--watch", "--db", db, "--out", mirror.path, "--poll-interval", "0.25",
+                // Fails on its first two runs (the sync target is down), then succeeds.
+                "--exec",
+                "echo x >> '\(tries.path)'; [ $(wc -l < '\(tries.path)') -ge 3 ] || exit 5; echo \"ok $PINSET_EXPORT_CHANGED\" >> '\(execLog.path)'",
+            ], stdout: .file(logHandle), stderr: .file(logHandle))
         defer { if watch.isRunning { watch.terminate(); watch.waitUntilExit() } }
 
         // Tries at 0 s, 1 s and 3 s: the third succeeds with no write in between.

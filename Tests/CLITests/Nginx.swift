@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 
 /// A real nginx (Debian nginx-light) serving `root` on a loopback port, as a subprocess with `daemon off`.
 final class Nginx {
-    let process = Process()
+    let process: ChildProcess
     let port: Int
     var url: String { "http://127.0.0.1:\(port)" }
 
@@ -29,11 +30,7 @@ final class Nginx {
             """
         let configURL = work.appendingPathComponent("nginx.conf")
         try config.write(to: configURL, atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-c", configURL.path, "-g", "daemon off;"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ProcessRunner.start("/usr/sbin/nginx", ["-c", configURL.path, "-g", "daemon off;"])
         // Wait until it accepts connections.
         for _ in 0..<50 {
             if (try? CLIRunner.run("/usr/bin/curl", ["-s", "-o", "/dev/null", url + "/keys"]))?.status == 0 { return }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -25,19 +26,15 @@ import Testing
             try CLIRunner.pinset(["pin", dir.appendingPathComponent(file).path]).stdout.components(separatedBy: "  ")[0]
         }
         let port = Int.random(in: 20_000...60_000)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        server.currentDirectoryURL = dir
-        server.arguments = [
-            "s_server", "-cert", "leaf.pem", "-key", "leaf.key", "-cert_chain", "chain.pem", "-accept", "\(port)",
-            "-www", "-quiet",
-        ]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let server = try ProcessRunner.start(
+            "/usr/bin/openssl",
+            [
+                "s_server", "-cert", "leaf.pem", "-key", "leaf.key", "-cert_chain", "chain.pem", "-accept", "\(port)",
+                "-www", "-quiet",
+            ], directory: dir)
         defer {
             // openssl s_server does not always stop on SIGTERM: kill it outright.
-            kill(server.processIdentifier, SIGKILL)
+            server.kill()
             server.waitUntilExit()
         }
         var result = try CLIRunner.pinset(["pin", "--connect", "127.0.0.1:\(port)", "--servername", "leaf.example"])

@@ -1,27 +1,24 @@
 import Foundation
+import TestSupport
 
 /// A real `pinset serve --dev --port 0` subprocess; parses its port and admin token from the banner.
 final class RunningServer {
-    let process = Process()
+    let process: ChildProcess
     let url: String
     let token: String
     let directory: URL
 
     init(directory: URL, extraArguments: [String] = []) throws {
         self.directory = directory
-        process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
-        process.arguments =
+        process = try ProcessRunner.start(
+            CLIRunner.binary,
             [
                 "serve", "--dev", "--db", directory.appendingPathComponent("db.sqlite").path,
                 "--key", directory.appendingPathComponent("key.pem").path, "--port", "0",
-            ] + extraArguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+            ] + extraArguments, stdout: .pipe)
         var lines: [String] = []
         var buffer = Data()
-        let handle = out.fileHandleForReading
+        let handle = process.standardOutput!
         // The banner is 5 lines with --dev on a fresh database (6 with root keys); read until the token line.
         let bannerLines = extraArguments.contains("--root-pub") ? 6 : 5
         while lines.count < bannerLines {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -12,32 +13,16 @@ import Testing
 
     /// A started `pinset serve`; stdout lines are collected as they arrive.
     final class ServeProcess: @unchecked Sendable {
-        let process = Process()
-        private let out = Pipe()
-        private let err = Pipe()
-        private let lock = NSLock()
-        private var stdoutText = ""
-        private var stderrText = ""
+        let process: ChildProcess
 
         init(_ arguments: [String], in directory: URL) throws {
-            process.executableURL = URL(fileURLWithPath: ServeCommandTests.binary)
-            process.arguments = ["serve"] + arguments
-            process.currentDirectoryURL = directory
-            process.standardOutput = out
-            process.standardError = err
-            out.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let data = handle.availableData
-                self?.lock.withLock { self?.stdoutText += String(decoding: data, as: UTF8.self) }
-            }
-            err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let data = handle.availableData
-                self?.lock.withLock { self?.stderrText += String(decoding: data, as: UTF8.self) }
-            }
-            try process.run()
+            process = try ProcessRunner.start(
+                ServeCommandTests.binary, ["serve"] + arguments, directory: directory, stdout: .collect,
+                stderr: .collect)
         }
 
-        var stdout: String { lock.withLock { stdoutText } }
-        var stderr: String { lock.withLock { stderrText } }
+        var stdout: String { process.stdoutText }
+        var stderr: String { process.stderrText }
 
         /// Waits until stdout has `lines` lines (or the process exits), at most `seconds`.
         func waitForLines(_ lines: Int, seconds: Double = 20) -> [String] {
@@ -70,15 +55,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
             .standardized
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        make.arguments = ["make", "-n", "-C", root.path, "run", "DATA=\(dir.path)/data", "PORT=0"]
-        let pipe = Pipe()
-        make.standardOutput = pipe
-        make.standardError = FileHandle.nullDevice
-        try make.run()
-        let recipe = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        make.waitUntilExit()
+        let recipe = try ProcessRunner.run("make", ["-n", "-C", root.path, "run", "DATA=\(dir.path)/data", "PORT=0"])
+            .text
         let joined = recipe.replacingOccurrences(of: "\\\n", with: " ")
         let line = try #require(joined.split(separator: "\n").first { $0.contains("/pinset serve ") }, "\(recipe)")
         let arguments = line.components(separatedBy: "/pinset serve ")[1].split(whereSeparator: \.isWhitespace)
@@ -123,11 +101,7 @@ import Testing
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let key = dir.appendingPathComponent("key.pem").path
-        let keygen = Process()
-        keygen.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        keygen.arguments = ["genpkey", "-algorithm", "ed25519", "-out", key]
-        try keygen.run()
-        keygen.waitUntilExit()
+        _ = try ProcessRunner.run("/usr/bin/openssl", ["genpkey", "-algorithm", "ed25519", "-out", key])
         chmod(key, 0o644)
         let server = try ServeProcess(
             ["--key", key, "--db", dir.appendingPathComponent("db.sqlite").path, "--port", "0"], in: dir)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import OpenSSLCrypto
@@ -12,7 +13,7 @@ import Testing
 @Suite struct TLSProbeTests {
     /// Starts a Python TCP listener on 127.0.0.1 running `behaviour` on each accepted socket `c`; returns the
     /// process and its port.
-    func listener(_ behaviour: String) throws -> (Process, Int) {
+    func listener(_ behaviour: String) throws -> (ChildProcess, Int) {
         let script = """
             import socket, struct, sys, time
             s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
@@ -21,27 +22,16 @@ import Testing
                 c, _ = s.accept()
                 \(behaviour)
             """
-        let process = Process()
         // Debian's python3 directly (no version-manager shim between: kill must reach the listener itself),
         // and no inherited stderr (a survivor would hold the test runner's pipe open).
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let process = try ProcessRunner.start("/usr/bin/python3", ["-c", script], stdout: .pipe)
+        let line = process.readStdout(chunks: .max)
+        let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         return (process, port)
     }
 
-    func stop(_ process: Process) {
-        kill(process.processIdentifier, SIGKILL)
+    func stop(_ process: ChildProcess) {
+        process.kill()
         process.waitUntilExit()
     }
 
@@ -61,18 +51,14 @@ import Testing
             openssl x509 -in leaf.pem -outform DER -out leaf.der && openssl x509 -in ca.pem -outform DER -out ca.der
             """, in: dir)
         let port = Int.random(in: 20_000...60_000)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        server.currentDirectoryURL = dir
-        server.arguments = [
-            "s_server", "-accept", "127.0.0.1:\(port)", "-cert", "leaf.pem", "-key", "leaf.key", "-cert_chain",
-            "ca.pem", "-quiet", "-www",
-        ]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let server = try ProcessRunner.start(
+            "/usr/bin/openssl",
+            [
+                "s_server", "-accept", "127.0.0.1:\(port)", "-cert", "leaf.pem", "-key", "leaf.key", "-cert_chain",
+                "ca.pem", "-quiet", "-www",
+            ], directory: dir)
         defer {
-            kill(server.processIdentifier, SIGKILL)
+            server.kill()
             server.waitUntilExit()
         }
         var chain: [[UInt8]] = []

@@ -1,6 +1,7 @@
 import Foundation
 import PinSetClient
 import PinSetCore
+import TestSupport
 import Testing
 
 /// URLSessionTransport against a real loopback listener (`python3 -m http.server` serving a file).
@@ -13,28 +14,14 @@ import Testing
         let body = signer.sign(makeSet(version: 7))
         try Data(body).write(to: root.appendingPathComponent("pins/example.com"))
 
-        let process = Process()
         // The system python directly: a wrapper script (pyenv shim) would outlive terminate().
-        let python =
-            FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "/usr/bin/env"
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments =
-            (python.hasSuffix("env") ? ["python3"] : []) + [
-                "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root.path,
-            ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
+        let process = try ProcessRunner.start(
+            python, ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root.path], stdout: .pipe)
         // SIGKILL: the server ignores the SIGTERM of Process.terminate() here, and waitUntilExit() would hang.
-        defer { kill(process.processIdentifier, SIGKILL) }
+        defer { process.kill() }
         // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
-        var banner = ""
-        while !banner.contains("\n") {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            banner += String(decoding: chunk, as: UTF8.self)
-        }
+        let banner = process.readStdout(chunks: .max)
         let port = try #require(
             banner.split(separator: " ").firstIndex(of: "port").map { Int(banner.split(separator: " ")[$0 + 1])! })
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -11,7 +12,7 @@ final class TLSTestHost: @unchecked Sendable {
     let name: String
     let ip: String
     private(set) var port = 0
-    private var server: Process?
+    private var server: ChildProcess?
 
     /// Creates the CA and a first leaf key (`current`), and starts serving it.
     init(name: String = "api.example.com", days: Int = 90) throws {
@@ -69,16 +70,12 @@ final class TLSTestHost: @unchecked Sendable {
         let restarting = port != 0  // a restart keeps its port: the server's --connect-to mapping names it
         for attempt in 0..<5 {
             if !restarting, port == 0 || attempt > 0 { port = Int.random(in: 20_000...60_000) }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.currentDirectoryURL = directory
-            process.arguments = [
-                "s_server", "-accept", "\(ip):\(port)", "-cert", "\(key).pem", "-key", "\(key).key", "-cert_chain",
-                "ca.pem", "-quiet", "-www",
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ProcessRunner.start(
+                "/usr/bin/openssl",
+                [
+                    "s_server", "-accept", "\(ip):\(port)", "-cert", "\(key).pem", "-key", "\(key).key", "-cert_chain",
+                    "ca.pem", "-quiet", "-www",
+                ], directory: directory)
             for _ in 0..<50 {
                 if Self.accepts(ip: ip, port: port) {
                     server = process
@@ -87,7 +84,7 @@ final class TLSTestHost: @unchecked Sendable {
                 if !process.isRunning { break }
                 Thread.sleep(forTimeInterval: 0.1)
             }
-            kill(process.processIdentifier, SIGKILL)
+            process.kill()
             process.waitUntilExit()
         }
         throw StartFailed(description: "openssl s_server on \(ip):\(port) never accepted a connection")
@@ -98,7 +95,7 @@ final class TLSTestHost: @unchecked Sendable {
     /// Stops the server (s_server does not always stop on SIGTERM: SIGKILL).
     func stop() {
         guard let server else { return }
-        kill(server.processIdentifier, SIGKILL)
+        server.kill()
         server.waitUntilExit()
         self.server = nil
     }
