@@ -17,8 +17,9 @@ public final class PKCS11Module: @unchecked Sendable {
     public let path: String
     /// The module's function list; valid while the process runs (the library is never unloaded).
     let functions: UnsafeMutablePointer<CK_FUNCTION_LIST>
-    /// Bumped by ``reinitialize()``: every session and object handle of an older generation is gone.
-    private let generationCounter = Locked(0)
+    /// The generation (bumped by ``reinitialize(after:)``: every session and object handle of an older
+    /// generation is gone) and whether `C_Initialize` succeeded (SoftHSM fails it while its token folder is gone).
+    private let state = Locked((generation: 0, initialized: false))
 
     private static let loaded = Locked([String: PKCS11Module]())
 
@@ -50,7 +51,14 @@ public final class PKCS11Module: @unchecked Sendable {
             throw PKCS11Error(.moduleNotLoadable, "\(path) returned no PKCS#11 function list")
         }
         let module = PKCS11Module(path: path, functions: list)
-        try module.initialize()
+        do throws(PKCS11Error) {
+            _ = try module.ensureInitialized()
+        } catch {
+            throw PKCS11Error(
+                .moduleNotLoadable,
+                "\(error.detail); check the module's configuration (SoftHSM: SOFTHSM2_CONF and its directories.tokendir)",
+                returnValue: error.returnValue)
+        }
         return loaded.withLock { modules in
             if let first = modules[path] { return first }
             modules[path] = module
@@ -58,32 +66,35 @@ public final class PKCS11Module: @unchecked Sendable {
         }
     }
 
-    /// The current generation (see ``reinitialize()``).
-    var generation: Int { generationCounter.withLock { $0 } }
+    /// Initialises the module if it is not (first use, or a `C_Initialize` that failed before) and returns the
+    /// current generation.
+    func ensureInitialized() throws(PKCS11Error) -> Int {
+        let result = state.withLock { state -> Result<Int, PKCS11Error> in
+            if !state.initialized {
+                var arguments = CK_C_INITIALIZE_ARGS()
+                arguments.flags = CK_FLAGS(CKF_OS_LOCKING_OK)
+                let value = withUnsafeMutablePointer(to: &arguments) { functions.pointee.C_Initialize($0) }
+                guard value == CK_RV(CKR_OK) || value == CK_RV(CKR_CRYPTOKI_ALREADY_INITIALIZED) else {
+                    let error = PKCS11Call.error(value, "C_Initialize of \(path)")
+                    return .failure(PKCS11Error(.tokenUnavailable, error.detail, returnValue: error.returnValue))
+                }
+                state.initialized = true
+            }
+            return .success(state.generation)
+        }
+        return try result.get()
+    }
 
     /// `C_Finalize` then `C_Initialize`: the last resort after a token reset, when the module does not see the
     /// token again otherwise. Every session and handle of every token of this module is gone afterwards.
-    /// Does nothing if another thread already did it since `seenGeneration`.
+    /// Only finalises if no other thread did since `seenGeneration`.
     func reinitialize(after seenGeneration: Int) throws(PKCS11Error) {
-        let due = generationCounter.withLock { generation -> Bool in
-            guard generation == seenGeneration else { return false }
-            generation += 1
-            return true
+        state.withLock { state in
+            guard state.generation == seenGeneration, state.initialized else { return }
+            state.generation += 1
+            state.initialized = false
+            _ = functions.pointee.C_Finalize(nil)
         }
-        guard due else { return }
-        _ = functions.pointee.C_Finalize(nil)
-        try initialize()
-    }
-
-    private func initialize() throws(PKCS11Error) {
-        var arguments = CK_C_INITIALIZE_ARGS()
-        arguments.flags = CK_FLAGS(CKF_OS_LOCKING_OK)
-        let result = withUnsafeMutablePointer(to: &arguments) { functions.pointee.C_Initialize($0) }
-        guard result != CK_RV(CKR_CRYPTOKI_ALREADY_INITIALIZED) else { return }
-        do throws(PKCS11Error) {
-            try PKCS11Call.check(result, "C_Initialize of \(path)")
-        } catch {
-            throw PKCS11Error(.moduleNotLoadable, error.detail, returnValue: error.returnValue)
-        }
+        _ = try ensureInitialized()
     }
 }

@@ -57,7 +57,7 @@ public final class PKCS11Token: @unchecked Sendable {
     var functions: CK_FUNCTION_LIST { module.functions.pointee }
 
     private func checkout() throws(PKCS11Error) -> (CK_SESSION_HANDLE, Int) {
-        let generation = module.generation
+        let generation = try module.ensureInitialized()
         let pooled = connection.withLock { state -> (CK_SESSION_HANDLE?, CK_SLOT_ID?, Int) in
             if state.moduleGeneration != generation {
                 state.slot = nil
@@ -126,8 +126,8 @@ public final class PKCS11Token: @unchecked Sendable {
     /// The slot holding the token labelled ``label``. When none does, the module is initialised again once (some
     /// modules, SoftHSM among them, only see a token that came back after `C_Initialize`) and asked again.
     private func findSlot() throws(PKCS11Error) -> CK_SLOT_ID {
-        let generation = module.generation
-        if let slot = try slots().first(where: { $0.label == label })?.slot { return slot }
+        let generation = try module.ensureInitialized()
+        if let slot = try? slots().first(where: { $0.label == label })?.slot { return slot }
         try module.reinitialize(after: generation)
         let present = try slots()
         if let slot = present.first(where: { $0.label == label })?.slot { return slot }
