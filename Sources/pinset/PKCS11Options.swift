@@ -13,9 +13,14 @@ struct PKCS11Options: ParsableArguments {
 
     /// The module and PIN from the option and the environment.
     func settings(allowExtractableKey: Bool = false) -> PKCS11Settings {
+        Self.settings(module: pkcs11Module, allowExtractableKey: allowExtractableKey)
+    }
+
+    /// The module (`module`, else `PINSET_PKCS11_MODULE`) and the PIN (`PINSET_PKCS11_PIN`).
+    static func settings(module: String?, allowExtractableKey: Bool = false) -> PKCS11Settings {
         let environment = ProcessInfo.processInfo.environment
         return PKCS11Settings(
-            modulePath: pkcs11Module ?? environment["PINSET_PKCS11_MODULE"].flatMap { $0.isEmpty ? nil : $0 },
+            modulePath: module ?? environment["PINSET_PKCS11_MODULE"].flatMap { $0.isEmpty ? nil : $0 },
             pin: environment["PINSET_PKCS11_PIN"].flatMap { $0.isEmpty ? nil : $0 },
             allowExtractableKey: allowExtractableKey)
     }
