@@ -170,7 +170,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
-        .testTarget(name: "CLITests", dependencies: ["PinSetCore", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["PinSetCore", "PinSetClient", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

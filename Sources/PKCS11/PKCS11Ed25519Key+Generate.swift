@@ -11,8 +11,10 @@ extension PKCS11Ed25519Key {
     {
         precondition(!id.isEmpty, "a generated key gets an id")
         try token.withSession { session, _ throws(PKCS11Error) in
-            for template in [template(CK_OBJECT_CLASS(CKO_PRIVATE_KEY), label: label, id: nil),
-                template(CK_OBJECT_CLASS(CKO_PRIVATE_KEY), label: nil, id: id)]
+            for template in [
+                template(CK_OBJECT_CLASS(CKO_PRIVATE_KEY), label: label, id: nil),
+                template(CK_OBJECT_CLASS(CKO_PRIVATE_KEY), label: nil, id: id),
+            ]
             where try !token.findObjects(session, template).isEmpty {
                 throw PKCS11Error(
                     .objectExists,

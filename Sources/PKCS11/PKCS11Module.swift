@@ -42,7 +42,8 @@ public final class PKCS11Module: @unchecked Sendable {
         guard let symbol = dlsym(handle, "C_GetFunctionList") else {
             throw PKCS11Error(.moduleNotLoadable, "\(path) is not a PKCS#11 module: it has no C_GetFunctionList")
         }
-        typealias GetFunctionList = @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<CK_FUNCTION_LIST>?>?)
+        typealias GetFunctionList =
+            @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<CK_FUNCTION_LIST>?>?)
             -> CK_RV
         let getFunctionList = unsafeBitCast(symbol, to: GetFunctionList.self)
         var list: UnsafeMutablePointer<CK_FUNCTION_LIST>?

@@ -44,7 +44,8 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
             default:
                 throw PKCS11Error(
                     .invalidURI,
-                    "the PKCS#11 URI attribute \(name) is not supported here; name the key with token=, object= and id=")
+                    "the PKCS#11 URI attribute \(name) is not supported here; name the key with token=, object= and id="
+                )
             }
         }
         if parts.count == 2 {
@@ -61,7 +62,8 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
                 default:
                     throw PKCS11Error(
                         .invalidURI,
-                        "the PKCS#11 URI query attribute \(name) is not supported here; use pin-source= or module-path=")
+                        "the PKCS#11 URI query attribute \(name) is not supported here; use pin-source= or module-path="
+                    )
                 }
             }
         }

@@ -73,6 +73,7 @@ struct Keygen: ParsableCommand {
     /// The SubjectPublicKeyInfo PEM of a raw Ed25519 key (RFC 8410: a fixed 12-byte prefix, then the key).
     static func publicKeyPEM(_ publicKey: [UInt8]) -> String {
         let prefix: [UInt8] = [0x30, 0x2A, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x03, 0x21, 0x00]
-        return "-----BEGIN PUBLIC KEY-----\n\(Data(prefix + publicKey).base64EncodedString())\n-----END PUBLIC KEY-----\n"
+        return
+            "-----BEGIN PUBLIC KEY-----\n\(Data(prefix + publicKey).base64EncodedString())\n-----END PUBLIC KEY-----\n"
     }
 }

@@ -66,7 +66,8 @@ public enum SignerLoader {
         do {
             signature = try signer.sign(message)
         } catch {
-            throw StartupError(code: .signingKeyUnusable, description: "the signing key \(location) cannot sign: \(error)")
+            throw StartupError(
+                code: .signingKeyUnusable, description: "the signing key \(location) cannot sign: \(error)")
         }
         guard Ed25519.verify(signature: signature, message: message, publicKey: signer.publicKey) else {
             throw StartupError(
