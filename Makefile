@@ -24,9 +24,10 @@ define apt_install
 endef
 
 include hardening.mk
+include hsm.mk
 
 deps:
-	$(call apt_install,$(APT_BUILD))
+	$(call apt_install,$(APT_BUILD) libp11-kit-dev)
 
 test-deps: deps
 	$(call apt_install,$(APT_TEST))
@@ -45,7 +46,7 @@ run: release
 	$$($(SWIFT) build -c release --show-bin-path)/pinset serve --db $(DATA)/pinset.sqlite --key $(DATA)/signing-key.pem \
 		--port $(PORT) --dev
 
-test: test-deps lint-openapi lint-docker format-lint
+test: test-deps hsm-deps lint-openapi lint-docker format-lint
 	$(SWIFT) build --build-tests
 	$(MAKE) check-apple
 	$(SWIFT) test --skip-build
@@ -68,7 +69,7 @@ quickstart:
 
 # Every README runbook block (<!-- runbook: NAME --> before a ```sh block) run verbatim, each runbook in a fresh
 # directory against real processes (pinset, openssl s_server, nginx); see scripts/runbook_test.py.
-runbooks: test-deps
+runbooks: test-deps hsm-deps
 	@[ -x .build/debug/pinset ] || $(SWIFT) build --build-tests
 	python3 scripts/runbook_test.py
 
