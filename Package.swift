@@ -170,7 +170,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
-        .testTarget(name: "CLITests", dependencies: ["PinSetCore", "PinSetClient", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["PinSetCore", "PinSetClient", "PKCS11", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
