@@ -110,7 +110,7 @@ lint-docker:
 	hadolint Dockerfile
 
 # Benchmarks (issue 5): release build, wrk + nginx installed when missing, writes BENCHMARKS.md.
-bench: release
+bench: release hsm-deps
 	PINSET=$$($(SWIFT) build -c release --show-bin-path)/pinset bash bench/run.sh
 
 format-lint:
