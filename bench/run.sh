@@ -19,7 +19,7 @@
 #   B10 the monitor: a pass over 10,000 hosts within its interval, GET req/s while it runs (bench/monitor.sh)
 #   B11 writes with the pre-flight on: throughput, slowest write vs the deadline, GET p99 (bench/preflight.sh)
 #   H1/H1t/H2 keys in hardware: signing through SoftHSM vs the OpenSSL key, start-up re-sign of HOSTS documents
-#      through the token (bench/hsm.sh; about 20 minutes at 100,000 hosts, most of it H2)
+#      through the token (bench/hsm.sh; about 10 minutes at 100,000 hosts, most of it H2)
 #
 # Environment (all optional):
 #   PINSET=.build/release/pinset  the server binary; when missing only B0 (and B0w) run

@@ -49,6 +49,12 @@ import Testing
         let verified = try verifier.verify(Array(body.utf8), host: "api.example", now: Date(), lastAccepted: nil).get()
         #expect(verified.kid == kid)
 
+        // Four threads sign at once, each on a session of the pool, none failing.
+        let concurrent = try CLIRunner.pinset(
+            ["sign-bench", "--key", Self.key, "--count", "400", "--threads", "4"],
+            environment: hsm.environment.merging(["PINSET_PKCS11_PIN": "1234"]) { $1 })
+        #expect(concurrent.status == 0 && concurrent.stdout.hasPrefix("signed 400"), "\(concurrent.stderr)")
+
         // The private key cannot be read off the token: sensitive, never extractable.
         let objects = try hsm.pkcs11Tool(["--token-label", "pinset", "--login", "--pin", "1234", "--list-objects"])
         let privateKey = objects.components(separatedBy: "Private Key Object").dropFirst().first ?? ""
