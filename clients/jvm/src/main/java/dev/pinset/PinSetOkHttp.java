@@ -1,0 +1,24 @@
+package dev.pinset;
+
+import java.security.GeneralSecurityException;
+import okhttp3.OkHttpClient;
+
+/**
+ * OkHttp integration: configures a builder with a {@link PinningTrustManager} and the socket factory of its
+ * context, so every connection of the client is pinned by the live sets. Works with OkHttp 3.x and 4.x (only
+ * {@code sslSocketFactory(SSLSocketFactory, X509TrustManager)} is used); no reflection. Do not also set a
+ * {@code CertificatePinner} for the same hosts: it cannot follow rotations.
+ */
+public final class PinSetOkHttp {
+    private PinSetOkHttp() {}
+
+    /**
+     * Installs {@code trustManager} on {@code builder} and returns the builder.
+     *
+     * @throws GeneralSecurityException when the platform has no TLS {@code SSLContext}
+     */
+    public static OkHttpClient.Builder configure(OkHttpClient.Builder builder, PinningTrustManager trustManager)
+            throws GeneralSecurityException {
+        return builder.sslSocketFactory(trustManager.sslContext().getSocketFactory(), trustManager);
+    }
+}

@@ -1,0 +1,134 @@
+package dev.pinset;
+
+import java.net.Socket;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.SecureRandom;
+import java.security.cert.CertificateEncodingException;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedTrustManager;
+import javax.net.ssl.X509TrustManager;
+
+/**
+ * An {@link X509ExtendedTrustManager} that runs the platform's standard validation first (chain and, through the
+ * socket or engine, the endpoint identity when the caller asks for it), then the live pin set of a
+ * {@link PinSetStore}. New sets apply to the next handshake without rebuilding this object, the
+ * {@link SSLContext} or any HTTP client (OkHttp's {@code CertificatePinner} cannot do that).
+ *
+ * <p>A refused chain throws {@link PinningException}, whose message names the served and the pinned keys.
+ */
+public final class PinningTrustManager extends X509ExtendedTrustManager {
+    /** Thrown when the chain passed standard validation but matched no pin of an enforcing set. */
+    public static final class PinningException extends CertificateException {
+        private static final long serialVersionUID = 1L;
+        private final transient TrustDecision decision;
+
+        PinningException(TrustDecision decision) {
+            super(decision.toString());
+            this.decision = decision;
+        }
+
+        /** The decision that refused the chain. */
+        public TrustDecision decision() {
+            return decision;
+        }
+    }
+
+    private final X509ExtendedTrustManager platform;
+    private final PinSetStore store;
+
+    /**
+     * Pins on top of {@code platform}.
+     *
+     * @param platform the standard trust manager (see {@link #platformDefault(KeyStore)})
+     */
+    public PinningTrustManager(X509TrustManager platform, PinSetStore store) {
+        if (!(platform instanceof X509ExtendedTrustManager)) {
+            throw new IllegalArgumentException("the platform trust manager must be an X509ExtendedTrustManager");
+        }
+        this.platform = (X509ExtendedTrustManager) platform;
+        this.store = store;
+    }
+
+    /**
+     * The platform's standard trust manager over {@code roots} ({@code null}: the system trust store; on Android
+     * this honours the Network Security Config).
+     */
+    public static X509TrustManager platformDefault(KeyStore roots) throws GeneralSecurityException {
+        TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        factory.init(roots);
+        for (TrustManager manager : factory.getTrustManagers()) {
+            if (manager instanceof X509TrustManager) return (X509TrustManager) manager;
+        }
+        throw new GeneralSecurityException("the platform has no X509TrustManager");
+    }
+
+    /** A TLS {@link SSLContext} whose only trust manager is this one. */
+    public SSLContext sslContext() throws GeneralSecurityException {
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, new TrustManager[] {this}, new SecureRandom());
+        return context;
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
+        platform.checkServerTrusted(chain, authType, socket);
+        pin(chain, peerHost(socket instanceof SSLSocket ? ((SSLSocket) socket).getHandshakeSession() : null));
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
+        platform.checkServerTrusted(chain, authType, engine);
+        pin(chain, engine == null ? null : engine.getPeerHost());
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+        throw new CertificateException("pinning needs the host: use this trust manager through an SSLContext");
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
+        platform.checkClientTrusted(chain, authType, socket);
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
+        platform.checkClientTrusted(chain, authType, engine);
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+        platform.checkClientTrusted(chain, authType);
+    }
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+        return platform.getAcceptedIssuers();
+    }
+
+    private static String peerHost(SSLSession session) {
+        return session == null ? null : session.getPeerHost();
+    }
+
+    private void pin(X509Certificate[] chain, String host) throws CertificateException {
+        if (host == null) throw new CertificateException("pinning needs the host name of the connection");
+        List<byte[]> der = new ArrayList<>(chain.length);
+        try {
+            for (X509Certificate certificate : chain) der.add(certificate.getEncoded());
+        } catch (CertificateEncodingException e) {
+            throw new CertificateException("a certificate of the chain cannot be encoded", e);
+        }
+        TrustDecision decision = store.evaluate(der, host, System.currentTimeMillis());
+        if (!decision.allowsConnection()) throw new PinningException(decision);
+    }
+}
