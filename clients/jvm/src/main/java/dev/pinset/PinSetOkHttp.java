@@ -1,13 +1,15 @@
 package dev.pinset;
 
 import java.security.GeneralSecurityException;
+import javax.net.ssl.HostnameVerifier;
 import okhttp3.OkHttpClient;
 
 /**
  * OkHttp integration: configures a builder with a {@link PinningTrustManager} and the socket factory of its
  * context, so every connection of the client is pinned by the live sets. Works with OkHttp 3.x and 4.x (only
  * {@code sslSocketFactory(SSLSocketFactory, X509TrustManager)} is used); no reflection. Do not also set a
- * {@code CertificatePinner} for the same hosts: it cannot follow rotations.
+ * {@code CertificatePinner} for the same hosts: it cannot follow rotations. The builder's hostname verifier (OkHttp's
+ * own by default) keeps running, followed by the pins, so that a resumed TLS session is checked too.
  */
 public final class PinSetOkHttp {
     private PinSetOkHttp() {}
@@ -19,6 +21,8 @@ public final class PinSetOkHttp {
      */
     public static OkHttpClient.Builder configure(OkHttpClient.Builder builder, PinningTrustManager trustManager)
             throws GeneralSecurityException {
-        return builder.sslSocketFactory(trustManager.sslContext().getSocketFactory(), trustManager);
+        HostnameVerifier standard = builder.build().hostnameVerifier();
+        return builder.sslSocketFactory(trustManager.sslContext().getSocketFactory(), trustManager)
+                .hostnameVerifier(trustManager.hostnameVerifier(standard));
     }
 }

@@ -74,6 +74,7 @@ public final class PinSetStore {
     private final Map<String, Policy> policies = new ConcurrentHashMap<>();
     private final Set<String> expected = ConcurrentHashMap.newKeySet();
     private final List<Consumer<PinFailure>> observers = new CopyOnWriteArrayList<>();
+    private final List<Runnable> changeListeners = new CopyOnWriteArrayList<>();
     private final Map<CertificateKey, Digests> cache = Collections.synchronizedMap(
             new LinkedHashMap<CertificateKey, Digests>(64, 0.75f, true) {
                 private static final long serialVersionUID = 1L;
@@ -155,6 +156,7 @@ public final class PinSetStore {
             }
             policies.put(host, policy);
         }
+        for (Runnable listener : changeListeners) listener.run();
         return document;
     }
 
@@ -189,6 +191,14 @@ public final class PinSetStore {
     /** Adds an observer called (on the evaluating thread, keep it quick) for every pin failure. */
     public void observePinFailures(Consumer<PinFailure> observer) {
         observers.add(observer);
+    }
+
+    /**
+     * Adds a listener called after every set swapped in (on the installing thread). {@link PinningTrustManager}
+     * drops its cached TLS sessions this way, so that no resumed session skips the new pins.
+     */
+    public void onSetChange(Runnable listener) {
+        changeListeners.add(listener);
     }
 
     /** Hosts whose set in force was signed by a key neither shipped nor listed by the trust state in force. */

@@ -4,11 +4,16 @@ import java.net.Socket;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.SecureRandom;
+import java.security.cert.Certificate;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.List;
+import javax.net.ssl.HostnameVerifier;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSessionContext;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSession;
@@ -72,11 +77,42 @@ public final class PinningTrustManager extends X509ExtendedTrustManager {
         throw new GeneralSecurityException("the platform has no X509TrustManager");
     }
 
-    /** A TLS {@link SSLContext} whose only trust manager is this one. */
+    /**
+     * A TLS {@link SSLContext} whose only trust manager is this one. Whenever a set is swapped in, the context's
+     * cached client sessions are invalidated: a resumed session skips the trust manager, so it must not outlive the
+     * set it was checked against.
+     */
     public SSLContext sslContext() throws GeneralSecurityException {
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(null, new TrustManager[] {this}, new SecureRandom());
+        SSLSessionContext sessions = context.getClientSessionContext();
+        store.onSetChange(() -> {
+            if (sessions == null) return;
+            for (Enumeration<byte[]> ids = sessions.getIds(); ids.hasMoreElements(); ) {
+                SSLSession session = sessions.getSession(ids.nextElement());
+                if (session != null) session.invalidate();
+            }
+        });
         return context;
+    }
+
+    /**
+     * A hostname verifier that runs {@code standard} and then the pins on the session's peer chain: a backstop for
+     * sessions resumed without a trust-manager call (the HTTP clients call it for every connection, resumed or not).
+     * {@link PinSetOkHttp} installs it; for {@code HttpsURLConnection} pass it to {@code setHostnameVerifier}.
+     */
+    public HostnameVerifier hostnameVerifier(HostnameVerifier standard) {
+        return (host, session) -> {
+            if (!standard.verify(host, session)) return false;
+            try {
+                Certificate[] peer = session.getPeerCertificates();
+                List<byte[]> der = new ArrayList<>(peer.length);
+                for (Certificate certificate : peer) der.add(certificate.getEncoded());
+                return store.evaluate(der, host, System.currentTimeMillis(), false).allowsConnection();
+            } catch (SSLPeerUnverifiedException | CertificateEncodingException e) {
+                return false;
+            }
+        };
     }
 
     @Override
