@@ -46,6 +46,17 @@ public final class PinningTrustManager extends X509ExtendedTrustManager {
         public TrustDecision decision() {
             return decision;
         }
+
+        /**
+         * The pinning refusal behind {@code error} (an HTTP client wraps it in an {@code SSLHandshakeException}), or
+         * {@code null} when the connection failed for another reason.
+         */
+        public static PinningException find(Throwable error) {
+            for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+                if (cause instanceof PinningException) return (PinningException) cause;
+            }
+            return null;
+        }
     }
 
     private final X509ExtendedTrustManager platform;
