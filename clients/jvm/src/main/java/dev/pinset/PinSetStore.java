@@ -1,8 +1,6 @@
 package dev.pinset;
 
 import java.io.File;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -135,12 +133,12 @@ public final class PinSetStore {
                         name + " is larger than " + DocumentVerifier.MAX_BYTES + " bytes"));
                 continue;
             }
+            byte[] bytes = PinStorage.read(file);
+            if (bytes == null) continue;
             try {
-                outcomes.put(name, installTrusted(Files.readAllBytes(file.toPath()), name));
+                outcomes.put(name, installTrusted(bytes, name));
             } catch (DocumentRejection rejection) {
                 outcomes.put(name, rejection);
-            } catch (IOException unreadable) {
-                continue;
             }
         }
         return outcomes;

@@ -1,9 +1,9 @@
 package dev.pinset;
 
 import java.io.File;
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -70,9 +70,11 @@ public final class PinStorage {
         if (!temporary.renameTo(file)) throw new IOException("could not rename " + temporary + " to " + file);
     }
 
-    private static byte[] read(File file) {
-        try {
-            return file.isFile() ? Files.readAllBytes(file.toPath()) : null;
+    /** The file's bytes, or {@code null}; read with {@code FileInputStream} ({@code java.nio.file} needs API 26). */
+    static byte[] read(File file) {
+        if (!file.isFile()) return null;
+        try (FileInputStream in = new FileInputStream(file)) {
+            return UrlConnectionTransport.readAll(in);
         } catch (IOException e) {
             return null;
         }

@@ -58,6 +58,14 @@ public final class UrlConnectionTransport implements PinSetTransport {
         }
     }
 
+    /** Every byte of {@code in} (a file, so no bound). */
+    static byte[] readAll(InputStream in) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buffer = new byte[8192];
+        for (int read; (read = in.read(buffer)) > 0; ) out.write(buffer, 0, read);
+        return out.toByteArray();
+    }
+
     static byte[] readBounded(InputStream stream) throws IOException {
         try (InputStream in = stream) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -97,6 +97,7 @@ class EndToEndTest {
         String pinA = pki.pin(a);
         String pinB = pki.pin(b);
         assertEquals(201, server.putSet("localhost", pinA, TestPki.randomPin(), null));
+        processes.run(PinServerProcess.BINARY, "export", "--db", database.getPath(), "--out", "export");
 
         TrustedKey signing = TrustedKey.fromPem(Files.readString(new File(directory, "signing.pub.pem").toPath()));
         PinSetStore store = new PinSetStore(
@@ -148,6 +149,25 @@ class EndToEndTest {
         new PinSetUpdater(fastPolling(server.url), restarted, null, new PinStorage(new File(directory, "cache")), null,
                 null, null).loadPersisted();
         assertEquals(3, restarted.acceptedVersion("localhost").version());
+
+        // Its first fetch sends If-None-Match with the persisted document's ETag: 304, nothing re-verified.
+        PinSetUpdater again = new PinSetUpdater(fastPolling(server.url), restarted, null,
+                new PinStorage(new File(directory, "cache")), null, null, null);
+        again.loadPersisted();
+        assertEquals(UpdateEvent.Kind.NOT_MODIFIED, again.refreshNow("localhost").kind());
+
+        // An app that ships the `pinset export` folder holds version 1 before any fetch; a tampered file changes nothing.
+        File exported = new File(directory, "export/pins/localhost");
+        File tampered = new File(directory, "export/pins/example.com");
+        Files.write(tampered.toPath(), Files.readAllBytes(exported.toPath()));
+        PinSetStore bundled = new PinSetStore(
+                new DocumentVerifier(List.of(signing), null, new JdkEd25519Verifier(), 300_000), new PinningOptions());
+        Map<String, Object> outcomes = bundled.installBundledDocuments(new File(directory, "export"));
+        assertTrue(outcomes.get("localhost") instanceof VerifiedDocument, outcomes.toString());
+        assertEquals(DocumentRejection.Code.HOST_MISMATCH, ((DocumentRejection) outcomes.get("example.com")).code());
+        assertEquals(1, bundled.acceptedVersion("localhost").version());
+        assertNull(bundled.pinSet("example.com"));
+        assertNull(connect(client(bundled), portA), "the bundled set pins A");
     }
 
     @Test
