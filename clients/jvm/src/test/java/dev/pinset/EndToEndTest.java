@@ -58,6 +58,19 @@ class EndToEndTest {
                 .build();
     }
 
+    /** Like {@link #client} but over an SSLContext made by hand, which never drops its cached sessions. */
+    private OkHttpClient backstopClient(PinSetStore store) throws Exception {
+        PinningTrustManager trust = new PinningTrustManager(PinningTrustManager.platformDefault(pki.roots()), store);
+        javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+        context.init(null, new javax.net.ssl.TrustManager[] {trust}, null);
+        OkHttpClient.Builder builder = new OkHttpClient.Builder();
+        return builder.sslSocketFactory(context.getSocketFactory(), trust)
+                .hostnameVerifier(trust.hostnameVerifier(builder.build().hostnameVerifier()))
+                .dns(host -> List.of(InetAddress.getByName("127.0.0.1")))
+                .connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS))
+                .build();
+    }
+
     /** {@code null} when GET https://localhost:port/ answers 200, else the exception that refused it. */
     private static IOException connect(OkHttpClient client, int port) {
         try (Response response = client.newCall(new Request.Builder().url("https://localhost:" + port + "/").build()).execute()) {
@@ -114,6 +127,10 @@ class EndToEndTest {
         try {
             assertTrue(waitFor(() -> store.acceptedVersion("localhost") != null), "no set arrived: " + events);
             assertNull(connect(client, portA), "the served key is pinned but the connection failed");
+            // A client whose context keeps its TLS sessions across swaps: only the hostname verifier stands
+            // between a resumed session and the new set.
+            OkHttpClient backstop = backstopClient(store);
+            assertNull(connect(backstop, portA));
 
             // An administrator rotates the host to key B: the next poll swaps the set in; the same client refuses A.
             assertEquals(200, server.putSet("localhost", pinB, TestPki.randomPin(), null));
@@ -125,6 +142,7 @@ class EndToEndTest {
             Throwable cause = refused;
             while (cause != null && !(cause instanceof PinningTrustManager.PinningException)) cause = cause.getCause();
             assertNotNull(cause, "refused for another reason: " + reason);
+            assertNotNull(connect(backstop, portA), "a resumed session skipped the new set");
             String message = cause.getMessage();
             assertTrue(message.contains("served [" + pinA), "the refusal does not name the served key: " + message);
             assertTrue(message.contains(pinB), "the refusal does not name the pinned key: " + message);
