@@ -60,6 +60,14 @@ public final class HostNames {
 
     /** {@link #normalize}, or the name only lowercased when it is not a DNS name (an IP literal). */
     static String normalizeLenient(String host) {
+        boolean plain = !host.isEmpty() && host.charAt(host.length() - 1) != '.' && host.charAt(0) != '.';
+        boolean letter = false;
+        for (int i = 0; plain && i < host.length(); i++) {
+            char c = host.charAt(i);
+            if (c >= 'a' && c <= 'z') letter = true;
+            else if (!(c >= '0' && c <= '9') && c != '-' && c != '.') plain = false;
+        }
+        if (plain && letter && host.length() <= 253 && host.indexOf("..") < 0) return host;
         try {
             return normalize(host);
         } catch (InvalidHostException e) {

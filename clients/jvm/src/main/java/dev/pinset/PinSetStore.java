@@ -3,8 +3,6 @@ package dev.pinset;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,13 +34,20 @@ public final class PinSetStore {
         }
     }
 
+    /**
+     * A certificate as a cache key. The hash is the length and the last eight bytes (the tail of the issuer's
+     * signature, which differs between any two certificates), so a probe costs no pass over the DER; a hit is
+     * confirmed by comparing the whole DER, so a crafted collision can only cause a miss, never a wrong digest.
+     */
     private static final class CertificateKey {
         final byte[] der;
         final int hash;
 
         CertificateKey(byte[] der) {
             this.der = der;
-            this.hash = Arrays.hashCode(der);
+            int h = der.length;
+            for (int i = Math.max(0, der.length - 8); i < der.length; i++) h = h * 31 + der[i];
+            this.hash = h;
         }
 
         @Override
@@ -73,15 +78,9 @@ public final class PinSetStore {
     private final Set<String> expected = ConcurrentHashMap.newKeySet();
     private final List<Consumer<PinFailure>> observers = new CopyOnWriteArrayList<>();
     private final List<Runnable> changeListeners = new CopyOnWriteArrayList<>();
-    private final Map<CertificateKey, Digests> cache = Collections.synchronizedMap(
-            new LinkedHashMap<CertificateKey, Digests>(64, 0.75f, true) {
-                private static final long serialVersionUID = 1L;
-
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<CertificateKey, Digests> eldest) {
-                    return size() > 256;
-                }
-            });
+    /** Digests by certificate: at most {@link #CACHE_CAPACITY} entries, emptied when full (a new chain refills it). */
+    private final Map<CertificateKey, Digests> cache = new ConcurrentHashMap<>();
+    private static final int CACHE_CAPACITY = 256;
 
     /** Creates a store with no sets; every document passes through {@code verifier} first. */
     public PinSetStore(DocumentVerifier verifier, PinningOptions options) {
@@ -285,6 +284,7 @@ public final class PinSetStore {
         if (cached != null) return cached;
         byte[] spki = SpkiPin.spkiDer(der);
         Digests digests = new Digests(spki == null ? null : Sha256.hash(spki), Sha256.hash(der));
+        if (cache.size() >= CACHE_CAPACITY) cache.clear();
         cache.put(new CertificateKey(der.clone()), digests);
         return digests;
     }
