@@ -59,19 +59,19 @@ public final class PinningTrustManager extends X509ExtendedTrustManager {
         }
     }
 
-    private final X509ExtendedTrustManager platform;
+    private final X509TrustManager platform;
     private final PinSetStore store;
 
     /**
      * Pins on top of {@code platform}.
      *
-     * @param platform the standard trust manager (see {@link #platformDefault(KeyStore)})
+     * @param platform the standard trust manager (see {@link #platformDefault(KeyStore)}). An
+     *     {@link X509ExtendedTrustManager} (every JDK's and Android's since API 24) also gets the socket or engine,
+     *     so it can apply per-host rules (Android's Network Security Config) and endpoint identification; a plain
+     *     one checks the chain only, and the HTTP client's hostname verifier checks the name.
      */
     public PinningTrustManager(X509TrustManager platform, PinSetStore store) {
-        if (!(platform instanceof X509ExtendedTrustManager)) {
-            throw new IllegalArgumentException("the platform trust manager must be an X509ExtendedTrustManager");
-        }
-        this.platform = (X509ExtendedTrustManager) platform;
+        this.platform = platform;
         this.store = store;
     }
 
@@ -128,13 +128,21 @@ public final class PinningTrustManager extends X509ExtendedTrustManager {
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
-        platform.checkServerTrusted(chain, authType, socket);
+        if (platform instanceof X509ExtendedTrustManager) {
+            ((X509ExtendedTrustManager) platform).checkServerTrusted(chain, authType, socket);
+        } else {
+            platform.checkServerTrusted(chain, authType);
+        }
         pin(chain, peerHost(socket instanceof SSLSocket ? ((SSLSocket) socket).getHandshakeSession() : null));
     }
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
-        platform.checkServerTrusted(chain, authType, engine);
+        if (platform instanceof X509ExtendedTrustManager) {
+            ((X509ExtendedTrustManager) platform).checkServerTrusted(chain, authType, engine);
+        } else {
+            platform.checkServerTrusted(chain, authType);
+        }
         pin(chain, engine == null ? null : engine.getPeerHost());
     }
 
@@ -145,12 +153,12 @@ public final class PinningTrustManager extends X509ExtendedTrustManager {
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
-        platform.checkClientTrusted(chain, authType, socket);
+        platform.checkClientTrusted(chain, authType);
     }
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
-        platform.checkClientTrusted(chain, authType, engine);
+        platform.checkClientTrusted(chain, authType);
     }
 
     @Override

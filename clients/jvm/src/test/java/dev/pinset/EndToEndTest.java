@@ -188,6 +188,47 @@ class EndToEndTest {
         assertNull(connect(client(bundled), portA), "the bundled set pins A");
     }
 
+    /** The path for code without OkHttp: HttpsURLConnection with the context's socket factory and the verifier. */
+    @Test
+    void httpsUrlConnectionIsPinnedByTheSameStore() throws Exception {
+        File database = new File(directory, "pinset.sqlite");
+        File key = pki.ed25519("signing");
+        PinServerProcess server = PinServerProcess.start(processes, database, key, PinServerProcess.createToken(processes, database));
+        String a = pki.leaf("a");
+        int portA = pki.serve(a);
+        assertEquals(201, server.putSet("localhost", pki.pin(a), TestPki.randomPin(), null));
+        TrustedKey signing = TrustedKey.fromPem(Files.readString(new File(directory, "signing.pub.pem").toPath()));
+        PinSetStore store = new PinSetStore(
+                new DocumentVerifier(List.of(signing), null, new BouncyCastleEd25519Verifier(), 300_000), new PinningOptions());
+        PinSetUpdater updater = new PinSetUpdater(fastPolling(server.url), store, null, null, null, null, events::add);
+        assertEquals(UpdateEvent.Kind.UPDATED, updater.refreshNow("localhost").kind());
+        PinningTrustManager trust = new PinningTrustManager(PinningTrustManager.platformDefault(pki.roots()), store);
+        javax.net.ssl.SSLSocketFactory factory = trust.sslContext().getSocketFactory();
+        javax.net.ssl.HostnameVerifier verifier =
+                trust.hostnameVerifier(javax.net.ssl.HttpsURLConnection.getDefaultHostnameVerifier());
+        java.util.function.IntSupplier get = () -> {
+            try {
+                javax.net.ssl.HttpsURLConnection connection = (javax.net.ssl.HttpsURLConnection)
+                        new java.net.URL("https://localhost:" + portA + "/").openConnection();
+                connection.setSSLSocketFactory(factory);
+                connection.setHostnameVerifier(verifier);
+                connection.setConnectTimeout(5000);
+                connection.setReadTimeout(5000);
+                try {
+                    return connection.getResponseCode();
+                } finally {
+                    connection.disconnect();
+                }
+            } catch (IOException refused) {
+                return PinningTrustManager.PinningException.find(refused) != null ? -1 : -2;
+            }
+        };
+        assertEquals(200, get.getAsInt());
+        assertEquals(200, server.putSet("localhost", TestPki.randomPin(), TestPki.randomPin(), null));
+        assertEquals(UpdateEvent.Kind.UPDATED, updater.refreshNow("localhost").kind());
+        assertEquals(-1, get.getAsInt(), "not refused by the pins");
+    }
+
     @Test
     void aStaleSetIsClassifiedAsStaleWhenTheNewestSetAcceptsTheChain() throws Exception {
         File database = new File(directory, "pinset.sqlite");
