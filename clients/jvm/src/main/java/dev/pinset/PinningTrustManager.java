@@ -75,6 +75,11 @@ public final class PinningTrustManager extends X509ExtendedTrustManager {
         this.store = store;
     }
 
+    /** The store whose sets this trust manager applies. */
+    public PinSetStore store() {
+        return store;
+    }
+
     /**
      * The platform's standard trust manager over {@code roots} ({@code null}: the system trust store; on Android
      * this honours the Network Security Config).

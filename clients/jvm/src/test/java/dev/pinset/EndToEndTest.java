@@ -188,6 +188,58 @@ class EndToEndTest {
         assertNull(connect(client(bundled), portA), "the bundled set pins A");
     }
 
+    /**
+     * A keep-alive HTTPS host (the JDK's HttpsServer with leaf A): OkHttp pools the connection, and a swap must
+     * still refuse the next request instead of reusing the pooled connection opened under the old set.
+     */
+    @Test
+    void aPooledConnectionDoesNotOutliveItsSet() throws Exception {
+        File database = new File(directory, "pinset.sqlite");
+        File key = pki.ed25519("signing");
+        PinServerProcess server = PinServerProcess.start(processes, database, key, PinServerProcess.createToken(processes, database));
+        String a = pki.leaf("a");
+        assertEquals(201, server.putSet("localhost", pki.pin(a), TestPki.randomPin(), null));
+        processes.run("openssl", "pkcs12", "-export", "-in", "a.pem", "-inkey", "a.key", "-certfile", "ca.pem",
+                "-out", "a.p12", "-passout", "pass:test");
+        java.security.KeyStore identity = java.security.KeyStore.getInstance("PKCS12");
+        try (java.io.InputStream in = new java.io.FileInputStream(new File(directory, "a.p12"))) {
+            identity.load(in, "test".toCharArray());
+        }
+        javax.net.ssl.KeyManagerFactory keys = javax.net.ssl.KeyManagerFactory.getInstance("PKIX");
+        keys.init(identity, "test".toCharArray());
+        javax.net.ssl.SSLContext serverContext = javax.net.ssl.SSLContext.getInstance("TLS");
+        serverContext.init(keys.getKeyManagers(), null, null);
+        com.sun.net.httpserver.HttpsServer https = com.sun.net.httpserver.HttpsServer.create(
+                new java.net.InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 8);
+        https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(serverContext));
+        https.createContext("/", exchange -> {
+            byte[] body = "ok".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        https.start();
+        try {
+            TrustedKey signing = TrustedKey.fromPem(Files.readString(new File(directory, "signing.pub.pem").toPath()));
+            PinSetStore store = new PinSetStore(
+                    new DocumentVerifier(List.of(signing), null, new JdkEd25519Verifier(), 300_000), new PinningOptions());
+            PinSetUpdater updater = new PinSetUpdater(fastPolling(server.url), store, null, null, null, null, events::add);
+            assertEquals(UpdateEvent.Kind.UPDATED, updater.refreshNow("localhost").kind());
+            PinningTrustManager trust = new PinningTrustManager(PinningTrustManager.platformDefault(pki.roots()), store);
+            OkHttpClient client = PinSetOkHttp.configure(new OkHttpClient.Builder(), trust)
+                    .dns(host -> List.of(InetAddress.getByName("127.0.0.1"))).build();
+            int port = https.getAddress().getPort();
+            assertNull(connect(client, port));
+            assertNull(connect(client, port));
+            assertEquals(1, client.connectionPool().connectionCount(), "the connection is pooled");
+            assertEquals(200, server.putSet("localhost", TestPki.randomPin(), TestPki.randomPin(), null));
+            assertEquals(UpdateEvent.Kind.UPDATED, updater.refreshNow("localhost").kind());
+            assertNotNull(connect(client, port), "the pooled connection outlived its set");
+        } finally {
+            https.stop(0);
+        }
+    }
+
     /** The path for code without OkHttp: HttpsURLConnection with the context's socket factory and the verifier. */
     @Test
     void httpsUrlConnectionIsPinnedByTheSameStore() throws Exception {
