@@ -164,6 +164,25 @@ document_case("signature-63-bytes", jws(pin_payload(), tamper=lambda d: d.update
 document_case("signature-not-base64url", jws(pin_payload(), tamper=lambda d: d.update(signature="***")), reject("badSignature"))
 document_case("unknown-members-ignored", jws(pin_payload(note="extra member")), accept(3))
 
+# Edges where two JSON readers could differ; the expected answers are what both clients were seen to do.
+dup = canonical(pin_payload()).replace(b'"version":3}', b'"version":3,"version":9}')
+document_case("duplicate-member-first-wins", jws(dup), accept(3))
+document_case("duplicate-jws-member-first-wins", jws(pin_payload()).replace(b'}', b',"payload":"e30"}'), accept(3))
+document_case("duplicate-header-member-first-wins", jws(pin_payload(), header=None, tamper=lambda d: d.update(
+    protected=b64u(('{"alg":"EdDSA","kid":"%s","typ":"pinset+jws","alg":"none"}' % S1.kid).encode()))), reject("badSignature"))
+document_case("version-written-3.0", jws(canonical(pin_payload()).replace(b'"version":3}', b'"version":3.0}')), accept(3))
+document_case("version-written-3.5", jws(canonical(pin_payload()).replace(b'"version":3}', b'"version":3.5}')), reject("malformedJSON"))
+document_case("version-as-string", jws(canonical(pin_payload()).replace(b'"version":3}', b'"version":"3"}')), reject("malformedJSON"))
+document_case("report-uri-null", jws(pin_payload(reportUri=None)), accept(3))
+document_case("host-written-with-escape", jws(canonical(pin_payload()).replace(b'"host":"api', b'"host":"\\u0061pi')), accept(3))
+document_case("kid-null", jws(pin_payload(), header={"alg": "EdDSA", "kid": None, "typ": "pinset+jws"}), reject("unknownKey"))
+document_case("typ-number", jws(pin_payload(), header={"alg": "EdDSA", "kid": S1.kid, "typ": 5}), reject("malformedJSON"))
+document_case("alg-missing", jws(pin_payload(), header={"kid": S1.kid, "typ": "pinset+jws"}), reject("malformedJSON"))
+document_case("body-with-blanks-around", b"\n  " + jws(pin_payload()) + b"\n", accept(3))
+document_case("pin-expires-null", jws(pin_payload(pins=[dict(spki, expiresAt=None) for spki in pin_payload()["pins"]])), accept(3))
+document_case("issued-at-with-offset", jws(pin_payload(issued=NOW - HOUR) | {"issuedAt": t(NOW - HOUR).replace("Z", "+00:00")}), accept(3))
+document_case("issued-at-not-rfc3339", jws(pin_payload() | {"issuedAt": "2026-05-31 23:00:00"}), reject("malformedJSON"))
+
 # --- Pin documents under a trust state (PROTOCOL §6.2) ----------------------------------------------------------
 T1 = write("trust", "chain-v1.json", trust_doc(1, [R1], [S2], [R1]))
 T1_EXPIRED = write("trust", "chain-v1-expired.json", trust_doc(1, [R1], [S2], [R1], issued=NOW - 100 * DAY, expires=NOW - DAY))

@@ -9,7 +9,8 @@ import java.util.Map;
 /**
  * A strict RFC 8259 JSON reader, small enough to audit: objects become {@code Map<String, Object>}, arrays
  * {@code List<Object>}, numbers {@code Long} (integers) or {@code Double}, plus {@code String}, {@code Boolean}
- * and {@link #NULL}. No reflection, no dependency (Android has org.json, a server JVM does not).
+ * and {@link #NULL}; a repeated member keeps its first value. No reflection, no dependency (Android has org.json, a
+ * server JVM does not).
  */
 public final class Json {
     /** The JSON {@code null} value. */
@@ -106,7 +107,8 @@ public final class Json {
             if (peek() != ':') throw new ParseException("expected ':' at " + index);
             index++;
             skipBlanks();
-            result.put(key, value(depth + 1));
+            // A repeated member keeps its first value, as the Swift client's JSONDecoder does (Tests/Vectors).
+            result.putIfAbsent(key, value(depth + 1));
             skipBlanks();
             char c = peek();
             index++;
