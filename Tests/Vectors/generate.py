@@ -231,6 +231,14 @@ walk_case("trust-threshold-two-met", [trust_doc(1, [R1, R2], [S1], [R1, R2], thr
 walk_case("trust-threshold-two-one-signer", [trust_doc(1, [R1, R2], [S1], [R2], threshold=1)], reject("thresholdNotMet"), root_keys=("R1", "R2"), threshold=2)
 walk_case("trust-same-root-twice-counts-once", [trust_doc(1, [R1, R2], [S1], [R1, R1], threshold=1)], reject("thresholdNotMet"), root_keys=("R1", "R2"), threshold=2)
 walk_case("trust-stray-signature-ignored", [trust_doc(1, [R1], [S1], [R3, R1])], accept(1))
+walk_case("trust-jwk-without-kty", [trust_doc(1, [R1], [S1], [R1], jwk_edit=lambda p: p["signingKeys"][0].pop("kty"))], reject("malformed"))
+walk_case("trust-jwk-without-kid", [trust_doc(1, [R1], [S1], [R1], jwk_edit=lambda p: p["signingKeys"][0].pop("kid"))], accept(1))
+walk_case("trust-jwk-with-alg-use", [trust_doc(1, [R1], [S1], [R1], jwk_edit=lambda p: p["signingKeys"][0].update(alg="EdDSA", use="sig"))], accept(1))
+walk_case("trust-jwk-rsa", [trust_doc(1, [R1], [S1], [R1], jwk_edit=lambda p: p["signingKeys"][0].update(kty="RSA"))], reject("malformed"))
+walk_case("trust-threshold-written-1.0", [trust_doc(1, [R1], [S1], [R1], jwk_edit=lambda p: p.update(rootThreshold=1.0))], accept(1))
+walk_case("trust-version-as-string", [trust_doc(1, [R1], [S1], [R1], jwk_edit=lambda p: p.update(version="1"))], reject("malformed"))
+walk_case("trust-kid-number-in-header", [trust_doc(1, [R1], [S1], [R1], extra_header={"kid": 7})], reject("malformedHeader"))
+walk_case("trust-no-signatures", [json.dumps({"payload": b64u(b"{}"), "signatures": []}).encode()], reject("malformed"))
 
 
 # --- Trust updates through the updater: /trust and /trust/{n} (PROTOCOL §6.2) -----------------------------------
