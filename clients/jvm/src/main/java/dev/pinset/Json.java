@@ -1,6 +1,5 @@
 package dev.pinset;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -238,9 +237,5 @@ public final class Json {
             }
         }
         return out.append('"').toString();
-    }
-
-    static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 }
