@@ -7,7 +7,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -65,8 +64,8 @@ public final class PinSetUpdater {
     private final Map<String, String> etags = new ConcurrentHashMap<>();
     private final Map<String, Integer> failures = new ConcurrentHashMap<>();
     private final Map<String, Long> failureRefreshes = new ConcurrentHashMap<>();
-    private String trustEtag;
-    private int trustFailures;
+    /** The trust half, for a store configured with root keys (PROTOCOL §6); {@code null} otherwise. */
+    private final TrustRefresher trust;
     private ScheduledExecutorService executor;
 
     /**
@@ -88,6 +87,8 @@ public final class PinSetUpdater {
         this.clock = clock == null ? System::currentTimeMillis : clock;
         this.listener = listener == null ? event -> {} : listener;
         store.expectSets(configuration.hosts);
+        trust = store.verifier().trustStore() == null ? null
+                : new TrustRefresher(store.verifier(), configuration.server, this.transport, storage, this.clock, this::emit);
     }
 
     /** Reloads persisted documents, watches pin failures, then polls every host (and /trust with root keys). */
@@ -101,7 +102,7 @@ public final class PinSetUpdater {
         loadPersisted();
         ScheduledExecutorService running = executor;
         store.observePinFailures(failure -> running.execute(() -> reportPinFailure(failure, 443)));
-        if (store.verifier().trustStore() != null) running.execute(() -> pollTrust(running));
+        if (trust != null) running.execute(() -> pollTrust(running));
         for (String host : configuration.hosts) running.execute(() -> poll(host, running));
     }
 
@@ -116,7 +117,7 @@ public final class PinSetUpdater {
     }
 
     private void pollTrust(ScheduledExecutorService running) {
-        TrustOutcome outcome = updateTrust();
+        TrustRefresher.Outcome outcome = updateTrust();
         if (outcome.replaced != null) refetchUndelegated(null);
         long delay = nextDelayMillis(outcome.maxAge, outcome.failures, configuration, ThreadLocalRandom.current().nextDouble());
         if (!running.isShutdown()) running.schedule(() -> pollTrust(running), delay, TimeUnit.MILLISECONDS);
@@ -125,18 +126,7 @@ public final class PinSetUpdater {
     /** Installs every persisted trust document and pin document (re-verified, freshness not checked). */
     public synchronized void loadPersisted() {
         if (storage == null) return;
-        TrustStore trust = store.verifier().trustStore();
-        if (trust != null) {
-            TrustState reached = trust.shipped();
-            for (byte[] bytes : storage.loadTrustChain(reached.version())) {
-                try {
-                    reached = TrustRules.verifyNext(bytes, reached, store.verifier().ed25519());
-                } catch (TrustRejection rejection) {
-                    break;
-                }
-            }
-            if (trust.advance(reached) != null) emit(UpdateEvent.of(UpdateEvent.Kind.TRUST_LOADED, null, reached.version(), null));
-        }
+        if (trust != null) trust.loadPersisted();
         for (String host : configuration.hosts) {
             byte[] bytes = storage.load(host);
             if (bytes == null) continue;
@@ -157,8 +147,7 @@ public final class PinSetUpdater {
 
     /** Fetches {@code /trust} now and walks to it; returns whether the trust state advanced. */
     public boolean refreshTrust() {
-        TrustOutcome outcome = updateTrust();
-        if (outcome.replaced == null) return false;
+        if (updateTrust().replaced == null) return false;
         refetchUndelegated(null);
         return true;
     }
@@ -219,7 +208,7 @@ public final class PinSetUpdater {
             event = UpdateEvent.of(UpdateEvent.Kind.FETCH_FAILED, host, 0, "GET " + url + " failed: " + e);
         }
         DocumentRejection rejection = event.rejection();
-        if (rejection != null && store.verifier().trustStore() != null
+        if (rejection != null && trust != null
                 && (rejection.code() == DocumentRejection.Code.UNKNOWN_KEY
                         || rejection.code() == DocumentRejection.Code.TRUST_EXPIRED)) {
             // The trust document may have moved on: walk it, then fetch this host once more.
@@ -258,128 +247,8 @@ public final class PinSetUpdater {
         }
     }
 
-    private static final class TrustOutcome {
-        final TrustState replaced;
-        final Integer maxAge;
-        final int failures;
-
-        TrustOutcome(TrustState replaced, Integer maxAge, int failures) {
-            this.replaced = replaced;
-            this.maxAge = maxAge;
-            this.failures = failures;
-        }
-    }
-
-    /** One trust update: fetch {@code /trust}, walk {@code /trust/{n}} to it (PROTOCOL §6.2), advance the store. */
-    private synchronized TrustOutcome updateTrust() {
-        TrustStore trust = store.verifier().trustStore();
-        if (trust == null) return new TrustOutcome(null, null, 0);
-        TrustState before = trust.current();
-        Ed25519Verifier ed25519 = store.verifier().ed25519();
-        String url = configuration.server + "/trust";
-        Map<String, String> headers = new HashMap<>();
-        headers.put("Accept", "application/json");
-        if (trustEtag != null) headers.put("If-None-Match", trustEtag);
-        TransportResponse response;
-        try {
-            response = transport.get(url, headers);
-        } catch (IOException | RuntimeException e) {
-            return trustFailed(UpdateEvent.of(UpdateEvent.Kind.TRUST_FETCH_FAILED, null, 0, "GET " + url + " failed: " + e), null);
-        }
-        Integer maxAge = response.maxAge();
-        if (response.status() == 304) return trustSucceeded(null, maxAge);
-        if (response.status() != 200) {
-            return trustFailed(UpdateEvent.of(UpdateEvent.Kind.TRUST_FETCH_FAILED, null, 0,
-                    "the server answered " + response.status() + " for /trust"), maxAge);
-        }
-        byte[] body = response.body();
-        Long newest = TrustRules.unverifiedVersion(body);
-        if (newest == null) {
-            try {
-                TrustRules.verifyNext(body, before, ed25519);
-                return trustFailed(UpdateEvent.trustRejected(
-                        new TrustRejection(TrustRejection.Code.MALFORMED, "the trust document cannot be read")), maxAge);
-            } catch (TrustRejection rejection) {
-                return trustFailed(UpdateEvent.trustRejected(rejection), maxAge);
-            }
-        }
-        if (newest < before.version()) {
-            return trustFailed(UpdateEvent.trustRejected(new TrustRejection(TrustRejection.Code.ROLLBACK, "/trust offers version "
-                    + newest + ", older than version " + before.version() + " in force")), maxAge);
-        }
-        if (newest == before.version()) {
-            byte[] inForce = before.documentBytes();
-            if (inForce != null && !Arrays.equals(inForce, body)) {
-                try {
-                    TrustRules.verifySelfSigned(body, ed25519);
-                } catch (TrustRejection rejection) {
-                    return trustFailed(UpdateEvent.trustRejected(rejection), maxAge);
-                }
-                emit(UpdateEvent.equivocation(before.version(), inForce, body));
-                return trustFailed(UpdateEvent.trustRejected(new TrustRejection(TrustRejection.Code.EQUIVOCATION,
-                        "/trust offers another document with version " + before.version()
-                                + ", the version in force: two signed histories; the trust in force is kept")), maxAge);
-            }
-            trustEtag = response.header("etag");
-            return trustSucceeded(null, maxAge);
-        }
-        long last = Math.min(newest, before.version() + TrustRules.MAX_WALK_STEPS);
-        TrustState reached = before;
-        List<byte[]> accepted = new ArrayList<>();
-        for (long version = before.version() + 1; version <= last; version++) {
-            byte[] bytes;
-            if (version == newest) {
-                bytes = body;
-            } else {
-                try {
-                    TransportResponse step = transport.get(url + "/" + version, Collections.singletonMap("Accept", "application/json"));
-                    if (step.status() != 200) {
-                        return trustFailed(UpdateEvent.of(UpdateEvent.Kind.TRUST_FETCH_FAILED, null, 0,
-                                "the server answered " + step.status() + " for /trust/" + version), maxAge);
-                    }
-                    bytes = step.body();
-                } catch (IOException | RuntimeException e) {
-                    return trustFailed(UpdateEvent.of(UpdateEvent.Kind.TRUST_FETCH_FAILED, null, 0,
-                            "GET " + url + "/" + version + " failed: " + e), maxAge);
-                }
-            }
-            try {
-                reached = TrustRules.verifyNext(bytes, reached, ed25519);
-                accepted.add(bytes);
-            } catch (TrustRejection rejection) {
-                return trustFailed(UpdateEvent.trustRejected(rejection), maxAge);
-            }
-        }
-        TrustRejection late = TrustRules.checkTime(reached, clock.getAsLong(), store.verifier().skewMillis());
-        if (late != null) return trustFailed(UpdateEvent.trustRejected(late), maxAge);
-        TrustState replaced = trust.advance(reached);
-        if (replaced == null) return trustSucceeded(null, maxAge);
-        if (reached.version() == newest) trustEtag = response.header("etag");
-        if (storage != null) {
-            long version = before.version();
-            for (byte[] bytes : accepted) {
-                try {
-                    storage.saveTrust(++version, bytes);
-                } catch (IOException e) {
-                    emit(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, null, version, e.getMessage()));
-                    break;
-                }
-            }
-        }
-        TreeSet<String> dropped = new TreeSet<>(replaced.signingKeys().keySet());
-        dropped.removeAll(reached.signingKeys().keySet());
-        emit(UpdateEvent.trustUpdated(reached.version(), new ArrayList<>(dropped)));
-        return trustSucceeded(replaced, maxAge);
-    }
-
-    private TrustOutcome trustFailed(UpdateEvent event, Integer maxAge) {
-        emit(event);
-        return new TrustOutcome(null, maxAge, ++trustFailures);
-    }
-
-    private TrustOutcome trustSucceeded(TrustState replaced, Integer maxAge) {
-        trustFailures = 0;
-        return new TrustOutcome(replaced, maxAge, 0);
+    private TrustRefresher.Outcome updateTrust() {
+        return trust == null ? TrustRefresher.Outcome.NONE : trust.refresh();
     }
 
     /** Tells the app about, and re-fetches, every host whose set was signed by a key the trust no longer lists. */
@@ -392,7 +261,7 @@ public final class PinSetUpdater {
         }
     }
 
-    private void emit(UpdateEvent event) {
+    void emit(UpdateEvent event) {
         try {
             listener.accept(event);
         } catch (RuntimeException ignored) {
