@@ -26,7 +26,7 @@ test-jvm: jvm-build
 	$(JAVAC) -cp $(JVM_OUT)/classes:$(JVM_LIBS):$(JUNIT_API) -d $(JVM_OUT)/test-classes \
 		$$(find clients/jvm/src/test/java -name '*.java' | sort)
 	$(SWIFT) build --product pinset
-	java -Dpinset.vectors=Tests/Vectors -Dpinset.binary=$$($(SWIFT) build --show-bin-path)/pinset \
+	java -Djava.net.preferIPv4Stack=true -Dpinset.vectors=Tests/Vectors -Dpinset.binary=$$($(SWIFT) build --show-bin-path)/pinset \
 		-jar $(JUNIT_RUN) --disable-banner --details=summary --fail-if-no-tests \
 		-cp $(JVM_OUT)/classes:$(JVM_OUT)/test-classes:$(JVM_LIBS) --scan-classpath $(JVM_OUT)/test-classes
 	$(MAKE) quickstart-jvm
