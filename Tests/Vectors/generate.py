@@ -181,6 +181,12 @@ document_case("alg-missing", jws(pin_payload(), header={"kid": S1.kid, "typ": "p
 document_case("body-with-blanks-around", b"\n  " + jws(pin_payload()) + b"\n", accept(3))
 document_case("pin-expires-null", jws(pin_payload(pins=[dict(spki, expiresAt=None) for spki in pin_payload()["pins"]])), accept(3))
 document_case("issued-at-with-offset", jws(pin_payload(issued=NOW - HOUR) | {"issuedAt": t(NOW - HOUR).replace("Z", "+00:00")}), accept(3))
+lone = canonical(pin_payload()).replace(b'"role":"current"', b'"comment":"\\ud800","role":"current"', 1)
+document_case("comment-lone-surrogate", jws(lone), reject("malformedJSON"))
+pair = canonical(pin_payload()).replace(b'"role":"current"', b'"comment":"\\ud83d\\ude00","role":"current"', 1)
+document_case("comment-surrogate-pair", jws(pair), accept(3))
+document_case("comment-nul-escape", jws(canonical(pin_payload()).replace(b'"role":"current"', b'"comment":"a\\u0000b","role":"current"', 1)), accept(3))
+document_case("escape-with-arabic-indic-digits", jws(canonical(pin_payload()).replace(b'"role":"current"', '"comment":"\\u\u0660\u0660\u0666\u0661","role":"current"'.encode(), 1)), reject("malformedJSON"))
 document_case("issued-at-not-rfc3339", jws(pin_payload() | {"issuedAt": "2026-05-31 23:00:00"}), reject("malformedJSON"))
 
 # --- Pin documents under a trust state (PROTOCOL §6.2) ----------------------------------------------------------

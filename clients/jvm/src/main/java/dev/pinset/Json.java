@@ -159,19 +159,35 @@ public final class Json {
                 case 'r': out.append('\r'); break;
                 case 't': out.append('\t'); break;
                 case 'u':
-                    if (index + 4 > text.length()) throw new ParseException("short \\u escape");
-                    int code = 0;
-                    for (int i = 0; i < 4; i++) {
-                        int digit = Character.digit(text.charAt(index++), 16);
-                        if (digit < 0) throw new ParseException("bad \\u escape");
-                        code = code * 16 + digit;
+                    char code = hex4();
+                    if (Character.isLowSurrogate(code)) throw new ParseException("a lone low surrogate escape");
+                    if (Character.isHighSurrogate(code)) {
+                        // Only as the first half of a pair written as two escapes, as the Swift client requires.
+                        if (!text.startsWith("\\u", index)) throw new ParseException("a lone high surrogate escape");
+                        index += 2;
+                        char low = hex4();
+                        if (!Character.isLowSurrogate(low)) throw new ParseException("a lone high surrogate escape");
+                        out.append(code);
+                        code = low;
                     }
-                    out.append((char) code);
+                    out.append(code);
                     break;
                 default:
                     throw new ParseException("bad escape \\" + e);
             }
         }
+    }
+
+    private char hex4() throws ParseException {
+        if (index + 4 > text.length()) throw new ParseException("short \\u escape");
+        int code = 0;
+        for (int i = 0; i < 4; i++) {
+            char c = text.charAt(index++);
+            int digit = c < 0x80 ? Character.digit(c, 16) : -1; // ASCII only: digit() also takes other scripts' digits
+            if (digit < 0) throw new ParseException("bad \\u escape");
+            code = code * 16 + digit;
+        }
+        return (char) code;
     }
 
     private Object number() throws ParseException {

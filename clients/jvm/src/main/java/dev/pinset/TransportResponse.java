@@ -41,12 +41,12 @@ public final class TransportResponse {
         for (String directive : value.split(",")) {
             String[] parts = directive.split("=", 2);
             if (parts.length == 2 && parts[0].trim().equalsIgnoreCase("max-age")) {
-                try {
-                    int seconds = Integer.parseInt(parts[1].trim());
-                    if (seconds >= 0) return seconds;
-                } catch (NumberFormatException ignored) {
+                String digits = parts[1].trim();
+                // ASCII digits only (parseInt also takes other scripts' digits), at most 9 of them.
+                if (digits.isEmpty() || digits.length() > 9 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
                     return null;
                 }
+                return Integer.parseInt(digits);
             }
         }
         return null;

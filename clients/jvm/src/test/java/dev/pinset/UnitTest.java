@@ -84,6 +84,8 @@ class UnitTest {
         assertEquals(300, new TransportResponse(200, Map.of("Cache-Control", "public, max-age=300"), null).maxAge());
         assertNull(new TransportResponse(200, Map.of("Cache-Control", "no-store"), null).maxAge());
         assertNull(new TransportResponse(200, Map.of("Cache-Control", "max-age=-1"), null).maxAge());
+        assertNull(new TransportResponse(200, Map.of("Cache-Control", "max-age=\u0663\u0660\u0660"), null).maxAge());
+        assertNull(new TransportResponse(200, Map.of("Cache-Control", "max-age=99999999999"), null).maxAge());
     }
 
     @Test
