@@ -42,11 +42,11 @@ public final class TransportResponse {
             String[] parts = directive.split("=", 2);
             if (parts.length == 2 && parts[0].trim().equalsIgnoreCase("max-age")) {
                 String digits = parts[1].trim();
-                // ASCII digits only (parseInt also takes other scripts' digits), at most 9 of them.
-                if (digits.isEmpty() || digits.length() > 9 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                // ASCII digits only (parseLong also takes other scripts' digits); a huge value is clamped later anyway.
+                if (digits.isEmpty() || digits.length() > 18 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
                     return null;
                 }
-                return Integer.parseInt(digits);
+                return (int) Math.min(Integer.MAX_VALUE, Long.parseLong(digits));
             }
         }
         return null;

@@ -85,7 +85,7 @@ class UnitTest {
         assertNull(new TransportResponse(200, Map.of("Cache-Control", "no-store"), null).maxAge());
         assertNull(new TransportResponse(200, Map.of("Cache-Control", "max-age=-1"), null).maxAge());
         assertNull(new TransportResponse(200, Map.of("Cache-Control", "max-age=\u0663\u0660\u0660"), null).maxAge());
-        assertNull(new TransportResponse(200, Map.of("Cache-Control", "max-age=99999999999"), null).maxAge());
+        assertEquals(Integer.MAX_VALUE, new TransportResponse(200, Map.of("Cache-Control", "max-age=99999999999"), null).maxAge());
     }
 
     @Test
