@@ -171,6 +171,8 @@ document_case("duplicate-jws-member-first-wins", jws(pin_payload()).replace(b'}'
 document_case("duplicate-header-member-first-wins", jws(pin_payload(), header=None, tamper=lambda d: d.update(
     protected=b64u(('{"alg":"EdDSA","kid":"%s","typ":"pinset+jws","alg":"none"}' % S1.kid).encode()))), reject("badSignature"))
 document_case("version-written-3.0", jws(canonical(pin_payload()).replace(b'"version":3}', b'"version":3.0}')), accept(3))
+document_case("version-written-3e0", jws(canonical(pin_payload()).replace(b'"version":3}', b'"version":3e0}')), accept(3))
+document_case("version-written-1e20", jws(canonical(pin_payload()).replace(b'"version":3}', b'"version":1e20}')), reject("malformedJSON"))
 document_case("version-written-3.5", jws(canonical(pin_payload()).replace(b'"version":3}', b'"version":3.5}')), reject("malformedJSON"))
 document_case("version-as-string", jws(canonical(pin_payload()).replace(b'"version":3}', b'"version":"3"}')), reject("malformedJSON"))
 document_case("report-uri-null", jws(pin_payload(reportUri=None)), accept(3))
