@@ -111,15 +111,28 @@ public final class PinSetUpdater {
         if (executor != null) executor.shutdownNow();
     }
 
+    // A scheduled task that throws is never run again, so a bug must cost one round, not the polling: such a round
+    // is retried after the longest backoff.
+
     private void poll(String host, ScheduledExecutorService running) {
-        long delay = fetch(host).delayMillis;
+        long delay = configuration.maximumBackoffSeconds * 1000;
+        try {
+            delay = fetch(host).delayMillis;
+        } catch (RuntimeException bug) {
+            emit(UpdateEvent.of(UpdateEvent.Kind.FETCH_FAILED, host, 0, "internal error: " + bug));
+        }
         if (!running.isShutdown()) running.schedule(() -> poll(host, running), delay, TimeUnit.MILLISECONDS);
     }
 
     private void pollTrust(ScheduledExecutorService running) {
-        TrustRefresher.Outcome outcome = updateTrust();
-        if (outcome.replaced != null) refetchUndelegated(null);
-        long delay = nextDelayMillis(outcome.maxAge, outcome.failures, configuration, ThreadLocalRandom.current().nextDouble());
+        long delay = configuration.maximumBackoffSeconds * 1000;
+        try {
+            TrustRefresher.Outcome outcome = updateTrust();
+            if (outcome.replaced != null) refetchUndelegated(null);
+            delay = nextDelayMillis(outcome.maxAge, outcome.failures, configuration, ThreadLocalRandom.current().nextDouble());
+        } catch (RuntimeException bug) {
+            emit(UpdateEvent.of(UpdateEvent.Kind.TRUST_FETCH_FAILED, null, 0, "internal error: " + bug));
+        }
         if (!running.isShutdown()) running.schedule(() -> pollTrust(running), delay, TimeUnit.MILLISECONDS);
     }
 
