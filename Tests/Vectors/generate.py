@@ -260,6 +260,11 @@ update_case("update-walks-to-newest", [], {"/trust": V2_PATH, "/trust/1": T1, "/
 OTHER_V1 = write("trust", "update-other-v1.json", trust_doc(1, [R1], [S1, S2], [R1]))
 update_case("update-equivocation", [T1], {"/trust": OTHER_V1, "/trust/1": OTHER_V1}, {"reject": "equivocation", "version": 1})
 update_case("update-rollback", [T1, V2_PATH], {"/trust": T1, "/trust/1": T1}, {"reject": "rollback", "version": 2})
+V1_BAD_HEADER = write("trust", "update-v1-bad-header.json", trust_doc(1, [R1], [S1], [R1], extra_header={"x": "y"}))
+update_case("update-rollback-with-bad-header", [T1, V2_PATH], {"/trust": V1_BAD_HEADER}, {"reject": "rollback", "version": 2})
+update_case("update-next-with-bad-header", [], {"/trust": V1_BAD_HEADER}, {"reject": "malformedHeader", "version": 0})
+update_case("update-same-version-bad-header", [T1], {"/trust": V1_BAD_HEADER}, {"reject": "malformedHeader", "version": 1})
+update_case("update-unreadable", [T1], {"/trust": write("trust", "update-unreadable.json", b"[]")}, {"reject": "malformed", "version": 1})
 update_case("update-same-version-unchanged", [T1], {"/trust": T1, "/trust/1": T1}, accept(1))
 
 # --- Evaluating chains (PROTOCOL §5, handshake rules) -----------------------------------------------------------

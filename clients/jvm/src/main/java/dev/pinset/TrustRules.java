@@ -137,9 +137,29 @@ public final class TrustRules {
 
     /** The version a trust document claims, read without checking anything; {@code null} when unreadable. */
     public static Long unverifiedVersion(byte[] bytes) {
+        // As the Swift client's unverifiedPayload: the general serialization and a payload whose members have the
+        // right types; no header, thumbprint or threshold check (those are the walk's, with their own codes).
+        if (bytes.length > MAX_BYTES) return null;
         try {
-            return parse(bytes).version;
-        } catch (TrustRejection e) {
+            Map<String, Object> document = Json.parseObject(bytes);
+            if (!(document.get("payload") instanceof String) || !(document.get("signatures") instanceof List)) return null;
+            for (Object entry : (List<?>) document.get("signatures")) {
+                if (!(entry instanceof Map) || !(((Map<?, ?>) entry).get("protected") instanceof String)
+                        || !(((Map<?, ?>) entry).get("signature") instanceof String)) {
+                    return null;
+                }
+            }
+            byte[] payload = Base64Codec.decodeUrl((String) document.get("payload"));
+            if (payload == null) return null;
+            Map<String, Object> body = Json.parseObject(payload);
+            long version = PinSet.integer(body, "version");
+            PinSet.time(body, "issuedAt", true);
+            PinSet.time(body, "expiresAt", true);
+            PinSet.integer(body, "rootThreshold");
+            jwkFields(body.get("rootKeys"), "rootKeys");
+            jwkFields(body.get("signingKeys"), "signingKeys");
+            return version;
+        } catch (Json.ParseException | PinSet.FormatException e) {
             return null;
         }
     }
@@ -244,13 +264,10 @@ public final class TrustRules {
         }
     }
 
-    /** The keys of a JWK list by recomputed thumbprint; a {@code kid} that is not the thumbprint is refused. */
-    private static void keys(Object list, String member, Map<String, byte[]> into)
-            throws PinSet.FormatException, TrustRejection {
+    /** A JWK list whose members have the right types (decoding comes first in the Swift client: malformed). */
+    private static List<?> jwkFields(Object list, String member) throws PinSet.FormatException {
         if (!(list instanceof List)) throw new PinSet.FormatException(member + " is missing or not an array");
-        List<?> jwks = (List<?>) list;
-        // Decoding comes first in the Swift client (a JWK without kty/crv/x fails to decode: malformed).
-        for (Object jwk : jwks) {
+        for (Object jwk : (List<?>) list) {
             if (!(jwk instanceof Map)) throw new PinSet.FormatException(member + " holds a key that is not an object");
             Map<?, ?> map = (Map<?, ?>) jwk;
             PinSet.string(map, "kty", true);
@@ -260,6 +277,13 @@ public final class TrustRules {
             PinSet.string(map, "alg", false);
             PinSet.string(map, "use", false);
         }
+        return (List<?>) list;
+    }
+
+    /** The keys of a JWK list by recomputed thumbprint; a {@code kid} that is not the thumbprint is refused. */
+    private static void keys(Object list, String member, Map<String, byte[]> into)
+            throws PinSet.FormatException, TrustRejection {
+        List<?> jwks = jwkFields(list, member);
         if (jwks.size() > 256) throw malformed(member + " lists more than 256 keys");
         for (Object jwk : jwks) {
             Map<?, ?> map = (Map<?, ?>) jwk;
