@@ -89,7 +89,10 @@ import Testing
 
     @Test func manifestListsEveryKind() {
         #expect(Self.manifest.cases.count >= 80)
-        #expect(Set(Self.manifest.cases.map(\.kind)) == ["document", "trustWalk", "trustUpdate", "evaluate"])
+        #expect(
+            Set(Self.manifest.cases.map(\.kind)) == [
+                "document", "trustWalk", "trustUpdate", "trustBundled", "evaluate",
+            ])
     }
 
     @Test(arguments: manifest.cases)
@@ -100,6 +103,7 @@ import Testing
         case "trustWalk": outcome = try trustWalk(entry)
         case "trustUpdate": outcome = try await trustUpdate(entry)
         case "evaluate": outcome = try evaluate(entry)
+        case "trustBundled": outcome = try trustBundled(entry)
         default: Issue.record("unknown kind \(entry.kind)"); return
         }
         #expect(outcome == expected(entry), "\(entry.name)")
@@ -137,6 +141,14 @@ import Testing
         switch verifier.walk(try entry.documents!.map(Self.read), from: shipped, now: Self.now) {
         case .success(let state): return "accept version=\(state.version)"
         case .failure(let rejection): return "reject \(rejection.code.rawValue)"
+        }
+    }
+
+    func trustBundled(_ entry: Case) throws -> String {
+        do {
+            return "accept version=\(try TrustState(bundledDocument: try Self.read(entry.document!)).version)"
+        } catch let rejection as TrustRejection {
+            return "reject \(rejection.code.rawValue)"
         }
     }
 

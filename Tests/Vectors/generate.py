@@ -267,6 +267,21 @@ update_case("update-same-version-bad-header", [T1], {"/trust": V1_BAD_HEADER}, {
 update_case("update-unreadable", [T1], {"/trust": write("trust", "update-unreadable.json", b"[]")}, {"reject": "malformed", "version": 1})
 update_case("update-same-version-unchanged", [T1], {"/trust": T1, "/trust/1": T1}, accept(1))
 
+# --- A trust document shipped in the app (PROTOCOL §6.2: accepted without checking time; its own roots signed it) ---
+def bundled_case(name, data, expect):
+    path = data if isinstance(data, str) else write("trust", name + ".json", data)
+    manifest["cases"].append({"name": name, "kind": "trustBundled", "document": path, "expect": expect})
+
+
+bundled_case("bundled-trust", T1, accept(1))
+bundled_case("bundled-trust-expired", T1_EXPIRED, accept(1))
+bundled_case("bundled-trust-later-version", V2_PATH, accept(2))
+bundled_case("bundled-trust-other-roots", trust_doc(1, [R2], [S1], [R2]), accept(1))
+bundled_case("bundled-trust-new-root-did-not-sign", trust_doc(1, [R2], [S1], [R1]), reject("newRootsDidNotSign"))
+bundled_case("bundled-trust-threshold-two-one-signer", trust_doc(1, [R1, R2], [S1], [R1], threshold=2), reject("newRootsDidNotSign"))
+bundled_case("bundled-trust-wrong-typ", trust_doc(1, [R1], [S1], [R1], typ="JWT"), reject("wrongType"))
+bundled_case("bundled-trust-not-json", b"trust", reject("malformed"))
+
 # --- Evaluating chains (PROTOCOL §5, handshake rules) -----------------------------------------------------------
 def ec_key(n):
     return ec.derive_private_key(n, ec.SECP256R1())

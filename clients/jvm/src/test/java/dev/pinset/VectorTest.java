@@ -58,6 +58,7 @@ class VectorTest {
             case "trustWalk": outcome = trustWalk(entry, keys, now); break;
             case "trustUpdate": outcome = trustUpdate(entry, keys, now); break;
             case "evaluate": outcome = evaluate(entry, keys, now); break;
+            case "trustBundled": outcome = trustBundled(entry); break;
             default: throw new AssertionError("unknown kind " + entry.get("kind"));
         }
         assertEquals(expected(expect, entry), outcome, (String) entry.get("name"));
@@ -113,6 +114,14 @@ class VectorTest {
         int maxSteps = entry.containsKey("maxSteps") ? ((Long) entry.get("maxSteps")).intValue() : TrustRules.MAX_WALK_STEPS;
         try {
             return "accept version=" + TrustRules.walk(documents, shipped, now, 300_000, ED25519, maxSteps).version();
+        } catch (TrustRejection rejection) {
+            return "reject " + rejection.code().wireName();
+        }
+    }
+
+    static String trustBundled(Map<?, ?> entry) throws Exception {
+        try {
+            return "accept version=" + TrustState.ofBundledDocument(read((String) entry.get("document")), ED25519).version();
         } catch (TrustRejection rejection) {
             return "reject " + rejection.code().wireName();
         }
