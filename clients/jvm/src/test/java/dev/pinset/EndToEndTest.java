@@ -48,6 +48,23 @@ class EndToEndTest {
         Processes.deleteTree(directory);
     }
 
+    /** A real {@code pinset serve} on a new database, signing with a new key {@code signing.pem} (refresh 1 s). */
+    private PinServerProcess startServer() throws Exception {
+        File database = new File(directory, "pinset.sqlite");
+        File key = pki.ed25519("signing");
+        return PinServerProcess.start(processes, database, key, PinServerProcess.createToken(processes, database));
+    }
+
+    /** A store that trusts the server's signing key as an app ships it (its public PEM), with the JDK verifier. */
+    private PinSetStore shippedKeyStore() throws Exception {
+        return shippedKeyStore(new JdkEd25519Verifier());
+    }
+
+    private PinSetStore shippedKeyStore(Ed25519Verifier ed25519) throws Exception {
+        TrustedKey signing = TrustedKey.fromPem(Files.readString(new File(directory, "signing.pub.pem").toPath()));
+        return new PinSetStore(new DocumentVerifier(List.of(signing), null, ed25519, 300_000), new PinningOptions());
+    }
+
     /** An OkHttp client pinned by {@code store}; names resolve to 127.0.0.1 only, and no connection is reused. */
     private OkHttpClient client(PinSetStore store) throws Exception {
         PinningTrustManager trust = new PinningTrustManager(PinningTrustManager.platformDefault(pki.roots()), store);
@@ -101,20 +118,16 @@ class EndToEndTest {
 
     @Test
     void connectsRefusesNamingTheKeysAndHotSwapsAfterARotation() throws Exception {
-        File database = new File(directory, "pinset.sqlite");
-        File key = pki.ed25519("signing");
-        PinServerProcess server = PinServerProcess.start(processes, database, key, PinServerProcess.createToken(processes, database));
+        PinServerProcess server = startServer();
         String a = pki.leaf("a");
         String b = pki.leaf("b");
         int portA = pki.serve(a);
         String pinA = pki.pin(a);
         String pinB = pki.pin(b);
         assertEquals(201, server.putSet("localhost", pinA, TestPki.randomPin(), null));
-        processes.run(PinServerProcess.BINARY, "export", "--db", database.getPath(), "--out", "export");
+        processes.run(PinServerProcess.BINARY, "export", "--db", new File(directory, "pinset.sqlite").getPath(), "--out", "export");
 
-        TrustedKey signing = TrustedKey.fromPem(Files.readString(new File(directory, "signing.pub.pem").toPath()));
-        PinSetStore store = new PinSetStore(
-                new DocumentVerifier(List.of(signing), null, new JdkEd25519Verifier(), 300_000), new PinningOptions());
+        PinSetStore store = shippedKeyStore();
         PinSetUpdater updater = new PinSetUpdater(fastPolling(server.url), store, null,
                 new PinStorage(new File(directory, "cache")), null, null, events::add);
         OkHttpClient client = client(store);
@@ -160,8 +173,7 @@ class EndToEndTest {
         }
 
         // A new process reloads the persisted set (rollback protection across restarts), before any fetch.
-        PinSetStore restarted = new PinSetStore(
-                new DocumentVerifier(List.of(signing), null, new JdkEd25519Verifier(), 300_000), new PinningOptions());
+        PinSetStore restarted = shippedKeyStore();
         new PinSetUpdater(fastPolling(server.url), restarted, null, new PinStorage(new File(directory, "cache")), null,
                 null, null).loadPersisted();
         assertEquals(3, restarted.acceptedVersion("localhost").version());
@@ -176,8 +188,7 @@ class EndToEndTest {
         File exported = new File(directory, "export/pins/localhost");
         File tampered = new File(directory, "export/pins/example.com");
         Files.write(tampered.toPath(), Files.readAllBytes(exported.toPath()));
-        PinSetStore bundled = new PinSetStore(
-                new DocumentVerifier(List.of(signing), null, new JdkEd25519Verifier(), 300_000), new PinningOptions());
+        PinSetStore bundled = shippedKeyStore();
         Map<String, Object> outcomes = bundled.installBundledDocuments(new File(directory, "export"));
         assertTrue(outcomes.get("localhost") instanceof VerifiedDocument, outcomes.toString());
         assertEquals(DocumentRejection.Code.HOST_MISMATCH, ((DocumentRejection) outcomes.get("example.com")).code());
@@ -192,9 +203,7 @@ class EndToEndTest {
      */
     @Test
     void aPooledConnectionDoesNotOutliveItsSet() throws Exception {
-        File database = new File(directory, "pinset.sqlite");
-        File key = pki.ed25519("signing");
-        PinServerProcess server = PinServerProcess.start(processes, database, key, PinServerProcess.createToken(processes, database));
+        PinServerProcess server = startServer();
         String a = pki.leaf("a");
         assertEquals(201, server.putSet("localhost", pki.pin(a), TestPki.randomPin(), null));
         processes.run("openssl", "pkcs12", "-export", "-in", "a.pem", "-inkey", "a.key", "-certfile", "ca.pem",
@@ -218,9 +227,7 @@ class EndToEndTest {
         });
         https.start();
         try {
-            TrustedKey signing = TrustedKey.fromPem(Files.readString(new File(directory, "signing.pub.pem").toPath()));
-            PinSetStore store = new PinSetStore(
-                    new DocumentVerifier(List.of(signing), null, new JdkEd25519Verifier(), 300_000), new PinningOptions());
+            PinSetStore store = shippedKeyStore();
             PinSetUpdater updater = new PinSetUpdater(fastPolling(server.url), store, null, null, null, null, events::add);
             assertEquals(UpdateEvent.Kind.UPDATED, updater.refreshNow("localhost").kind());
             PinningTrustManager trust = new PinningTrustManager(PinningTrustManager.platformDefault(pki.roots()), store);
@@ -241,15 +248,11 @@ class EndToEndTest {
     /** The path for code without OkHttp: HttpsURLConnection with the context's socket factory and the verifier. */
     @Test
     void httpsUrlConnectionIsPinnedByTheSameStore() throws Exception {
-        File database = new File(directory, "pinset.sqlite");
-        File key = pki.ed25519("signing");
-        PinServerProcess server = PinServerProcess.start(processes, database, key, PinServerProcess.createToken(processes, database));
+        PinServerProcess server = startServer();
         String a = pki.leaf("a");
         int portA = pki.serve(a);
         assertEquals(201, server.putSet("localhost", pki.pin(a), TestPki.randomPin(), null));
-        TrustedKey signing = TrustedKey.fromPem(Files.readString(new File(directory, "signing.pub.pem").toPath()));
-        PinSetStore store = new PinSetStore(
-                new DocumentVerifier(List.of(signing), null, new BouncyCastleEd25519Verifier(), 300_000), new PinningOptions());
+        PinSetStore store = shippedKeyStore(new BouncyCastleEd25519Verifier());
         PinSetUpdater updater = new PinSetUpdater(fastPolling(server.url), store, null, null, null, null, events::add);
         assertEquals(UpdateEvent.Kind.UPDATED, updater.refreshNow("localhost").kind());
         PinningTrustManager trust = new PinningTrustManager(PinningTrustManager.platformDefault(pki.roots()), store);
@@ -281,15 +284,11 @@ class EndToEndTest {
 
     @Test
     void aStaleSetIsClassifiedAsStaleWhenTheNewestSetAcceptsTheChain() throws Exception {
-        File database = new File(directory, "pinset.sqlite");
-        File key = pki.ed25519("signing");
-        PinServerProcess server = PinServerProcess.start(processes, database, key, PinServerProcess.createToken(processes, database));
+        PinServerProcess server = startServer();
         String a = pki.leaf("a");
         int portA = pki.serve(a);
         assertEquals(201, server.putSet("localhost", TestPki.randomPin(), TestPki.randomPin(), null));
-        TrustedKey signing = TrustedKey.fromPem(Files.readString(new File(directory, "signing.pub.pem").toPath()));
-        PinSetStore store = new PinSetStore(
-                new DocumentVerifier(List.of(signing), null, new JdkEd25519Verifier(), 300_000), new PinningOptions());
+        PinSetStore store = shippedKeyStore();
         PinSetUpdater.Configuration configuration = fastPolling(server.url);
         configuration.minimumRefreshSeconds = 3600;
         configuration.maximumRefreshSeconds = 3600;
@@ -309,17 +308,13 @@ class EndToEndTest {
 
     @Test
     void aReportReachesThePinServerWhenTheReportHostIsTheFailingPinnedHost() throws Exception {
-        File database = new File(directory, "pinset.sqlite");
-        File key = pki.ed25519("signing");
-        PinServerProcess server = PinServerProcess.start(processes, database, key, PinServerProcess.createToken(processes, database));
+        PinServerProcess server = startServer();
         String rogue = pki.leaf("rogue");
         int roguePort = pki.serve(rogue);
         // The set's reportUri is on the very host whose pins fail (TrustKit-Android issue 72).
         String reportUri = "https://localhost:" + roguePort + "/pin-reports";
         assertEquals(201, server.putSet("localhost", TestPki.randomPin(), TestPki.randomPin(), reportUri));
-        TrustedKey signing = TrustedKey.fromPem(Files.readString(new File(directory, "signing.pub.pem").toPath()));
-        PinSetStore store = new PinSetStore(
-                new DocumentVerifier(List.of(signing), null, new JdkEd25519Verifier(), 300_000), new PinningOptions());
+        PinSetStore store = shippedKeyStore();
         PinFailureReporter reporter = new PinFailureReporter(
                 javax.net.ssl.SSLContext.getDefault().getSocketFactory(), 86_400_000L);
         PinSetUpdater updater = new PinSetUpdater(fastPolling(server.url), store, null, null, reporter, null, events::add);
