@@ -25,6 +25,7 @@ endef
 
 include hardening.mk
 include hsm.mk
+include jvm.mk
 
 deps:
 	$(call apt_install,$(APT_BUILD) libp11-kit-dev)
@@ -54,6 +55,7 @@ test: test-deps hsm-deps lint-openapi lint-docker format-lint
 	$(MAKE) runbooks
 	$(MAKE) test-console
 	$(MAKE) test-hardening
+	$(MAKE) test-jvm
 
 # Apple availability audit on Linux (issue 18): the checker's own tests, then the client targets against the
 # floors of Package.swift. It reads the debug build (flags, dependency modules), which `test` makes first.

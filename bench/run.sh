@@ -16,6 +16,7 @@
 #   B7 start-up time and RSS with 100k hosts vs sqlite3 dumping the documents table
 #      goal start-up <= 3x, RSS <= 2 x stored document bytes + 30 MB
 #   B8/B9 client micro-benchmarks: rows pasted from `bash bench/client.sh` when that script exists
+#   B8j/B9j the same on the JVM client: rows from `bash bench/jvm.sh` (Debian's JDK)
 #   B10 the monitor: a pass over 10,000 hosts within its interval, GET req/s while it runs (bench/monitor.sh)
 #   B11 writes with the pre-flight on: throughput, slowest write vs the deadline, GET p99 (bench/preflight.sh)
 #   H1/H1t/H2 keys in hardware: signing through SoftHSM vs the OpenSSL key, start-up re-sign of HOSTS documents
@@ -413,6 +414,12 @@ if want B11; then
     log "B11: bash bench/preflight.sh"
     PINSET="$PINSET" SERVER_CPU="$SERVER_CPU" LOAD_CPU="$LOAD_CPU" \
         bash "$HERE/preflight.sh" | grep '^| *B11' >>"$CLIENT_ROWS" || log "bench/preflight.sh failed or gave no rows"
+fi
+
+# ---------------------------------------------------------------- B8j/B9j: the JVM client (issue 23)
+if [ -f "$HERE/jvm.sh" ]; then
+    log "B8j/B9j: bash bench/jvm.sh"
+    bash "$HERE/jvm.sh" | grep '^| *B[89]j' >>"$CLIENT_ROWS" || log "bench/jvm.sh failed or gave no B8j/B9j rows"
 fi
 
 # ---------------------------------------------------------------- H: keys in hardware (issue 25)
