@@ -44,7 +44,10 @@ public final class PKCS11Token: @unchecked Sendable {
             checkin(session, epoch: epoch)
             return result
         } catch {
-            if error.code == .tokenUnavailable || PKCS11Call.tokenLost(CK_RV(error.returnValue)) {
+            // A key that changed under its label means another token answers now: start over on the next call.
+            if error.code == .tokenUnavailable || error.code == .keyChanged
+                || PKCS11Call.tokenLost(CK_RV(error.returnValue))
+            {
                 drop(epoch: epoch)
             } else {
                 checkin(session, epoch: epoch)

@@ -164,7 +164,7 @@ import Testing
         }
     }
 
-    @Test func tokenGoneWhileRunningAnswers503OnWritesAndRecoversWithoutRestart() throws {
+    @Test func tokenGoneOrReplacedWhileRunningAnswers503OnWritesAndRecoversWithoutRestart() throws {
         let hsm = try SoftHSM()
         defer { hsm.remove() }
         _ = try Self.tokenWithKey(hsm)
@@ -187,6 +187,12 @@ import Testing
         #expect(refused.body.contains("\"status\":503") && refused.body.contains("cannot sign now"), "\(refused.body)")
         #expect(try http.request("GET", "/pins/one.example").status == 200)
         #expect(try http.request("GET", "/pins/two.example").status == 404)
+        // Another token under the same label, with another key under the same name: never used to sign.
+        try FileManager.default.createDirectory(at: hsm.tokenDirectory, withIntermediateDirectories: true)
+        _ = try Self.tokenWithKey(hsm)
+        let impostor = try put("two.example")
+        #expect(impostor.status == 503 && impostor.body.contains("no longer the key"), "\(impostor.body)")
+        try FileManager.default.removeItem(at: hsm.tokenDirectory)
         try FileManager.default.moveItem(at: away, to: hsm.tokenDirectory)
         #expect(try put("two.example").status == 201)
         #expect(try http.request("GET", "/pins/two.example").status == 200)
