@@ -8,7 +8,9 @@ public final class TokenSigner: DocumentSigner {
     public let key: PKCS11Ed25519Key
     /// The URI the key was opened with (it holds no PIN).
     public let uri: PKCS11URI
+    /// The RFC 7638 thumbprint of the key's public half.
     public let kid: String
+    /// The raw 32-byte public key, read off the token's public key object.
     public var publicKey: [UInt8] { key.publicKey }
 
     /// Wraps `key`, opened from `uri`.
