@@ -8,14 +8,18 @@ final class RunningServer {
     let token: String
     let directory: URL
 
-    init(directory: URL, extraArguments: [String] = []) throws {
+    /// - Parameters:
+    ///   - key: the `--key` value; default `key.pem` in `directory` (made by `--dev`).
+    ///   - environment: variables set on top of this process's environment (SoftHSM's, the PKCS#11 PIN).
+    init(directory: URL, extraArguments: [String] = [], key: String? = nil, environment: [String: String] = [:]) throws
+    {
         self.directory = directory
         process = try ProcessRunner.start(
             CLIRunner.binary,
             [
                 "serve", "--dev", "--db", directory.appendingPathComponent("db.sqlite").path,
-                "--key", directory.appendingPathComponent("key.pem").path, "--port", "0",
-            ] + extraArguments, stdout: .pipe)
+                "--key", key ?? directory.appendingPathComponent("key.pem").path, "--port", "0",
+            ] + extraArguments, environment: environment, stdout: .pipe)
         var lines: [String] = []
         var buffer = Data()
         let handle = process.standardOutput!
