@@ -34,19 +34,7 @@ public final class ChildProcess: @unchecked Sendable {
         _ executable: String, _ arguments: [String], environment: [String: String?], directory: URL?,
         stdout: Stream, stderr: Stream
     ) {
-        if executable.contains("/") {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [executable] + arguments
-        }
-        if !environment.isEmpty {
-            var variables = ProcessInfo.processInfo.environment
-            for (name, value) in environment { variables[name] = value }
-            process.environment = variables
-        }
-        if let directory { process.currentDirectoryURL = directory }
+        ProcessRunner.prepare(process, executable, arguments, environment: environment, directory: directory)
         let out = attach(stdout, isError: false, same: nil)
         process.standardOutput = out
         process.standardError = attach(stderr, isError: true, same: out)

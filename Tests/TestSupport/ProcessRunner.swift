@@ -41,17 +41,7 @@ public enum ProcessRunner {
         stdin: Data? = nil
     ) throws -> Output {
         let process = Process()
-        if executable.contains("/") {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [executable] + arguments
-        }
-        var variables = ProcessInfo.processInfo.environment
-        for (name, value) in environment { variables[name] = value }
-        process.environment = variables
-        if let directory { process.currentDirectoryURL = directory }
+        prepare(process, executable, arguments, environment: environment, directory: directory)
         let out = Pipe()
         let err = Pipe()
         let input = Pipe()
@@ -92,6 +82,25 @@ public enum ProcessRunner {
     @discardableResult
     public static func shell(_ script: String, in directory: URL? = nil) throws -> Data {
         try checked("/bin/sh", ["-c", script], directory: directory)
+    }
+
+    /// Sets `process` up to run `executable` (a path, or a name looked up in `PATH` when it has no `/`) with
+    /// `arguments`, `environment` on top of this process's, in `directory`.
+    static func prepare(
+        _ process: Process, _ executable: String, _ arguments: [String], environment: [String: String?],
+        directory: URL?
+    ) {
+        if executable.contains("/") {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [executable] + arguments
+        }
+        var variables = ProcessInfo.processInfo.environment
+        for (name, value) in environment { variables[name] = value }
+        process.environment = variables
+        if let directory { process.currentDirectoryURL = directory }
     }
 
     private final class Box: @unchecked Sendable {
