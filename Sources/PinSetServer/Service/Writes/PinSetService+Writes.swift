@@ -41,16 +41,22 @@ extension PinSetService {
         host: String, sha256URL: String, ifMatch: String?, tokenName: String, force: Bool = false
     ) throws(ServiceError) -> WriteOutcome {
         let name = try Self.normalize(host)
+        return try execute(
+            WriteCommand(
+                host: name, change: .remove(sha256: Self.pinHash(path: sha256URL), force: force), ifMatch: ifMatch,
+                tokenName: tokenName))
+    }
+
+    /// The pin hash (standard base64) of the `{sha256}` in a path: base64url without padding, as documented, or
+    /// the standard base64 every answer carries. 400 if it is not 32 bytes of either.
+    static func pinHash(path sha256URL: String) throws(ServiceError) -> String {
         guard let bytes = Base64URL.decode(sha256URL) ?? Base64.decode(sha256URL), bytes.count == 32 else {
             throw ServiceError(
                 .badRequest,
                 "the pin in the path must be 32 bytes in base64url (no padding, e.g. \(String(repeating: "A", count: 43))) or in standard base64"
             )
         }
-        return try execute(
-            WriteCommand(
-                host: name, change: .remove(sha256: Base64.encode(bytes), force: force), ifMatch: ifMatch,
-                tokenName: tokenName))
+        return Base64.encode(bytes)
     }
 
     /// Retires an existing host: the next version has no pins and `enforce: false`, so clients stop pinning it.
