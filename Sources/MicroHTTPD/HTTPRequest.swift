@@ -158,7 +158,9 @@ public struct HTTPRequest: @unchecked Sendable {
         }
         guard present == .YES else { return nil }
         guard let found else { return "" }
-        return String(cString: found)
+        // Every decoded byte, a `%00` included (as the detached copy keeps them), never cut at the first NUL: a
+        // value cut short would pass a length check it fails.
+        return String(decoding: UnsafeRawBufferPointer(start: found, count: foundSize), as: UTF8.self)
     }
 
     /// The whole request body, at most the configured `maxBodyBytes`.

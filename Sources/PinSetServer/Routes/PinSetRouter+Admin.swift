@@ -20,7 +20,7 @@ extension PinSetRouter {
         }
         let after = request.query("after")
         // openapi.yaml: a host name, at most 253 characters (schemathesis found a longer one answered 200).
-        if let after, after.utf8.count > 253 {
+        if let after, after.unicodeScalars.count > 253 {
             throw Problem.badRequest("after must be a host name of at most 253 characters (the previous page's next)")
         }
         let page = try service.hostsWithState(after: after, limit: limit)
