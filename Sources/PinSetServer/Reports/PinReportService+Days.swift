@@ -8,44 +8,10 @@ import PinSetAdminAPI
 /// many arrived on a given day; `pinReportDay` counts them as they arrive, under the same retention and row
 /// cap as the reports themselves (the host of an unauthenticated report is the sender's choice).
 extension PinReportService {
-    /// Counts one report for `host` on the UTC day of `seconds`; drops days older than `cutoff` and the
-    /// oldest rows beyond `maxRows`. Runs inside ``submit(json:now:)``'s transaction.
-    static func countDay(_ db: Database, host: String, seconds: Int64, cutoff: Int64, maxRows: Int) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO pinReportDay (host, day, count) VALUES (?, ?, 1)
-                ON CONFLICT(host, day) DO UPDATE SET count = count + 1
-                """,
-            arguments: [host, day(seconds)])
-        try db.execute(sql: "DELETE FROM pinReportDay WHERE day < ?", arguments: [day(cutoff)])
-        try db.execute(
-            sql: """
-                DELETE FROM pinReportDay WHERE (host, day) IN (
-                    SELECT host, day FROM pinReportDay ORDER BY day DESC, count DESC LIMIT -1 OFFSET ?)
-                """,
-            arguments: [maxRows])
-    }
-
     /// The day counts, oldest day first; `host` filters on the pinned host, `since` keeps the days from the
     /// UTC day of `since` on.
     public func days(host: String?, since: Date?) throws(ServiceError) -> [ReportDay] {
-        var conditions: [String] = []
-        var arguments: StatementArguments = []
-        if let host {
-            conditions.append("host = ?")
-            _ = arguments.append(contentsOf: [host])
-        }
-        if let since {
-            conditions.append("day >= ?")
-            _ = arguments.append(contentsOf: [Self.day(StoredTime.seconds(since))])
-        }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let sql = "SELECT host, day, count FROM pinReportDay \(filter) ORDER BY day, host LIMIT 10000"
-        return try store.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                ReportDay(host: row["host"], day: Self.dayText(row["day"]), count: row["count"])
-            }
-        }
+        try store.read { db in try ReportTable.days(db, host: host, since: since) }
     }
 
     /// Days since 1970-01-01 (UTC) of a time in seconds.

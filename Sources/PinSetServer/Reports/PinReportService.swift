@@ -56,70 +56,26 @@ public final class PinReportService: Sendable {
         }
         let leafPin = Base64.encode(SHA256Digest.hash(leaf.spkiDER))
         let matches = currentPinsMatch(chain: report.validatedCertificateChain, host: host)
-        let fingerprint = Self.fingerprint(report)
+        let stored = ReportTable.NewReport(
+            fingerprint: Self.fingerprint(report), host: host, notedHost: report.hostname.lowercased(),
+            leafPin: leafPin, matchesCurrentPin: matches, enforce: report.enforcePinning, knownPins: report.knownPins,
+            chain: report.validatedCertificateChain)
         let seconds = StoredTime.seconds(now)
-        let knownPins = Self.json(report.knownPins)
-        let chain = Self.json(report.validatedCertificateChain)
         let cutoff = StoredTime.seconds(now.addingTimeInterval(-configuration.retention))
         let maxRows = configuration.maxRows
         let duplicate = try store.serializedWrite { db in
             try db.inTransaction {
-                try db.execute(
-                    sql: """
-                        INSERT INTO pinReport (fingerprint, host, notedHost, leafPin, matchesCurrentPin, enforce,
-                            knownPins, chain, count, firstSeen, lastSeen)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
-                        ON CONFLICT(fingerprint) DO UPDATE SET count = count + 1, lastSeen = excluded.lastSeen,
-                            matchesCurrentPin = excluded.matchesCurrentPin
-                        """,
-                    arguments: [
-                        Data(fingerprint), host, report.hostname.lowercased(), leafPin, matches, report.enforcePinning,
-                        knownPins, chain, seconds, seconds,
-                    ])
-                try db.execute(sql: "DELETE FROM pinReport WHERE lastSeen < ?", arguments: [cutoff])
-                try db.execute(
-                    sql: """
-                        DELETE FROM pinReport WHERE id IN (
-                            SELECT id FROM pinReport ORDER BY lastSeen DESC, id DESC LIMIT -1 OFFSET ?)
-                        """,
-                    arguments: [maxRows])
-                try Self.countDay(db, host: host, seconds: seconds, cutoff: cutoff, maxRows: maxRows)
+                try ReportTable.record(db, stored, seconds: seconds, cutoff: cutoff, maxRows: maxRows)
                 return .commit
             }
-            return try Int.fetchOne(
-                db, sql: "SELECT count FROM pinReport WHERE fingerprint = ?", arguments: [Data(fingerprint)]) ?? 1 > 1
+            return try ReportTable.count(db, fingerprint: stored.fingerprint) ?? 1 > 1
         }
         return Stored(host: host, duplicate: duplicate)
     }
 
     /// Reports grouped by host and leaf pin, latest first; `host` filters on the pinned or the connected host.
     public func groups(host: String?, since: Date?) throws(ServiceError) -> [ReportGroup] {
-        var conditions: [String] = []
-        var arguments: StatementArguments = []
-        if let host {
-            conditions.append("(host = ? OR notedHost = ?)")
-            _ = arguments.append(contentsOf: [host, host])
-        }
-        if let since {
-            conditions.append("lastSeen >= ?")
-            _ = arguments.append(contentsOf: [StoredTime.seconds(since)])
-        }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        // With MAX(lastSeen), SQLite takes the bare columns from the latest row of each group.
-        let sql = """
-            SELECT host, leafPin, SUM(count) AS total, MIN(firstSeen) AS first, MAX(lastSeen) AS last,
-                matchesCurrentPin, knownPins, chain
-            FROM pinReport \(filter) GROUP BY host, leafPin ORDER BY last DESC LIMIT 1000
-            """
-        return try store.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                ReportGroup(
-                    host: row["host"], leafPin: row["leafPin"], count: row["total"],
-                    firstSeen: StoredTime.date(row["first"]), lastSeen: StoredTime.date(row["last"]),
-                    matchesCurrentPin: row["matchesCurrentPin"], knownPins: Self.strings(row["knownPins"]),
-                    chain: Self.strings(row["chain"]))
-            }
-        }
+        try store.read { db in try ReportTable.groups(db, host: host, since: since) }
     }
 
     /// Whether a certificate of `chain` matches an unexpired pin of the set governing `host` now.
@@ -151,14 +107,6 @@ public final class PinReportService: Sendable {
                 String(report.includeSubdomains), String(report.enforcePinning), String(report.validationResult),
             ] + report.validatedCertificateChain + ["|"] + report.knownPins
         return SHA256Digest.hash(Array(parts.joined(separator: "\n").utf8))
-    }
-
-    private static func json(_ strings: [String]) -> String {
-        (try? JSONEncoder().encode(strings)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
-    }
-
-    private static func strings(_ text: String) -> [String] {
-        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
     }
 
     private static func describe(_ error: any Error) -> String {

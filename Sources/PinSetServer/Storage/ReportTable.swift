@@ -1,0 +1,123 @@
+import Foundation
+internal import GRDB
+import PinSetAdminAPI
+
+/// SQL for pin failure reports: one row per distinct report (`pinReport`, with a counter and first/last times) and
+/// the counts per host and UTC day (`pinReportDay`), both under the same retention and row cap.
+enum ReportTable {
+    /// One received report, as stored.
+    struct NewReport {
+        var fingerprint: [UInt8]
+        var host: String
+        var notedHost: String
+        var leafPin: String
+        var matchesCurrentPin: Bool
+        var enforce: Bool
+        var knownPins: [String]
+        var chain: [String]
+    }
+
+    /// Stores `report` received at `seconds` (or counts it again when its fingerprint is known), counts it for its
+    /// day, and drops what is older than `cutoff` or beyond `maxRows`. Runs inside the caller's transaction.
+    static func record(_ db: Database, _ report: NewReport, seconds: Int64, cutoff: Int64, maxRows: Int) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO pinReport (fingerprint, host, notedHost, leafPin, matchesCurrentPin, enforce,
+                    knownPins, chain, count, firstSeen, lastSeen)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+                ON CONFLICT(fingerprint) DO UPDATE SET count = count + 1, lastSeen = excluded.lastSeen,
+                    matchesCurrentPin = excluded.matchesCurrentPin
+                """,
+            arguments: [
+                Data(report.fingerprint), report.host, report.notedHost, report.leafPin, report.matchesCurrentPin,
+                report.enforce, json(report.knownPins), json(report.chain), seconds, seconds,
+            ])
+        try db.execute(sql: "DELETE FROM pinReport WHERE lastSeen < ?", arguments: [cutoff])
+        try db.execute(
+            sql: """
+                DELETE FROM pinReport WHERE id IN (
+                    SELECT id FROM pinReport ORDER BY lastSeen DESC, id DESC LIMIT -1 OFFSET ?)
+                """,
+            arguments: [maxRows])
+        try countDay(db, host: report.host, seconds: seconds, cutoff: cutoff, maxRows: maxRows)
+    }
+
+    /// How many times the report with `fingerprint` arrived (`nil`: none kept).
+    static func count(_ db: Database, fingerprint: [UInt8]) throws -> Int? {
+        try Int.fetchOne(db, sql: "SELECT count FROM pinReport WHERE fingerprint = ?", arguments: [Data(fingerprint)])
+    }
+
+    /// Counts one report for `host` on the UTC day of `seconds`; drops days older than `cutoff` and the
+    /// oldest rows beyond `maxRows`.
+    private static func countDay(_ db: Database, host: String, seconds: Int64, cutoff: Int64, maxRows: Int) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO pinReportDay (host, day, count) VALUES (?, ?, 1)
+                ON CONFLICT(host, day) DO UPDATE SET count = count + 1
+                """,
+            arguments: [host, PinReportService.day(seconds)])
+        try db.execute(sql: "DELETE FROM pinReportDay WHERE day < ?", arguments: [PinReportService.day(cutoff)])
+        try db.execute(
+            sql: """
+                DELETE FROM pinReportDay WHERE (host, day) IN (
+                    SELECT host, day FROM pinReportDay ORDER BY day DESC, count DESC LIMIT -1 OFFSET ?)
+                """,
+            arguments: [maxRows])
+    }
+
+    /// Reports grouped by host and leaf pin, latest first; `host` filters on the pinned or the connected host.
+    static func groups(_ db: Database, host: String?, since: Date?) throws -> [ReportGroup] {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let host {
+            conditions.append("(host = ? OR notedHost = ?)")
+            _ = arguments.append(contentsOf: [host, host])
+        }
+        if let since {
+            conditions.append("lastSeen >= ?")
+            _ = arguments.append(contentsOf: [StoredTime.seconds(since)])
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        // With MAX(lastSeen), SQLite takes the bare columns from the latest row of each group.
+        let sql = """
+            SELECT host, leafPin, SUM(count) AS total, MIN(firstSeen) AS first, MAX(lastSeen) AS last,
+                matchesCurrentPin, knownPins, chain
+            FROM pinReport \(filter) GROUP BY host, leafPin ORDER BY last DESC LIMIT 1000
+            """
+        return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            ReportGroup(
+                host: row["host"], leafPin: row["leafPin"], count: row["total"],
+                firstSeen: StoredTime.date(row["first"]), lastSeen: StoredTime.date(row["last"]),
+                matchesCurrentPin: row["matchesCurrentPin"], knownPins: strings(row["knownPins"]),
+                chain: strings(row["chain"]))
+        }
+    }
+
+    /// The day counts, oldest day first; `host` filters on the pinned host, `since` keeps the days from the
+    /// UTC day of `since` on.
+    static func days(_ db: Database, host: String?, since: Date?) throws -> [ReportDay] {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let host {
+            conditions.append("host = ?")
+            _ = arguments.append(contentsOf: [host])
+        }
+        if let since {
+            conditions.append("day >= ?")
+            _ = arguments.append(contentsOf: [PinReportService.day(StoredTime.seconds(since))])
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let sql = "SELECT host, day, count FROM pinReportDay \(filter) ORDER BY day, host LIMIT 10000"
+        return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            ReportDay(host: row["host"], day: PinReportService.dayText(row["day"]), count: row["count"])
+        }
+    }
+
+    private static func json(_ strings: [String]) -> String {
+        (try? JSONEncoder().encode(strings)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+    }
+
+    private static func strings(_ text: String) -> [String] {
+        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+}
