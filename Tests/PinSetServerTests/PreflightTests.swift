@@ -2,6 +2,7 @@ import Foundation
 import PinSetAdminAPI
 import PinSetCore
 import PinSetProbe
+import TestSupport
 import Testing
 
 @testable import PinSetServer

@@ -3,6 +3,7 @@ import GRDB
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetServer

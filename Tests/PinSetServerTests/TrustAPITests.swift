@@ -1,6 +1,7 @@
 import Foundation
 import OpenSSLCrypto
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetServer

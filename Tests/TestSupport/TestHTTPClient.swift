@@ -4,23 +4,36 @@ import Foundation
     import Glibc
 #endif
 
-/// A minimal blocking HTTP/1.1 client over a real loopback socket, so tests see exactly what the server
-/// sends (status, headers, body) with no client-side caching or redirects.
-struct TestHTTPClient {
-    struct Response {
-        var status: Int
-        var headers: [String: String]
-        var body: [UInt8]
-        var text: String { String(decoding: body, as: UTF8.self) }
-        func header(_ name: String) -> String? { headers[name.lowercased()] }
-        func json() throws -> [String: Any] {
+/// The test targets' one HTTP/1.1 client: blocking, one connection per request over a real loopback socket, so
+/// tests see exactly what the server sends (status, headers, body) with no client-side caching or redirects, fast
+/// enough for write loops of thousands of requests.
+public struct TestHTTPClient: Sendable {
+    /// An answer as received.
+    public struct Response {
+        /// The status code.
+        public var status: Int
+        /// The headers, by lower-case name.
+        public var headers: [String: String]
+        /// The body (de-chunked).
+        public var body: [UInt8]
+        /// The body as UTF-8 text.
+        public var text: String { String(decoding: body, as: UTF8.self) }
+        /// The value of header `name` (any case).
+        public func header(_ name: String) -> String? { headers[name.lowercased()] }
+        /// The body as a JSON object.
+        public func json() throws -> [String: Any] {
             try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] ?? [:]
         }
     }
 
-    let port: UInt16
+    /// The server's port on 127.0.0.1.
+    public let port: UInt16
 
-    func request(
+    /// A client for `127.0.0.1:port`.
+    public init(port: UInt16) { self.port = port }
+
+    /// Sends one request on a new connection and reads the answer to the end.
+    public func request(
         _ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil
     ) throws -> Response {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -59,7 +72,8 @@ struct TestHTTPClient {
         return try Self.parse(received, head: method == "HEAD")
     }
 
-    static func parse(_ data: [UInt8], head: Bool) throws -> Response {
+    /// Parses a whole answer (`head`: the answer to a HEAD, whose body is empty).
+    public static func parse(_ data: [UInt8], head: Bool) throws -> Response {
         guard let split = data.firstRange(of: Array("\r\n\r\n".utf8)) else { throw POSIXError(.EBADMSG) }
         let lines = String(decoding: data[..<split.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         let statusParts = lines[0].split(separator: " ")
