@@ -3,6 +3,7 @@ import Locking
 import MicroHTTPD
 import PinSetCore
 import PinSetProbe
+import TestSupport
 import Testing
 
 @testable import PinSetServer

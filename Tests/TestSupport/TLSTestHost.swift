@@ -1,21 +1,25 @@
 import Foundation
-import TestSupport
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A real TLS host for lock-out tests: `openssl s_server` on a random 127.0.0.0/8 address and port,
-/// serving a leaf issued by a test CA (chain: leaf, CA). ``serve(key:)`` switches to another leaf key.
-final class TLSTestHost: @unchecked Sendable {
-    let directory: URL
-    let name: String
-    let ip: String
-    private(set) var port = 0
+/// The test targets' one TLS test host: `openssl s_server` on a random 127.0.0.0/8 address and port, serving a
+/// leaf issued by a test CA (chain: leaf, CA), with the keys `current`, `backup` and `rogue`. ``serve(key:days:)``
+/// switches to another leaf key.
+public final class TLSTestHost: @unchecked Sendable {
+    /// The folder holding the CA, the keys and the leaves.
+    public let directory: URL
+    /// The host name of the leaves.
+    public let name: String
+    /// The loopback address it listens on.
+    public let ip: String
+    /// Its port (kept across ``serve(key:days:)`` restarts).
+    public private(set) var port = 0
     private var server: ChildProcess?
 
-    /// Creates the CA and a first leaf key (`current`), and starts serving it.
-    init(name: String = "api.example.com", days: Int = 90) throws {
+    /// Creates the CA and the keys `current`, `backup` and `rogue`, and starts serving `current`.
+    public init(name: String = "api.example.com", days: Int = 90) throws {
         self.name = name
         ip = "127.0.\(Int.random(in: 1...250)).\(Int.random(in: 2...250))"
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-tls-\(UUID().uuidString)")
@@ -37,21 +41,21 @@ final class TLSTestHost: @unchecked Sendable {
     }
 
     /// `HOST:443:ADDR:PORT`: the `--connect-to` mapping that sends probes of the host here.
-    var mapping: String { "\(name):443:\(ip):\(port)" }
+    public var mapping: String { "\(name):443:\(ip):\(port)" }
 
     /// Creates the EC key `NAME.key`.
-    func makeKey(_ key: String) throws {
+    public func makeKey(_ key: String) throws {
         try shell("openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 -out \(key).key 2>/dev/null")
     }
 
     /// The SPKI pin (base64 SHA-256) of key `NAME.key`.
-    func pin(_ key: String) throws -> String {
+    public func pin(_ key: String) throws -> String {
         try shell("openssl pkey -in \(key).key -pubout -outform DER | openssl dgst -sha256 -binary | base64")
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Issues `NAME.pem`, a leaf for ``name`` with key `NAME.key`, valid `days`, signed by the CA.
-    func issue(_ key: String, days: Int = 90) throws {
+    public func issue(_ key: String, days: Int = 90) throws {
         try shell(
             """
             printf 'subjectAltName=DNS:\(name)\\n' > leaf.ext && \
@@ -61,10 +65,10 @@ final class TLSTestHost: @unchecked Sendable {
     }
 
     /// Path of a file in the host's directory.
-    func path(_ file: String) -> String { directory.appendingPathComponent(file).path }
+    public func path(_ file: String) -> String { directory.appendingPathComponent(file).path }
 
     /// (Re)starts the server with a leaf for `key`, on the same address and port as before.
-    func serve(key: String, days: Int = 90) throws {
+    public func serve(key: String, days: Int = 90) throws {
         try issue(key, days: days)
         stop()
         let restarting = port != 0  // a restart keeps its port: the server's --connect-to mapping names it
@@ -90,23 +94,28 @@ final class TLSTestHost: @unchecked Sendable {
         throw StartFailed(description: "openssl s_server on \(ip):\(port) never accepted a connection")
     }
 
-    struct StartFailed: Error, CustomStringConvertible { let description: String }
+    /// The server never accepted a connection.
+    public struct StartFailed: Error, CustomStringConvertible {
+        /// What failed.
+        public let description: String
+    }
 
     /// Stops the server (s_server does not always stop on SIGTERM: SIGKILL).
-    func stop() {
+    public func stop() {
         guard let server else { return }
         server.kill()
         server.waitUntilExit()
         self.server = nil
     }
 
+    /// Runs `script` with `/bin/sh` in ``directory``; its standard output.
     @discardableResult
-    func shell(_ script: String) throws -> String {
-        try run("sh", "-c", "cd '\(directory.path)' && \(script)")
+    public func shell(_ script: String) throws -> String {
+        String(decoding: try ProcessRunner.shell(script, in: directory), as: UTF8.self)
     }
 
     /// Whether a TCP connection to ip:port succeeds now.
-    static func accepts(ip: String, port: Int) -> Bool {
+    public static func accepts(ip: String, port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
