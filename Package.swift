@@ -6,6 +6,7 @@ import PackageDescription
 //   one lock type           Locking                     (pthread mutex; no Synchronization.Mutex: iOS 18+)
 //   thin Swift wrappers     MicroHTTPD, OpenSSLCrypto   (no C type leaves them)
 //   wire format             PinSetCore                  (Foundation only; shared by server and client)
+//   transparency log        TransparencyLog             (C2SP tlog formats, RFC 6962 proofs; crypto injected)
 //   admin API types         PinSetAdminAPI              (the admin answers and their JSON coders; server and CLI)
 //   server domain           PinSetServer                (storage, signing, routes)
 //   verification rules      PinSetRules                 (PROTOCOL §5/§6 checks, crypto injected; client and CLI)
@@ -51,6 +52,10 @@ let package = Package(
 
         // MARK: Wire format
         .target(name: "PinSetCore"),
+
+        // MARK: Transparency log (PROTOCOL §7): the C2SP tlog-* formats and RFC 6962 proofs, SHA-256/Ed25519
+        // injected through PinSetCore's TrustCrypto, so the server and the client share one implementation.
+        .target(name: "TransparencyLog", dependencies: ["PinSetCore"]),
 
         // MARK: Admin API types, shared by the server and the CLI
         .target(name: "PinSetAdminAPI", dependencies: ["PinSetCore"]),
@@ -142,6 +147,10 @@ let package = Package(
         .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD"]),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto", "TestSupport"]),
         .testTarget(name: "PinSetCoreTests", dependencies: ["PinSetCore"]),
+        .testTarget(
+            name: "TransparencyLogTests",
+            dependencies: ["TransparencyLog", "PinSetCore", "PinSetServer", "OpenSSLCrypto"]
+        ),
         .testTarget(
             name: "PinSetServerTests",
             dependencies: [

@@ -1,0 +1,50 @@
+/// The body of a C2SP tlog-witness `POST /add-checkpoint`: `old <size>`, the consistency proof lines, a blank
+/// line, then the signed checkpoint.
+public struct AddCheckpointRequest: Sendable, Equatable {
+    /// The size of the checkpoint the log believes the witness has (0 if none).
+    public let oldSize: Int
+    /// The consistency proof from ``oldSize`` to the checkpoint's size (at most 63 hashes).
+    public let consistencyProof: [TreeHash]
+    /// The signed checkpoint.
+    public let checkpoint: SignedNote
+
+    /// Creates a request.
+    public init(oldSize: Int, consistencyProof: [TreeHash], checkpoint: SignedNote) {
+        self.oldSize = oldSize
+        self.consistencyProof = consistencyProof
+        self.checkpoint = checkpoint
+    }
+
+    /// Parses a request body.
+    /// - Throws: ``LogError/Code/malformed``.
+    public init(parsing bytes: some Collection<UInt8>) throws(LogError) {
+        let raw = Array(bytes)
+        guard let blank = LogProof.firstBlankLine(raw) else {
+            throw LogError(.malformed, "no blank line before the checkpoint")
+        }
+        let lines = String(decoding: raw[..<blank], as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false)
+        guard let first = lines.first, first.hasPrefix("old "), let old = NoteText.decimal(first.dropFirst(4)) else {
+            throw LogError(.malformed, "the first line is not \"old <size>\"")
+        }
+        guard lines.count - 1 <= MerkleHasher.maxProofLength else {
+            throw LogError(.malformed, "more than 63 consistency proof lines")
+        }
+        var proof: [TreeHash] = []
+        for line in lines.dropFirst() {
+            guard let hash = NoteText.unbase64(line), hash.count == 32 else {
+                throw LogError(.malformed, "a consistency proof line is not base64 of 32 bytes")
+            }
+            proof.append(hash)
+        }
+        self.init(oldSize: old, consistencyProof: proof, checkpoint: try SignedNote(parsing: raw[(blank + 2)...]))
+    }
+
+    /// The request body.
+    public var bytes: [UInt8] {
+        var text = "old \(oldSize)\n"
+        for hash in consistencyProof { text += NoteText.base64(hash) + "\n" }
+        text += "\n"
+        return Array(text.utf8) + checkpoint.bytes
+    }
+}
