@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "PinSetServer",
             dependencies: [
-                "MicroHTTPD", "OpenSSLCrypto", "PinSetCore", "PinSetAdminAPI", "Locking",
+                "MicroHTTPD", "OpenSSLCrypto", "PinSetCore", "PinSetAdminAPI", "Locking", "TransparencyLog",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -149,7 +149,10 @@ let package = Package(
         .testTarget(name: "PinSetCoreTests", dependencies: ["PinSetCore"]),
         .testTarget(
             name: "TransparencyLogTests",
-            dependencies: ["TransparencyLog", "PinSetCore", "PinSetServer", "OpenSSLCrypto"]
+            dependencies: [
+                "TransparencyLog", "PinSetCore", "PinSetServer", "OpenSSLCrypto",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "PinSetServerTests",
