@@ -103,6 +103,7 @@ let package = Package(
                 // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13). No swift-crypto:
                 // documents are checked by PinSetRules over OpenSSL (issue 22 item 4).
                 "PinSetServer", "PinSetAdminAPI", "PinSetRules", "PinSetCore", "OpenSSLCrypto", "Locking",
+                "TransparencyLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

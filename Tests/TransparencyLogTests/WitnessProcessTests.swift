@@ -1,0 +1,190 @@
+import Foundation
+import OpenSSLCrypto
+import PinSetServer
+import Testing
+import TransparencyLog
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `pinset witness` as a real process on loopback, spoken to over HTTP as a log would (C2SP tlog-witness).
+@Suite struct WitnessProcessTests {
+    static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/debug/pinset").path
+    static let origin = "pins.example.com/log"
+
+    /// A `pinset witness --port 0` subprocess; its URL and vkey are read from the banner.
+    final class RunningWitness {
+        let process = Process()
+        let url: String
+        let vkey: String
+
+        init(arguments: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: WitnessProcessTests.binary)
+            process.arguments = ["witness", "--port", "0"] + arguments
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var lines: [String] = []
+            var buffer = Data()
+            // Three banner lines; a process that dies gives an empty read and ends the loop.
+            while lines.count < 3 {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init)
+            }
+            guard lines.count >= 2, let range = lines[0].range(of: "http://"), lines[1].hasPrefix("  vkey: ") else {
+                process.terminate()
+                throw LogError(.malformed, "no banner: \(lines)")
+            }
+            url = String(lines[0][range.lowerBound...])
+            vkey = String(lines[1].dropFirst("  vkey: ".count))
+        }
+
+        func stop() {
+            process.terminate()
+            process.waitUntilExit()
+        }
+
+        func post(_ body: [UInt8]) async throws -> (status: Int, type: String?, body: String) {
+            var request = URLRequest(url: URL(string: url + "/add-checkpoint")!)
+            request.httpMethod = "POST"
+            request.httpBody = Data(body)
+            return try await send(request)
+        }
+
+        func get(_ path: String) async throws -> (status: Int, type: String?, body: String) {
+            try await send(URLRequest(url: URL(string: url + path)!))
+        }
+
+        private func send(_ request: URLRequest) async throws -> (status: Int, type: String?, body: String) {
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let http = response as! HTTPURLResponse
+            return (
+                http.statusCode, http.value(forHTTPHeaderField: "Content-Type"), String(decoding: data, as: UTF8.self)
+            )
+        }
+    }
+
+    /// A log: its entries' hashes and its key.
+    struct Log {
+        let signer: NoteSigner
+        var hashes = TileHashes()
+
+        mutating func grow(to size: Int, tag: String = "") {
+            while hashes.treeSize < size {
+                hashes.append(
+                    leafHash: hasher.leafHash(Array("document \(hashes.treeSize)\(tag)".utf8)), hasher: hasher)
+            }
+        }
+
+        var tree: MerkleTree<TileHashes.Reader> { MerkleTree(hasher: hasher, reader: hashes.reader(hasher: hasher)) }
+
+        func request(old: Int, origin: String = WitnessProcessTests.origin, proof: [TreeHash]? = nil) throws
+            -> AddCheckpointRequest
+        {
+            let size = hashes.treeSize
+            let text = try Checkpoint(origin: origin, size: size, rootHash: tree.rootHash(size: size)).text
+            let note = SignedNote(text: text, signatures: [signer.signature(of: text, timestamp: 0)])
+            return AddCheckpointRequest(
+                oldSize: old, consistencyProof: try proof ?? tree.consistencyProof(from: old, to: size),
+                checkpoint: note)
+        }
+    }
+
+    @Test func aWitnessCosignsConsistentCheckpointsAndRefusesTheRest() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pinset-witness-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyPath = directory.appendingPathComponent("witness.pem").path
+        try Ed25519SigningKey.generate().write(toNewFile: keyPath)
+        var log = Log(signer: try NoteSigner(name: Self.origin, type: .ed25519, key: try Ed25519SigningKey.generate()))
+        let arguments = [
+            "--name", "w1.example", "--key", keyPath, "--log", "\(log.signer.key)", "--db",
+            directory.appendingPathComponent("witness.sqlite").path,
+        ]
+        var witness = try RunningWitness(arguments: arguments)
+        defer { witness.stop() }
+        let witnessKey = try VerifierKey(parsing: witness.vkey, crypto: crypto)
+        #expect(witnessKey.type == .cosignature && witnessKey.name == "w1.example")
+
+        // The first checkpoint (old size 0, no proof), then one consistent with it.
+        log.grow(to: 10)
+        let first = try log.request(old: 0)
+        var answer = try await witness.post(first.bytes)
+        #expect(answer.status == 200, "\(answer.body)")
+        let cosignature = try NoteSignature(line: answer.body.dropLast())
+        let cosigned = SignedNote(text: first.checkpoint.text, signatures: [cosignature])
+        #expect(try cosigned.verify([witnessKey], crypto: crypto).first?.timestamp ?? 0 > 1_700_000_000)
+        log.grow(to: 300)
+        answer = try await witness.post(try log.request(old: 10).bytes)
+        #expect(answer.status == 200, "\(answer.body)")
+
+        // A log that believes the witness is elsewhere learns the size it holds: 409, text/x.tlog.size.
+        answer = try await witness.post(try log.request(old: 10).bytes)
+        #expect(answer.status == 409 && answer.type == "text/x.tlog.size" && answer.body == "300\n")
+
+        // A split view: the same key signs another history. Same size, other root; larger, with its own proof.
+        var rogue = Log(signer: log.signer)
+        rogue.grow(to: 300, tag: " rogue")
+        answer = try await witness.post(try rogue.request(old: 300, proof: []).bytes)
+        #expect(answer.status == 422)
+        rogue.grow(to: 310, tag: " rogue")
+        answer = try await witness.post(try rogue.request(old: 300).bytes)
+        #expect(answer.status == 422)
+
+        // Unknown origin 404; a key the witness does not trust 403; malformed 400; old size over the size 400.
+        let stranger = Log(
+            signer: try NoteSigner(name: "other.example/log", type: .ed25519, key: try Ed25519SigningKey.generate()))
+        #expect(try await witness.post(try stranger.request(old: 0, origin: "other.example/log").bytes).status == 404)
+        var impostor = Log(
+            signer: try NoteSigner(name: Self.origin, type: .ed25519, key: try Ed25519SigningKey.generate()))
+        impostor.grow(to: 300)
+        #expect(try await witness.post(try impostor.request(old: 300, proof: []).bytes).status == 403)
+        #expect(try await witness.post(Array("old 300\n\nnot a checkpoint\n".utf8)).status == 400)
+        let shrink = try log.request(old: 300, proof: [])
+        let smaller = AddCheckpointRequest(oldSize: 301, consistencyProof: [], checkpoint: shrink.checkpoint)
+        #expect(try await witness.post(smaller.bytes).status == 400)
+
+        // The monitoring API serves the cosigned checkpoint, under the SHA-256 of the origin.
+        let originHash = crypto.sha256(Array(Self.origin.utf8)).map { String(format: "%02x", $0) }.joined()
+        let served = try await witness.get("/\(originHash)/checkpoint")
+        #expect(served.status == 200)
+        let note = try SignedNote(parsing: Array(served.body.utf8))
+        #expect(try Checkpoint(text: note.text).size == 300)
+        #expect(try note.verify([log.signer.key, witnessKey], crypto: crypto).count == 2)
+
+        // The newest checkpoint survives a restart.
+        witness.stop()
+        witness = try RunningWitness(arguments: arguments)
+        answer = try await witness.post(try log.request(old: 0, proof: []).bytes)
+        #expect(answer.status == 409 && answer.body == "300\n")
+        log.grow(to: 301)
+        #expect(try await witness.post(try log.request(old: 300).bytes).status == 200)
+    }
+
+    @Test func aWitnessWithoutLogsOrNameDoesNotStart() throws {
+        let output = try Self.run(["witness", "--name", "w", "--key", "/nonexistent"])
+        #expect(output.status != 0 && output.stderr.contains("--log"))
+        let bad = try Self.run(["witness", "--name", "w", "--log", "not-a-vkey"])
+        #expect(bad.status != 0 && bad.stderr.contains("--log not-a-vkey"))
+    }
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.environment = [:]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let data = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
