@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "PinSetClient",
             dependencies: [
-                "PinSetRules", "PinSetCore", "Locking",
+                "PinSetRules", "PinSetCore", "Locking", "TransparencyLog",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(
             name: "TransparencyLogTests",
             dependencies: [
-                "TransparencyLog", "PinSetCore", "PinSetServer", "OpenSSLCrypto",
+                "TransparencyLog", "PinSetCore", "PinSetServer", "OpenSSLCrypto", "PinSetClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -159,6 +159,24 @@ public final class LogState: Sendable {
         }.get()
     }
 
+    /// The C2SP tlog-witness request for the latest checkpoint, for a witness that holds a checkpoint of
+    /// `oldSize` (0 when it holds none, or to learn its size from the `409`).
+    /// - Throws: ``LogError/Code/outOfRange`` when there is no checkpoint yet or `oldSize` is over its size.
+    public func witnessRequest(oldSize: Int) throws(LogError) -> AddCheckpointRequest {
+        try memory.withLock { memory -> Result<AddCheckpointRequest, LogError> in
+            guard let note = memory.checkpoint, oldSize <= memory.checkpointSize else {
+                return .failure(LogError(.outOfRange, "no checkpoint of size \(oldSize) or more is signed"))
+            }
+            let tree = MerkleTree(hasher: hasher, reader: memory.hashes.reader(hasher: hasher))
+            return Result { () throws(LogError) in
+                AddCheckpointRequest(
+                    oldSize: oldSize,
+                    consistencyProof: try tree.consistencyProof(from: oldSize, to: memory.checkpointSize),
+                    checkpoint: note)
+            }
+        }.get()
+    }
+
     /// The files served for the latest checkpoint that differ from those of a checkpoint of `oldSize`: the
     /// checkpoint, and every tile and entry bundle that is new or wider (all of them for `oldSize` 0).
     public func files(changedSince oldSize: Int) -> [LogFile] {

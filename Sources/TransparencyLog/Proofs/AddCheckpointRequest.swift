@@ -1,3 +1,5 @@
+import PinSetCore
+
 /// The body of a C2SP tlog-witness `POST /add-checkpoint`: `old <size>`, the consistency proof lines, a blank
 /// line, then the signed checkpoint.
 public struct AddCheckpointRequest: Sendable, Equatable {
@@ -46,5 +48,28 @@ public struct AddCheckpointRequest: Sendable, Equatable {
         for hash in consistencyProof { text += NoteText.base64(hash) + "\n" }
         text += "\n"
         return Array(text.utf8) + checkpoint.bytes
+    }
+}
+
+extension AddCheckpointRequest {
+    /// The cosignatures in a witness's `200` answer to this request that verify under `witness` (C2SP
+    /// tlog-witness: the client ignores lines of unknown keys and keeps the valid ones).
+    /// - Throws: ``LogError/Code/malformed`` for a body that is not signature lines, ``LogError/Code/badSignature``
+    ///   for a line of the witness's key that does not verify, ``LogError/Code/unsigned`` when none of its does.
+    public func cosignatures(inResponse body: some Collection<UInt8>, witness: VerifierKey, crypto: any TrustCrypto)
+        throws(LogError) -> [NoteSignature]
+    {
+        let text = String(decoding: Array(body), as: UTF8.self)
+        guard text.hasSuffix("\n") else { throw LogError(.malformed, "a witness answer ends with a newline") }
+        var lines: [NoteSignature] = []
+        for line in text.dropLast().split(separator: "\n", omittingEmptySubsequences: false) {
+            lines.append(try NoteSignature(line: line))
+        }
+        let mine = lines.filter { $0.name == witness.name && $0.keyID == witness.keyID }
+        guard !(try SignedNote(text: checkpoint.text, signatures: mine).verify([witness], crypto: crypto)).isEmpty
+        else {
+            throw LogError(.unsigned, "the answer has no cosignature of \(witness.name)")
+        }
+        return mine
     }
 }

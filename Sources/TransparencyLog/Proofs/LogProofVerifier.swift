@@ -26,6 +26,14 @@ public struct LogProofVerifier: Sendable {
     /// - Throws: ``LogError`` with ``LogError/Code/malformed``, ``LogError/Code/unknownOrigin``,
     ///   ``LogError/Code/badSignature``, ``LogError/Code/unsigned`` or ``LogError/Code/quorumNotMet``.
     public func verifyCheckpoint(_ note: SignedNote) throws(LogError) -> VerifiedCheckpoint {
+        let verified = try signedByLog(note)
+        try requireQuorum(verified)
+        return verified
+    }
+
+    /// The checkpoint's origin is a policy log's and its signature verifies; the witnesses whose cosignatures
+    /// verify are listed, the quorum is not checked.
+    private func signedByLog(_ note: SignedNote) throws(LogError) -> VerifiedCheckpoint {
         let checkpoint = try Checkpoint(text: note.text)
         let logKeys = policy.logs.map(\.key).filter { $0.name == checkpoint.origin }
         guard !logKeys.isEmpty else { throw LogError(.unknownOrigin, "the policy has no log \(checkpoint.origin)") }
@@ -35,19 +43,28 @@ public struct LogProofVerifier: Sendable {
         let cosigned = try note.verify(witnessKeys, crypto: crypto)
         let names = Set(
             cosigned.compactMap { signature in policy.witnesses.first { $0.key == signature.key }?.name })
-        guard policy.isQuorumMet(by: names) else {
+        return VerifiedCheckpoint(note: note, checkpoint: checkpoint, witnesses: names)
+    }
+
+    private func requireQuorum(_ verified: VerifiedCheckpoint) throws(LogError) {
+        guard policy.isQuorumMet(by: verified.witnesses) else {
             throw LogError(
                 .quorumNotMet,
-                "cosigned by \(names.count) witness(es) (\(names.sorted().joined(separator: ", "))), "
+                "cosigned by \(verified.witnesses.count) witness(es) (\(verified.witnesses.sorted().joined(separator: ", "))), "
                     + "short of the quorum \(policy.quorum)")
         }
-        return VerifiedCheckpoint(note: note, checkpoint: checkpoint, witnesses: names)
     }
 
     /// Steps 1 and 2: `entry` (the document's bytes as received) is leaf ``LogProof/index`` of the proof's
     /// checkpoint, and that checkpoint passes ``verifyCheckpoint(_:)``.
     public func verify(entry: some Collection<UInt8>, proof: LogProof) throws(LogError) -> VerifiedCheckpoint {
-        let verified = try verifyCheckpoint(proof.checkpoint)
+        let verified = try included(entry, proof)
+        try requireQuorum(verified)
+        return verified
+    }
+
+    private func included(_ entry: some Collection<UInt8>, _ proof: LogProof) throws(LogError) -> VerifiedCheckpoint {
+        let verified = try signedByLog(proof.checkpoint)
         let leaf = hasher.leafHash(entry)
         guard
             hasher.verifyInclusion(
@@ -81,6 +98,52 @@ public struct LogProofVerifier: Sendable {
         }
         return large
     }
+}
+
+extension LogProofVerifier {
+    /// PROTOCOL §7.4 steps 1 to 3 at once, for a document fetched with its proof: inclusion and the log's
+    /// signature, then consistency with `largest` (a fork needs no witness to be proven), then the quorum.
+    /// - Parameters:
+    ///   - entry: the document's bytes as received.
+    ///   - proof: its C2SP tlog-proof.
+    ///   - largest: the largest checkpoint of this log accepted before (`nil`: none).
+    ///   - consistencyProof: between `largest` and the proof's checkpoint, smaller size first (from the log's
+    ///     tiles); ignored when `largest` is `nil`.
+    /// - Returns: the checkpoint to keep as the largest from now on.
+    /// - Throws: ``LogRejection/refused(_:)`` when the proof or checkpoint does not verify (nothing changes),
+    ///   ``LogRejection/fork(_:)`` with both notes when the checkpoint is inconsistent with `largest`.
+    public func verify(
+        entry: some Collection<UInt8>, proof: LogProof, largest: VerifiedCheckpoint?, consistencyProof: [TreeHash]
+    ) throws(LogRejection) -> VerifiedCheckpoint {
+        // The fork check needs only the log's signature: two checkpoints it signed that disagree are proof of a
+        // split view whether or not witnesses cosigned the new one. The quorum is checked after it.
+        let verified: VerifiedCheckpoint
+        do {
+            verified = try included(entry, proof)
+        } catch {
+            throw .refused(error)
+        }
+        let kept: VerifiedCheckpoint
+        do {
+            kept = try checkConsistency(verified, with: largest, proof: consistencyProof)
+        } catch {
+            throw .fork(error)
+        }
+        do {
+            try requireQuorum(verified)
+        } catch {
+            throw .refused(error)
+        }
+        return kept
+    }
+}
+
+/// Why ``LogProofVerifier/verify(entry:proof:largest:consistencyProof:)`` refused a document.
+public enum LogRejection: Error, Sendable, Equatable {
+    /// The proof, the log signature or the quorum failed: the document is not shown to be in the log.
+    case refused(LogError)
+    /// The checkpoint is inconsistent with the largest accepted before: the log forked; report both notes.
+    case fork(LogFork)
 }
 
 /// A checkpoint that passed ``LogProofVerifier/verifyCheckpoint(_:)``.
