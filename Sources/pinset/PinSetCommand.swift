@@ -11,7 +11,7 @@ struct PinSetCommand: AsyncParsableCommand {
             AddCommand.self, RemoveCommand.self, RetireCommand.self, HistoryCommand.self, VerifyCommand.self,
             FetchCommand.self, ExportCommand.self, ReportsCommand.self, Seed.self, TrustCommand.self,
             BackupCommand.self,
-            StatusCommand.self, CheckCommand.self, HealthCommand.self, WitnessCommand.self,
+            StatusCommand.self, CheckCommand.self, HealthCommand.self, WitnessCommand.self, LogCommand.self,
         ]
     )
 }

@@ -174,17 +174,22 @@ import TransparencyLog
         #expect(bad.status != 0 && bad.stderr.contains("--log not-a-vkey"))
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    /// Runs `pinset` with `arguments` and an empty environment (outputs of a few lines: read after the exit).
+    static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String, stdout: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         process.environment = [:]
         let err = Pipe()
+        let out = Pipe()
         process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = out
         try process.run()
-        let data = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        return (
+            process.terminationStatus, String(decoding: errors, as: UTF8.self), String(decoding: output, as: UTF8.self)
+        )
     }
 }

@@ -19,7 +19,8 @@ enum NoteText {
 
     /// Whether `bytes` are UTF-8 with no control character but newline (signed-note's rule).
     static func isCleanText(_ bytes: [UInt8]) -> Bool {
-        guard String(validating: bytes, as: UTF8.self) != nil else { return false }
+        // (String(validating:as:) would say it directly, but needs iOS 18 / macOS 15.)
+        guard Array(String(decoding: bytes, as: UTF8.self).utf8) == bytes else { return false }
         return !bytes.contains { ($0 < 0x20 && $0 != 0x0A) || $0 == 0x7F }
     }
 
