@@ -10,78 +10,16 @@ import TransparencyLog
 /// witnesses cosigning its checkpoints, proofs and tiles; checked by the client's verifier over swift-crypto
 /// with a 2-of-2 policy.
 @Suite struct ClientVerificationTests {
-    static let origin = "pins.example.com/log"
-
-    /// A pin server's log with its witnesses, in process.
-    final class Server {
-        let directory: URL
-        let store: PinDatabase
-        let log: LogState
-        let witnesses: [Witness]
-        /// The size each witness holds, as the server believes.
-        var witnessSizes: [Int]
-
-        init(logKey: Ed25519SigningKey, witnesses: [Witness]) throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "pinset-client-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            store = try PinDatabase(path: directory.appendingPathComponent("pinset.sqlite").path)
-            log = try LogState(
-                origin: ClientVerificationTests.origin,
-                signer: NoteSigner(name: ClientVerificationTests.origin, type: .ed25519, key: logKey), crypto: crypto)
-            self.witnesses = witnesses
-            witnessSizes = witnesses.map { _ in 0 }
-        }
-
-        deinit { try? FileManager.default.removeItem(at: directory) }
-
-        /// Logs `documents` in one write, signs a checkpoint and asks every witness to cosign it (once more after a
-        /// 409, with the size the witness holds). Returns the witnesses' statuses.
-        @discardableResult
-        func publish(_ documents: [String]) throws -> [Int] {
-            let append = try store.serializedWrite { db in try log.append(documents.map { Array($0.utf8) }, in: db) }
-            log.didCommit(append)
-            let note = try #require(try store.serializedWrite { db in try log.signCheckpoint(in: db, at: Date()) })
-            let size = try Checkpoint(text: note.text).size
-            var statuses: [Int] = []
-            for (i, witness) in witnesses.enumerated() {
-                var request = try log.witnessRequest(oldSize: witnessSizes[i])
-                var answer = witness.addCheckpoint(request.bytes)
-                if answer.status == 409, let held = Int(String(decoding: answer.body, as: UTF8.self).dropLast()) {
-                    request = try log.witnessRequest(oldSize: min(held, size))
-                    answer = witness.addCheckpoint(request.bytes)
-                }
-                statuses.append(answer.status)
-                guard answer.status == 200 else { continue }
-                witnessSizes[i] = size
-                let lines = try request.cosignatures(
-                    inResponse: answer.body, witness: witness.verifierKey, crypto: crypto)
-                try store.serializedWrite { db in try log.addCosignatures(lines, size: size, in: db, at: Date()) }
-            }
-            return statuses
-        }
-
-        /// The served tiles, by path, as a client reads them.
-        func reader() -> TileReader {
-            let files = Dictionary(uniqueKeysWithValues: log.files(changedSince: 0).map { ($0.path, $0.body) })
-            return TileReader(treeSize: log.treeSize, hasher: hasher) { tile in
-                guard let bytes = files[tile.path] else { throw LogError(.missingHash, tile.path) }
-                return bytes
-            }
-        }
-    }
 
     static func document(_ host: String, _ version: Int) -> String {
         #"{"protected":"eyJhbGciOiJFZERTQSJ9","payload":"\#(host) v\#(version)","signature":"AAAA"}"#
     }
 
     @Test func aDocumentIsAcceptedOnlyWithItsProofAndAForkIsReportedWithBothNotes() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pinset-witnesses-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("pinset-witnesses")
         defer { try? FileManager.default.removeItem(at: directory) }
         let logKey = try Ed25519SigningKey.generate()
-        let logVKey = try NoteSigner(name: Self.origin, type: .ed25519, key: logKey).key
+        let logVKey = try NoteSigner(name: LogServer.origin, type: .ed25519, key: logKey).key
         let witnesses = try (1...2).map { i in
             try Witness(
                 signer: NoteSigner(name: "w\(i).example", type: .cosignature, key: Ed25519SigningKey.generate()),
@@ -98,7 +36,7 @@ import TransparencyLog
                 """.utf8))
         let client = LogProofVerifier(policy: policy)
 
-        let honest = try Server(logKey: logKey, witnesses: witnesses)
+        let honest = try LogServer(logKey: logKey, witnesses: witnesses)
         #expect(try honest.publish((0..<40).map { Self.document("host\($0).example", 1) }) == [200, 200])
         // The client fetches api.example's document with its proof, and accepts it.
         #expect(try honest.publish([Self.document("api.example", 1)]) == [200, 200])
@@ -128,7 +66,7 @@ import TransparencyLog
         #expect(largest.checkpoint.size == 301)
 
         // A split view: the same log key, another history from entry 41 with a rogue set for api.example.
-        let rogue = try Server(logKey: logKey, witnesses: witnesses)
+        let rogue = try LogServer(logKey: logKey, witnesses: witnesses)
         let first = try rogue.publish(
             (0..<40).map { Self.document("host\($0).example", 1) } + [Self.document("api.example", 1)])
         #expect(first == [409, 409], "the witnesses hold 301")

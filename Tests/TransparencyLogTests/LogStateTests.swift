@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OpenSSLCrypto
 import Testing
 import TransparencyLog
 
@@ -8,43 +9,23 @@ import TransparencyLog
 /// The server's log over a real SQLite file: appends inside write transactions, checkpoints, proofs, the
 /// served files, and a restart.
 @Suite struct LogStateTests {
-    static let origin = "pins.example.com/log"
 
+    /// A log over a real SQLite file, no witnesses, checked with a policy of its key and no quorum.
     final class Fixture {
-        let directory: URL
-        let store: PinDatabase
-        let signer: NoteSigner
-        let log: LogState
+        let server: LogServer
         let verifier: LogProofVerifier
+        var store: PinDatabase { server.store }
+        var log: LogState { server.log }
+        var signer: NoteSigner { server.signer }
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-log-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            store = try PinDatabase(path: directory.appendingPathComponent("pinset.sqlite").path)
-            signer = try makeSigner(name: LogStateTests.origin, type: .ed25519)
-            log = try LogState(origin: LogStateTests.origin, signer: signer, crypto: crypto)
-            let policy = try LogPolicy(parsing: Array("log \(signer.key)\nquorum none\n".utf8), crypto: crypto)
+            server = try LogServer(logKey: Ed25519SigningKey.generate(), witnesses: [])
+            let policy = try LogPolicy(parsing: Array("log \(server.signer.key)\nquorum none\n".utf8), crypto: crypto)
             verifier = LogProofVerifier(policy: policy, crypto: crypto)
         }
 
-        deinit { try? FileManager.default.removeItem(at: directory) }
-
-        /// Appends in one committed transaction, as a write would.
-        func write(_ documents: [String]) throws {
-            let append = try store.serializedWrite { db in
-                var result: LogAppend? = nil
-                try db.inTransaction {
-                    result = try log.append(documents.map { Array($0.utf8) }, in: db)
-                    return .commit
-                }
-                return result!
-            }
-            log.didCommit(append)
-        }
-
-        func sign() throws -> SignedNote? {
-            try store.serializedWrite { db in try log.signCheckpoint(in: db, at: Date()) }
-        }
+        func write(_ documents: [String]) throws { try server.write(documents) }
+        func sign() throws -> SignedNote? { try server.sign() }
     }
 
     static func document(_ i: Int) -> String { #"{"payload":"document \#(i)","signature":"…"}"# }
@@ -110,7 +91,7 @@ import TransparencyLog
             try fixture.log.addCosignatures(
                 [witness.signature(of: latest.text, timestamp: 1_764_000_000)], size: 310, in: db, at: Date())
         }
-        let restarted = try LogState(origin: Self.origin, signer: fixture.signer, crypto: crypto)
+        let restarted = try LogState(origin: LogServer.origin, signer: fixture.signer, crypto: crypto)
         try fixture.store.read { db in try restarted.load(from: db) }
         #expect(restarted.treeSize == 310)
         #expect(restarted.checkpoint == fixture.log.checkpoint)
@@ -141,12 +122,12 @@ import TransparencyLog
         let fixture = try Fixture()
         try fixture.write(["a", "b", "c"])
         let forged = SignedNote(
-            text: try Checkpoint(origin: Self.origin, size: 3, rootHash: hasher.emptyRoot).text, signatures: [])
+            text: try Checkpoint(origin: LogServer.origin, size: 3, rootHash: hasher.emptyRoot).text, signatures: [])
         try fixture.store.serializedWrite { db in
             try LogTable.saveCheckpoint(
                 db, treeSize: 3, note: forged.text + [0x0A] + Array("\u{2014} x AAAAAAAA\n".utf8), signedAt: Date())
         }
-        let restarted = try LogState(origin: Self.origin, signer: fixture.signer, crypto: crypto)
+        let restarted = try LogState(origin: LogServer.origin, signer: fixture.signer, crypto: crypto)
         // (The pool directly: PinDatabase's own calls turn any error into a 500 for the API.)
         #expect(throws: LogError.self) { try fixture.store.pool.read { db in try restarted.load(from: db) } }
     }

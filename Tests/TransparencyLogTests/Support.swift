@@ -38,3 +38,10 @@ func makeSigner(name: String, type: VerifierKey.SignatureType, seed: [UInt8]) th
         key: try VerifierKey(name: name, type: type, publicKey: key.publicKey, crypto: crypto),
         sign: { key.sign($0) })
 }
+
+/// A new empty folder under the system's temporary directory, named `prefix-<UUID>`; the caller removes it.
+func makeTemporaryDirectory(_ prefix: String) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+}

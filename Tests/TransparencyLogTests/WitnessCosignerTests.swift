@@ -8,13 +8,11 @@ import TransparencyLog
 /// The server side of tlog-witness against two real `pinset witness` processes and one address nobody answers.
 @Suite struct WitnessCosignerTests {
     @Test func aRoundGathersCosignaturesWithinItsDeadlineAndLearnsSizesFrom409() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pinset-cosigner-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("pinset-cosigner")
         defer { try? FileManager.default.removeItem(at: directory) }
         let logKey = try Ed25519SigningKey.generate()
-        let server = try ClientVerificationTests.Server(logKey: logKey, witnesses: [])
-        let logVKey = try NoteSigner(name: ClientVerificationTests.origin, type: .ed25519, key: logKey).key
+        let server = try LogServer(logKey: logKey, witnesses: [])
+        let logVKey = try NoteSigner(name: LogServer.origin, type: .ed25519, key: logKey).key
         let processes = try (1...2).map { i -> WitnessProcessTests.RunningWitness in
             let key = directory.appendingPathComponent("w\(i).pem").path
             try Ed25519SigningKey.generate().write(toNewFile: key)

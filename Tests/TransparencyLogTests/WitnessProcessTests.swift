@@ -12,7 +12,6 @@ import TransparencyLog
 @Suite struct WitnessProcessTests {
     static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent(".build/debug/pinset").path
-    static let origin = "pins.example.com/log"
 
     /// A `pinset witness --port 0` subprocess; its URL and vkey are read from the banner.
     final class RunningWitness {
@@ -83,7 +82,7 @@ import TransparencyLog
 
         var tree: MerkleTree<TileHashes.Reader> { MerkleTree(hasher: hasher, reader: hashes.reader(hasher: hasher)) }
 
-        func request(old: Int, origin: String = WitnessProcessTests.origin, proof: [TreeHash]? = nil) throws
+        func request(old: Int, origin: String = LogServer.origin, proof: [TreeHash]? = nil) throws
             -> AddCheckpointRequest
         {
             let size = hashes.treeSize
@@ -96,13 +95,12 @@ import TransparencyLog
     }
 
     @Test func aWitnessCosignsConsistentCheckpointsAndRefusesTheRest() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pinset-witness-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory("pinset-witness")
         defer { try? FileManager.default.removeItem(at: directory) }
         let keyPath = directory.appendingPathComponent("witness.pem").path
         try Ed25519SigningKey.generate().write(toNewFile: keyPath)
-        var log = Log(signer: try NoteSigner(name: Self.origin, type: .ed25519, key: try Ed25519SigningKey.generate()))
+        var log = Log(
+            signer: try NoteSigner(name: LogServer.origin, type: .ed25519, key: try Ed25519SigningKey.generate()))
         let arguments = [
             "--name", "w1.example", "--key", keyPath, "--log", "\(log.signer.key)", "--db",
             directory.appendingPathComponent("witness.sqlite").path,
@@ -142,7 +140,7 @@ import TransparencyLog
             signer: try NoteSigner(name: "other.example/log", type: .ed25519, key: try Ed25519SigningKey.generate()))
         #expect(try await witness.post(try stranger.request(old: 0, origin: "other.example/log").bytes).status == 404)
         var impostor = Log(
-            signer: try NoteSigner(name: Self.origin, type: .ed25519, key: try Ed25519SigningKey.generate()))
+            signer: try NoteSigner(name: LogServer.origin, type: .ed25519, key: try Ed25519SigningKey.generate()))
         impostor.grow(to: 300)
         #expect(try await witness.post(try impostor.request(old: 300, proof: []).bytes).status == 403)
         #expect(try await witness.post(Array("old 300\n\nnot a checkpoint\n".utf8)).status == 400)
@@ -151,7 +149,7 @@ import TransparencyLog
         #expect(try await witness.post(smaller.bytes).status == 400)
 
         // The monitoring API serves the cosigned checkpoint, under the SHA-256 of the origin.
-        let originHash = crypto.sha256(Array(Self.origin.utf8)).map { String(format: "%02x", $0) }.joined()
+        let originHash = crypto.sha256(Array(LogServer.origin.utf8)).map { String(format: "%02x", $0) }.joined()
         let served = try await witness.get("/\(originHash)/checkpoint")
         #expect(served.status == 200)
         let note = try SignedNote(parsing: Array(served.body.utf8))

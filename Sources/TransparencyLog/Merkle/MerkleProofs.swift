@@ -14,12 +14,7 @@ extension MerkleHasher {
             if sn == 0 { return false }
             if fn & 1 == 1 || fn == sn {
                 r = nodeHash(p, r)
-                if fn & 1 == 0 {
-                    while fn & 1 == 0 && fn != 0 {
-                        fn >>= 1
-                        sn >>= 1
-                    }
-                }
+                if fn & 1 == 0 { Self.shiftWhileEven(&fn, &sn) }
             } else {
                 r = nodeHash(r, p)
             }
@@ -54,12 +49,7 @@ extension MerkleHasher {
             if fn & 1 == 1 || fn == sn {
                 fr = nodeHash(c, fr)
                 sr = nodeHash(c, sr)
-                if fn & 1 == 0 {
-                    while fn & 1 == 0 && fn != 0 {
-                        fn >>= 1
-                        sn >>= 1
-                    }
-                }
+                if fn & 1 == 0 { Self.shiftWhileEven(&fn, &sn) }
             } else {
                 sr = nodeHash(sr, c)
             }
@@ -67,5 +57,13 @@ extension MerkleHasher {
             sn >>= 1
         }
         return fr == oldRoot && sr == newRoot && sn == 0
+    }
+
+    /// RFC 9162's "right-shift both fn and sn equally until either LSB(fn) is set or fn is 0".
+    private static func shiftWhileEven(_ fn: inout Int, _ sn: inout Int) {
+        while fn & 1 == 0 && fn != 0 {
+            fn >>= 1
+            sn >>= 1
+        }
     }
 }
