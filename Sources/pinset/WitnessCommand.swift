@@ -70,6 +70,8 @@ struct WitnessCommand: ParsableCommand {
         let port = try Environment.int(self.port, "PINSET_WITNESS_PORT", default: 8090)
         guard (0...65_535).contains(port) else { throw CLIError("port \(port) is not between 0 and 65535") }
         http.port = UInt16(port)
+        // A request is a checkpoint note and up to 63 proof lines.
+        http.maxBodyBytes = SignedNote.maxBytes + 8192
         // Catch SIGTERM and SIGINT before the banner, so a signal sent as soon as it is read stops cleanly.
         let stop = StopSignal()
         let server: HTTPServer

@@ -130,6 +130,12 @@ import TransparencyLog
         let restarted = try LogState(origin: LogServer.origin, signer: fixture.signer, crypto: crypto)
         // (The pool directly: PinDatabase's own calls turn any error into a 500 for the API.)
         #expect(throws: LogError.self) { try fixture.store.pool.read { db in try restarted.load(from: db) } }
+        // A gap in the entries stops it too.
+        try fixture.store.pool.write { db in
+            try db.execute(sql: "DELETE FROM logCheckpoint")
+            try db.execute(sql: "DELETE FROM logEntry WHERE leafIndex = 1")
+        }
+        #expect(throws: LogError.self) { try fixture.store.pool.read { db in try restarted.load(from: db) } }
     }
 
     @Test func anEntryTooLargeForABundleIsRefused() throws {

@@ -41,12 +41,15 @@ public final class LogState: Sendable {
     }
 
     /// Loads every entry and the latest checkpoint (start-up), and checks that checkpoint against the entries.
-    /// - Throws: ``LogError/Code/inconsistent`` when the stored checkpoint does not match the stored entries.
+    /// - Throws: ``LogError/Code/inconsistent`` when the stored entries have a gap, or the stored checkpoint does
+    ///   not match them.
     public func load(from db: Database) throws {
         var hashes = TileHashes()
         var entries: [[UInt8]] = []
         try LogTable.forEachEntry(db) { index, leafHash, body in
-            precondition(index == entries.count, "logEntry has a gap at \(entries.count)")
+            guard index == entries.count, leafHash.count == 32 else {
+                throw LogError(.inconsistent, "the stored log has no entry \(entries.count), or a bad hash there")
+            }
             hashes.append(leafHash: leafHash, hasher: hasher)
             entries.append(body)
         }

@@ -6,8 +6,9 @@ import PinSetCore
 public struct SignedNote: Sendable, Equatable {
     /// The most signature lines accepted (the spec requires at least 16).
     public static let maxSignatures = 64
-    /// The largest note accepted.
-    public static let maxBytes = 64 * 1024
+    /// The largest note accepted: room for 16 signatures of several kilobytes (post-quantum cosignatures), as
+    /// C2SP signed-note asks verifiers to accept.
+    public static let maxBytes = 128 * 1024
 
     /// The note text, final newline included: the signed message.
     public let text: [UInt8]
