@@ -31,8 +31,7 @@ public struct Checkpoint: Sendable, Equatable {
     /// - Throws: ``LogError/Code/malformed``.
     public init(text: [UInt8]) throws(LogError) {
         guard text.last == 0x0A else { throw LogError(.malformed, "a checkpoint ends with a newline") }
-        let lines = String(decoding: text.dropLast(), as: UTF8.self).split(
-            separator: "\n", omittingEmptySubsequences: false)
+        let lines = NoteText.lines(text.dropLast())
         guard lines.count >= 3 else { throw LogError(.malformed, "a checkpoint has an origin, a size and a root hash") }
         guard let size = NoteText.decimal(lines[1]) else {
             throw LogError(.malformed, "the checkpoint size is not a decimal without leading zeroes")
@@ -40,7 +39,9 @@ public struct Checkpoint: Sendable, Equatable {
         guard let root = NoteText.unbase64(lines[2]), root.count == 32 else {
             throw LogError(.malformed, "the checkpoint root is not base64 of 32 bytes")
         }
-        try self.init(origin: String(lines[0]), size: size, rootHash: root, extensions: lines[3...].map(String.init))
+        try self.init(
+            origin: NoteText.string(lines[0]), size: size, rootHash: root,
+            extensions: lines[3...].map { NoteText.string($0) })
     }
 
     /// The note text: each line followed by a newline.

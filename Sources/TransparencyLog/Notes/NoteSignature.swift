@@ -25,17 +25,20 @@ public struct NoteSignature: Sendable, Equatable {
     /// Parses one line, without its newline.
     /// - Throws: ``LogError/Code/malformed``.
     public init(line: Substring) throws(LogError) {
-        let dash = "\u{2014} "
-        guard line.hasPrefix(dash) else {
+        try self.init(lineBytes: Array(line.utf8)[...])
+    }
+
+    /// Parses one line's UTF-8, without its newline.
+    init(lineBytes line: ArraySlice<UInt8>) throws(LogError) {
+        guard let rest = NoteText.after("\u{2014} ", in: line) else {
             throw LogError(.malformed, "a signature line does not start with an em dash")
         }
-        let rest = line.dropFirst(dash.count)
-        guard let space = rest.lastIndex(of: " ") else {
+        guard let space = rest.lastIndex(of: NoteText.space) else {
             throw LogError(.malformed, "a signature line has no key name and signature")
         }
-        let name = String(rest[..<space])
+        let name = NoteText.string(rest[..<space])
         guard NoteText.isValidKeyName(name) else { throw LogError(.malformed, "a signature's key name is not valid") }
-        guard let raw = NoteText.unbase64(rest[rest.index(after: space)...]), raw.count > 4 else {
+        guard let raw = NoteText.unbase64(rest[(space + 1)...]), raw.count > 4 else {
             throw LogError(.malformed, "a signature of \(name) is not base64 of a key ID and a signature")
         }
         self.name = name

@@ -44,16 +44,14 @@ public struct SignedNote: Sendable, Equatable {
         }
         guard let split else { throw LogError(.malformed, "the note has no blank line before its signatures") }
         let text = Array(raw[...split])
-        let lines = String(decoding: raw[(split + 2)...], as: UTF8.self).split(
-            separator: "\n", omittingEmptySubsequences: false)
-        // The last element is the empty string after the final newline.
-        let signatureLines = lines.dropLast()
+        // The last element is the empty line after the final newline.
+        let signatureLines = NoteText.lines(raw[(split + 2)...]).dropLast()
         guard !signatureLines.isEmpty else { throw LogError(.malformed, "the note has no signature") }
         guard signatureLines.count <= Self.maxSignatures else {
             throw LogError(.malformed, "the note has over \(Self.maxSignatures) signatures")
         }
         var signatures: [NoteSignature] = []
-        for line in signatureLines { signatures.append(try NoteSignature(line: line)) }
+        for line in signatureLines { signatures.append(try NoteSignature(lineBytes: line)) }
         self.text = text
         self.signatures = signatures
     }

@@ -24,9 +24,10 @@ public struct AddCheckpointRequest: Sendable, Equatable {
         guard let blank = LogProof.firstBlankLine(raw) else {
             throw LogError(.malformed, "no blank line before the checkpoint")
         }
-        let lines = String(decoding: raw[..<blank], as: UTF8.self).split(
-            separator: "\n", omittingEmptySubsequences: false)
-        guard let first = lines.first, first.hasPrefix("old "), let old = NoteText.decimal(first.dropFirst(4)) else {
+        let lines = NoteText.lines(raw[..<blank])
+        guard let first = lines.first, let digits = NoteText.after("old ", in: first),
+            let old = NoteText.decimal(digits)
+        else {
             throw LogError(.malformed, "the first line is not \"old <size>\"")
         }
         guard lines.count - 1 <= MerkleHasher.maxProofLength else {

@@ -29,22 +29,22 @@ public struct LogProof: Sendable, Equatable {
         guard let blank = Self.firstBlankLine(raw) else {
             throw LogError(.malformed, "a proof has a blank line before its checkpoint")
         }
-        let head = String(decoding: raw[..<blank], as: UTF8.self).split(
-            separator: "\n", omittingEmptySubsequences: false)
-        var lines = head[...]
-        guard lines.first == Substring(Self.header) else {
+        var lines = NoteText.lines(raw[..<blank])[...]
+        guard let first = lines.first, first.elementsEqual(Self.header.utf8) else {
             throw LogError(.malformed, "a proof starts with \(Self.header)")
         }
         lines = lines.dropFirst()
         var extra: [UInt8]? = nil
-        if let line = lines.first, line.hasPrefix("extra ") {
-            guard let data = NoteText.unbase64(line.dropFirst(6)) else {
+        if let line = lines.first, let encoded = NoteText.after("extra ", in: line) {
+            guard let data = NoteText.unbase64(encoded) else {
                 throw LogError(.malformed, "the extra line is not base64")
             }
             extra = data
             lines = lines.dropFirst()
         }
-        guard let line = lines.first, line.hasPrefix("index "), let index = NoteText.decimal(line.dropFirst(6)) else {
+        guard let line = lines.first, let digits = NoteText.after("index ", in: line),
+            let index = NoteText.decimal(digits)
+        else {
             throw LogError(.malformed, "a proof has an index line")
         }
         lines = lines.dropFirst()
