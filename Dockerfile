@@ -12,7 +12,7 @@ FROM swift:6.3.1-bookworm AS build
 # hadolint ignore=DL3008
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libmicrohttpd-dev libsqlite3-dev libssl-dev pkg-config ca-certificates \
+        libmicrohttpd-dev libsqlite3-dev libssl-dev libp11-kit-dev pkg-config ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -59,6 +59,18 @@ USER 10001:10001
 WORKDIR /data
 VOLUME /data
 EXPOSE 8080
+
+# Keys in hardware (README "Keys in hardware"): the image holds no PKCS#11 module; pinset dlopens the one you mount,
+# with its configuration, and the key is a URI instead of a file. The PIN comes from a mounted file named by
+# pin-source (or PINSET_PKCS11_PIN from a secret store), never from the command line. For example, SoftHSM:
+#   docker run --init -p 8080:8080 -v "$PWD/data:/data" \
+#     -v /usr/lib/softhsm/libsofthsm2.so:/opt/pkcs11/module.so:ro \
+#     -v "$PWD/softhsm2.conf:/etc/softhsm2.conf:ro" -v "$PWD/tokens:/var/lib/softhsm/tokens" \
+#     -v "$PWD/pin:/run/secrets/pinset-pin:ro" \
+#     -e SOFTHSM2_CONF=/etc/softhsm2.conf -e PINSET_PKCS11_MODULE=/opt/pkcs11/module.so \
+#     -e PINSET_KEY='pkcs11:token=pinset;object=signing-2026?pin-source=file:/run/secrets/pinset-pin' pinset
+# A vendor module (CloudHSM, YubiHSM 2, Google's kmsp11) is mounted the same way with its own configuration file
+# and the shared libraries it needs; those were not run here.
 
 # `pinset health` reads PINSET_PORT, so it follows an override at run time (8080 by default).
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \

@@ -24,9 +24,11 @@ define apt_install
 endef
 
 include hardening.mk
+include hsm.mk
+include jvm.mk
 
 deps:
-	$(call apt_install,$(APT_BUILD))
+	$(call apt_install,$(APT_BUILD) libp11-kit-dev)
 
 test-deps: deps
 	$(call apt_install,$(APT_TEST))
@@ -45,7 +47,7 @@ run: release
 	$$($(SWIFT) build -c release --show-bin-path)/pinset serve --db $(DATA)/pinset.sqlite --key $(DATA)/signing-key.pem \
 		--port $(PORT) --dev
 
-test: test-deps lint-openapi lint-docker format-lint
+test: test-deps hsm-deps lint-openapi lint-docker format-lint
 	$(SWIFT) build --build-tests
 	$(MAKE) check-apple
 	$(SWIFT) test --skip-build
@@ -53,6 +55,7 @@ test: test-deps lint-openapi lint-docker format-lint
 	$(MAKE) runbooks
 	$(MAKE) test-console
 	$(MAKE) test-hardening
+	$(MAKE) test-jvm
 
 # Apple availability audit on Linux (issue 18): the checker's own tests, then the client targets against the
 # floors of Package.swift. It reads the debug build (flags, dependency modules), which `test` makes first.
@@ -68,7 +71,7 @@ quickstart:
 
 # Every README runbook block (<!-- runbook: NAME --> before a ```sh block) run verbatim, each runbook in a fresh
 # directory against real processes (pinset, openssl s_server, nginx); see scripts/runbook_test.py.
-runbooks: test-deps
+runbooks: test-deps hsm-deps
 	@[ -x .build/debug/pinset ] || $(SWIFT) build --build-tests
 	python3 scripts/runbook_test.py
 
@@ -109,7 +112,7 @@ lint-docker:
 	hadolint Dockerfile
 
 # Benchmarks (issue 5): release build, wrk + nginx installed when missing, writes BENCHMARKS.md.
-bench: release
+bench: release hsm-deps
 	PINSET=$$($(SWIFT) build -c release --show-bin-path)/pinset bash bench/run.sh
 
 format-lint:

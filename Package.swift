@@ -2,9 +2,9 @@
 import PackageDescription
 
 // Layers, bottom up:
-//   C system libraries      CMicroHTTPD, COpenSSL
+//   C system libraries      CMicroHTTPD, COpenSSL, CPKCS11 (headers only: the module is dlopen'ed)
 //   one lock type           Locking                     (pthread mutex; no Synchronization.Mutex: iOS 18+)
-//   thin Swift wrappers     MicroHTTPD, OpenSSLCrypto   (no C type leaves them)
+//   thin Swift wrappers     MicroHTTPD, OpenSSLCrypto, PKCS11   (no C type leaves them)
 //   wire format             PinSetCore                  (Foundation only; shared by server and client)
 //   transparency log        TransparencyLog             (C2SP tlog formats, RFC 6962 proofs; crypto injected)
 //   admin API types         PinSetAdminAPI              (the admin answers and their JSON coders; server and CLI)
@@ -42,6 +42,8 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // PKCS#11 types and constants from p11-kit's header; nothing is linked (the operator's module is dlopen'ed).
+        .systemLibrary(name: "CPKCS11", providers: [.apt(["libp11-kit-dev"])]),
 
         // MARK: The one lock type (works on iOS 16 / macOS 13, where Synchronization.Mutex does not exist)
         .target(name: "Locking"),
@@ -49,6 +51,7 @@ let package = Package(
         // MARK: Thin wrappers
         .target(name: "MicroHTTPD", dependencies: ["CMicroHTTPD", "Locking"]),
         .target(name: "OpenSSLCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "PKCS11", dependencies: ["CPKCS11", "Locking"]),
 
         // MARK: Wire format
         .target(name: "PinSetCore"),
@@ -64,7 +67,7 @@ let package = Package(
         .target(
             name: "PinSetServer",
             dependencies: [
-                "MicroHTTPD", "OpenSSLCrypto", "PinSetCore", "PinSetAdminAPI", "Locking", "TransparencyLog",
+                "MicroHTTPD", "OpenSSLCrypto", "PKCS11", "PinSetCore", "PinSetAdminAPI", "Locking", "TransparencyLog",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -102,7 +105,7 @@ let package = Package(
             dependencies: [
                 // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13). No swift-crypto:
                 // documents are checked by PinSetRules over OpenSSL (issue 22 item 4).
-                "PinSetServer", "PinSetAdminAPI", "PinSetRules", "PinSetCore", "OpenSSLCrypto", "Locking",
+                "PinSetServer", "PinSetAdminAPI", "PinSetRules", "PinSetCore", "OpenSSLCrypto", "PKCS11", "Locking",
                 "TransparencyLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -180,7 +183,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
-        .testTarget(name: "CLITests", dependencies: ["PinSetCore", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["PinSetCore", "PinSetClient", "PKCS11", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

@@ -16,8 +16,11 @@
 #   B7 start-up time and RSS with 100k hosts vs sqlite3 dumping the documents table
 #      goal start-up <= 3x, RSS <= 2 x stored document bytes + 30 MB
 #   B8/B9 client micro-benchmarks: rows pasted from `bash bench/client.sh` when that script exists
+#   B8j/B9j the same on the JVM client: rows from `bash bench/jvm.sh` (Debian's JDK)
 #   B10 the monitor: a pass over 10,000 hosts within its interval, GET req/s while it runs (bench/monitor.sh)
 #   B11 writes with the pre-flight on: throughput, slowest write vs the deadline, GET p99 (bench/preflight.sh)
+#   H1/H1t/H2 keys in hardware: signing through SoftHSM vs the OpenSSL key, start-up re-sign of HOSTS documents
+#      through the token (bench/hsm.sh; about 10 minutes at 100,000 hosts, most of it H2)
 #
 # Environment (all optional):
 #   PINSET=.build/release/pinset  the server binary; when missing only B0 (and B0w) run
@@ -27,7 +30,7 @@
 #   HOSTS=100000                  hosts seeded for B4/B7 (with the hidden `pinset seed`, see below)
 #   PUTS=5000                     transactions per B6 baseline (and floor) round
 #   SERVER_CPU=0 LOAD_CPU=1       taskset cores for the servers and for wrk
-#   ONLY="B0 B1 B2 B3 B4 B5 B6 B7 B10 B11"  subset to run; add I1 for callgrind instruction counts (slow)
+#   ONLY="B0 B1 B2 B3 B4 B5 B6 B7 B10 B11 H"  subset to run; add I1 for callgrind instruction counts (slow)
 #   DOCS_TABLE=document           table sqlite3 dumps for B7
 #   OUT=BENCHMARKS.md
 set -euo pipefail
@@ -42,7 +45,7 @@ HOSTS="${HOSTS:-100000}"
 PUTS="${PUTS:-5000}"
 SERVER_CPU="${SERVER_CPU:-0}"
 LOAD_CPU="${LOAD_CPU:-1}"
-ONLY="${ONLY:-B0 B1 B2 B3 B4 B5 B6 B7 B10 B11}"
+ONLY="${ONLY:-B0 B1 B2 B3 B4 B5 B6 B7 B10 B11 H}"
 DOCS_TABLE="${DOCS_TABLE:-document}"
 OUT="${OUT:-$ROOT/BENCHMARKS.md}"
 HOST="api.example.com"
@@ -411,6 +414,18 @@ if want B11; then
     log "B11: bash bench/preflight.sh"
     PINSET="$PINSET" SERVER_CPU="$SERVER_CPU" LOAD_CPU="$LOAD_CPU" \
         bash "$HERE/preflight.sh" | grep '^| *B11' >>"$CLIENT_ROWS" || log "bench/preflight.sh failed or gave no rows"
+fi
+
+# ---------------------------------------------------------------- B8j/B9j: the JVM client (issue 23)
+if [ -f "$HERE/jvm.sh" ]; then
+    log "B8j/B9j: bash bench/jvm.sh"
+    bash "$HERE/jvm.sh" | grep '^| *B[89]j' >>"$CLIENT_ROWS" || log "bench/jvm.sh failed or gave no B8j/B9j rows"
+fi
+
+# ---------------------------------------------------------------- H: keys in hardware (issue 25)
+if want H; then
+    log "H: bash bench/hsm.sh"
+    PINSET="$PINSET" HOSTS="$HOSTS" bash "$HERE/hsm.sh" | grep '^| *H' >>"$CLIENT_ROWS" || log "bench/hsm.sh failed or gave no rows"
 fi
 
 # ---------------------------------------------------------------- BENCHMARKS.md

@@ -1,14 +1,20 @@
 import Foundation
 import OpenSSLCrypto
+import PKCS11
 import PinSetCore
 import PinSetRules
 import PinSetServer
 
 /// Reads the key files of the trust commands: Ed25519 public keys (SPKI PEM; a PKCS#8 private key PEM gives its
-/// public half) and root private keys (PKCS#8 PEM, mode 0600).
+/// public half) and root private keys (PKCS#8 PEM, mode 0600). A `pkcs11:` URI names a key on a token instead,
+/// for both: its public key is read off the token.
 enum RootKeyFiles {
-    /// The public key in `file`.
-    static func publicKey(_ file: String, option: String) throws -> TrustedKey {
+    /// The public key in `file`, or of the token key `file` names as a PKCS#11 URI.
+    static func publicKey(_ file: String, option: String, pkcs11: PKCS11Settings? = nil) throws -> TrustedKey {
+        if PKCS11URI.isURI(file) {
+            let key = try privateKey(file, option: option, pkcs11: pkcs11)
+            return try TrustedKey(rawRepresentation: key.publicKey, crypto: OpenSSLTrustCrypto())
+        }
         guard let data = FileManager.default.contents(atPath: file) else {
             throw CLIError("\(option) \(file): cannot read the file")
         }
@@ -24,12 +30,17 @@ enum RootKeyFiles {
         }
     }
 
-    /// The root private key in `file` (refused when group or others can read it).
-    static func privateKey(_ file: String) throws -> Ed25519SigningKey {
+    /// The root private key in `file` (refused when group or others can read it), or on the token `file` names
+    /// as a PKCS#11 URI (the PIN from its pin-source or PINSET_PKCS11_PIN); checked by a test signature.
+    static func privateKey(_ file: String, option: String = "--root-key", pkcs11: PKCS11Settings? = nil) throws
+        -> any DocumentSigner
+    {
         do {
-            return try Ed25519SigningKey.load(pemFile: file)
+            return try SignerLoader.open(file, pkcs11: pkcs11 ?? PKCS11Options.settings(module: nil))
+        } catch let error as CryptoError {
+            throw CLIError("\(option): \(error.detail)")
         } catch {
-            throw CLIError("--root-key: \(error.detail)")
+            throw CLIError("\(option): \(error)")
         }
     }
 

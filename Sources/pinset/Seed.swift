@@ -18,8 +18,9 @@ struct Seed: ParsableCommand {
 
     @Option(help: "SQLite database file (created if missing).")
     var db: String
-    @Option(help: "PKCS#8 PEM Ed25519 signing key, mode 0600.")
+    @Option(help: "PKCS#8 PEM Ed25519 signing key, mode 0600, or a pkcs11: URI.")
     var key: String
+    @OptionGroup var pkcs11: PKCS11Options
     @Option(help: "How many hosts to create.")
     var hosts: Int
     @Option(help: "Hosts per transaction.")
@@ -28,7 +29,7 @@ struct Seed: ParsableCommand {
     func run() throws {
         guard hosts >= 0, batch > 0 else { throw CLIError("hosts must be >= 0 and batch > 0") }
         let service = try PinSetService(
-            store: PinDatabase(path: db), signingKey: Ed25519SigningKey.load(pemFile: key),
+            store: PinDatabase(path: db), signingKey: SignerLoader.open(key, pkcs11: pkcs11.settings()),
             configuration: ServiceConfiguration(), publish: { _ in })
         let started = Date()
         var next = 0

@@ -22,8 +22,17 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "SQLite database file. Env PINSET_DB. Default ./data/pinset.sqlite.")
     var db: String?
-    @Option(help: "PKCS#8 PEM Ed25519 signing key, mode 0600. Env PINSET_KEY. Default ./data/signing-key.pem.")
+    @Option(
+        help:
+            "Ed25519 signing key: a PKCS#8 PEM file (mode 0600) or a PKCS#11 URI such as 'pkcs11:token=pinset;object=signing-2026' (see --pkcs11-module). Env PINSET_KEY. Default ./data/signing-key.pem."
+    )
     var key: String?
+    @OptionGroup(title: "Keys in hardware") var pkcs11: PKCS11Options
+    @Flag(
+        help:
+            "Start even if the key on the PKCS#11 token is extractable or not sensitive (logs a warning). Default: refuse."
+    )
+    var allowExtractableKey = false
     @Option(help: "TCP port (0 picks a free one). Env PINSET_PORT. Default 8080.")
     var port: Int?
     @Option(help: "Size of the HTTP thread pool. Env PINSET_THREADS. Default 2.")
@@ -154,7 +163,8 @@ struct Serve: AsyncParsableCommand {
         return PinSetServerConfiguration(
             databasePath: Environment.string(db, "PINSET_DB", default: "./data/pinset.sqlite"),
             keyPath: Environment.string(key, "PINSET_KEY", default: "./data/signing-key.pem"),
-            createKeyIfMissing: dev, http: http, service: service, rootKeys: rootKeys, rootThreshold: threshold)
+            createKeyIfMissing: dev, http: http, service: service, rootKeys: rootKeys, rootThreshold: threshold,
+            pkcs11: pkcs11.settings(allowExtractableKey: allowExtractableKey))
     }
 
     /// Suspends until SIGTERM or SIGINT arrives.

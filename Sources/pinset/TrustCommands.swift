@@ -27,9 +27,17 @@ struct TrustSign: ParsableCommand {
             files, with threshold 1. Every key listed in --next-root-pub must also sign (give its private key as \
             --root-key here or add it later with `pinset trust cosign`).
             """)
-    @Option(help: "A root private key (PKCS#8 PEM, mode 0600) that signs. Repeatable.") var rootKey: [String] = []
-    @Option(help: "A signing key the document delegates: Ed25519 public key PEM (or its private key PEM). Repeatable.")
+    @Option(
+        help:
+            "A root private key that signs: PKCS#8 PEM (mode 0600), or a PKCS#11 URI 'pkcs11:token=…;object=…' (each with its own pin-source=file:…). Repeatable."
+    )
+    var rootKey: [String] = []
+    @Option(
+        help:
+            "A signing key the document delegates: Ed25519 public key PEM (or its private key PEM, or a pkcs11: URI). Repeatable."
+    )
     var signingKeyPub: [String] = []
+    @OptionGroup(title: "Keys in hardware") var pkcs11: PKCS11Options
     @Option(help: "The trust document version: exactly one more than the version in force (1 for the first).")
     var version: Int
     @Option(help: "How long the document is valid, e.g. 180d.") var expires: String = "180d"
@@ -45,7 +53,8 @@ struct TrustSign: ParsableCommand {
     }
 
     func run() throws {
-        let signers = try rootKey.map(RootKeyFiles.privateKey)
+        let settings = pkcs11.settings()
+        let signers = try rootKey.map { try RootKeyFiles.privateKey($0, pkcs11: settings) }
         let crypto = OpenSSLTrustCrypto()
         let nextRoots: [[UInt8]] =
             nextRootPub.isEmpty
@@ -56,7 +65,7 @@ struct TrustSign: ParsableCommand {
             throw CLIError("--threshold \(threshold) must be between 1 and the \(distinct) distinct next root key(s)")
         }
         let delegated = try signingKeyPub.map {
-            try RootKeyFiles.publicKey($0, option: "--signing-key-pub").rawRepresentation
+            try RootKeyFiles.publicKey($0, option: "--signing-key-pub", pkcs11: settings).rawRepresentation
         }
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let lifetime = try Environment.duration(expires, name: "--expires")
@@ -65,7 +74,7 @@ struct TrustSign: ParsableCommand {
             rootKeys: Self.jwks(nextRoots, crypto), rootThreshold: threshold,
             signingKeys: Self.jwks(delegated, crypto))
         var document = TrustDocument(payload: Base64URL.encode(payload.encodedJSON()), signatures: [])
-        for key in signers { TrustCosign.addSignature(to: &document, key: key) }
+        for key in signers { try TrustCosign.addSignature(to: &document, key: key) }
         try Data(document.serialized).write(to: URL(fileURLWithPath: out), options: .atomic)
         print("wrote trust document version \(version) to \(out)")
         TrustShow.printSummary(document.serialized)
@@ -89,7 +98,9 @@ struct TrustCosign: ParsableCommand {
         abstract: "Add one root key's signature to a trust document (the payload is unchanged); offline.",
         discussion: "How a k-of-n threshold is collected from different people, each with their own key.")
     @Argument(help: "The trust document file; rewritten in place unless --out is given.") var file: String
-    @Option(help: "The root private key (PKCS#8 PEM, mode 0600).") var rootKey: String
+    @Option(help: "The root private key: PKCS#8 PEM (mode 0600), or a PKCS#11 URI 'pkcs11:token=…;object=…'.")
+    var rootKey: String
+    @OptionGroup(title: "Keys in hardware") var pkcs11: PKCS11Options
     @Option(help: "Write here instead of rewriting FILE.") var out: String?
 
     func run() throws {
@@ -97,7 +108,7 @@ struct TrustCosign: ParsableCommand {
         guard var document = try? TrustDocument.decode(json: bytes) else {
             throw CLIError("\(file) is not a trust document (JWS general JSON serialization)")
         }
-        let key = try RootKeyFiles.privateKey(rootKey)
+        let key = try RootKeyFiles.privateKey(rootKey, pkcs11: pkcs11.settings())
         let already = document.signatures.contains { entry in
             Base64URL.decode(entry.protected).map { $0 == TrustDocument.protectedHeader(kid: key.kid) } ?? false
         }
@@ -105,7 +116,7 @@ struct TrustCosign: ParsableCommand {
             print("\(file) is already signed by kid \(key.kid); nothing changed")
             return
         }
-        Self.addSignature(to: &document, key: key)
+        try Self.addSignature(to: &document, key: key)
         let target = out ?? file
         try Data(document.serialized).write(to: URL(fileURLWithPath: target), options: .atomic)
         print("added the signature of kid \(key.kid); wrote \(target)")
@@ -113,9 +124,15 @@ struct TrustCosign: ParsableCommand {
     }
 
     /// Appends `key`'s signature over `protected + "." + payload`.
-    static func addSignature(to document: inout TrustDocument, key: Ed25519SigningKey) {
+    /// - Throws: when a key on a token cannot sign (token gone).
+    static func addSignature(to document: inout TrustDocument, key: any DocumentSigner) throws {
         let protected = Base64URL.encode(TrustDocument.protectedHeader(kid: key.kid))
-        let signature = key.sign(document.signingInput(protected: protected))
+        let signature: [UInt8]
+        do {
+            signature = try key.sign(document.signingInput(protected: protected))
+        } catch {
+            throw CLIError("root key \(key.kid) cannot sign: \(error)")
+        }
         document.signatures.append(TrustSignature(protected: protected, signature: Base64URL.encode(signature)))
     }
 }

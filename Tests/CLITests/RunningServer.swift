@@ -7,14 +7,19 @@ final class RunningServer {
     let token: String
     let directory: URL
 
-    init(directory: URL, extraArguments: [String] = []) throws {
+    /// - Parameters:
+    ///   - key: the `--key` value; default `key.pem` in `directory` (made by `--dev`).
+    ///   - environment: variables set on top of this process's environment (SoftHSM's, the PKCS#11 PIN).
+    init(directory: URL, extraArguments: [String] = [], key: String? = nil, environment: [String: String] = [:]) throws
+    {
         self.directory = directory
         process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
         process.arguments =
             [
                 "serve", "--dev", "--db", directory.appendingPathComponent("db.sqlite").path,
-                "--key", directory.appendingPathComponent("key.pem").path, "--port", "0",
+                "--key", key ?? directory.appendingPathComponent("key.pem").path, "--port", "0",
             ] + extraArguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MicroHTTPD
 import OpenSSLCrypto
+import PKCS11
 import PinSetCore
 
 /// A running pin server: the database, the signing key, the in-memory snapshot, the HTTP listener and the
@@ -22,7 +23,8 @@ public final class PinSetServerApp: Sendable {
     /// starts listening.
     ///
     /// - Throws: a readable error when the key file is missing, unsafe (readable by group or others) or
-    ///   not an Ed25519 key, when the database cannot be opened, or when the address cannot be bound.
+    ///   not an Ed25519 key, when a key on a PKCS#11 token cannot be used (``SignerLoader``), when the database
+    ///   cannot be opened, or when the address cannot be bound.
     public init(configuration: PinSetServerConfiguration, logger: Logger = Logger(label: "pinset")) throws {
         self.logger = logger
         let (key, store) = try Self.openKeyAndDatabase(configuration, logger: logger)
@@ -112,10 +114,12 @@ public final class PinSetServerApp: Sendable {
     /// makes a missing key only for a database that has never signed anything: with a mistyped `--key` path it
     /// would otherwise mint a new key and re-sign every document with it.
     private static func openKeyAndDatabase(_ configuration: PinSetServerConfiguration, logger: Logger) throws
-        -> (Ed25519SigningKey, PinDatabase)
+        -> (any DocumentSigner, PinDatabase)
     {
-        guard configuration.createKeyIfMissing, !FileManager.default.fileExists(atPath: configuration.keyPath) else {
-            let key = try Ed25519SigningKey.load(pemFile: configuration.keyPath)
+        guard configuration.createKeyIfMissing, !PKCS11URI.isURI(configuration.keyPath),
+            !FileManager.default.fileExists(atPath: configuration.keyPath)
+        else {
+            let key = try SignerLoader.open(configuration.keyPath, pkcs11: configuration.pkcs11, logger: logger)
             return (key, try PinDatabase(path: configuration.databasePath, logger: logger))
         }
         let store = try PinDatabase(path: configuration.databasePath, logger: logger)

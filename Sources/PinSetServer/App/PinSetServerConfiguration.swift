@@ -6,9 +6,12 @@ import MicroHTTPD
 public struct PinSetServerConfiguration: Sendable {
     /// The SQLite database file. Default `./data/pinset.sqlite`.
     public var databasePath: String
-    /// The PKCS#8 PEM Ed25519 signing key. Default `./data/signing-key.pem`.
+    /// The Ed25519 signing key: a PKCS#8 PEM file, or a PKCS#11 URI (`pkcs11:token=pinset;object=signing-2026`)
+    /// for a key that stays on a token (see ``pkcs11``). Default `./data/signing-key.pem`.
     /// - Warning: the server refuses a key file that group or others can read.
     public var keyPath: String
+    /// The module and PIN for a ``keyPath`` that is a PKCS#11 URI. Default: no module, no PIN.
+    public var pkcs11: PKCS11Settings
     /// Generate the key file (mode 0600) when it does not exist. Default `false`: production keys are
     /// provisioned, never made up by the server.
     public var createKeyIfMissing: Bool
@@ -31,8 +34,10 @@ public struct PinSetServerConfiguration: Sendable {
         databasePath: String = "./data/pinset.sqlite", keyPath: String = "./data/signing-key.pem",
         createKeyIfMissing: Bool = false, http: HTTPServerConfiguration = HTTPServerConfiguration(),
         service: ServiceConfiguration = ServiceConfiguration(), reports: ReportConfiguration = ReportConfiguration(),
-        resignCheckInterval: TimeInterval = 60, rootKeys: [[UInt8]] = [], rootThreshold: Int = 1
+        resignCheckInterval: TimeInterval = 60, rootKeys: [[UInt8]] = [], rootThreshold: Int = 1,
+        pkcs11: PKCS11Settings = PKCS11Settings()
     ) {
+        self.pkcs11 = pkcs11
         self.rootKeys = rootKeys
         self.rootThreshold = rootThreshold
         self.reports = reports

@@ -1,9 +1,15 @@
+import PKCS11
+
 /// Why the server refused to start, in one line that says what to fix.
 public struct StartupError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of refusal; tests compare it, not the message.
     public enum Code: String, Sendable, Equatable {
         /// `--dev` was asked to create a signing key for a database that already holds signed documents.
         case keyMissingForSignedDatabase
+        /// The signing key cannot be opened: PKCS#11 module, token, PIN, key object or key type (the line says which).
+        case signingKeyUnusable
+        /// The private key on the token is extractable or not sensitive, and `--allow-extractable-key` was not given.
+        case extractableKey
     }
 
     /// The kind of refusal.
@@ -17,6 +23,20 @@ public struct StartupError: Error, Sendable, Equatable, CustomStringConvertible 
             code: .keyMissingForSignedDatabase,
             description:
                 "the signing key \(keyPath) does not exist, but \(databasePath) already holds documents signed by kid \(kids.joined(separator: ", ")); --dev creates a key only for a database that has never signed anything. Pass the key that signed them with --key (or restore it from a backup)"
+        )
+    }
+
+    /// A key named by a PKCS#11 URI could not be opened.
+    static func signingKey(_ location: String, _ error: PKCS11Error) -> StartupError {
+        StartupError(code: .signingKeyUnusable, description: "signing key \(location): \(error.detail)")
+    }
+
+    /// The key on the token could be copied off it.
+    static func extractableKey(_ uri: PKCS11URI) -> StartupError {
+        StartupError(
+            code: .extractableKey,
+            description:
+                "the signing key \(uri) can be copied off the token (CKA_EXTRACTABLE true or CKA_SENSITIVE false): generate a non-extractable key with `pinset keygen --pkcs11 URI`, or start with --allow-extractable-key to accept it"
         )
     }
 }

@@ -10,11 +10,25 @@ extension PinSetService {
             protected: Base64URL.encode(SignedDocument.protectedHeader(kid: signingKey.kid)),
             payload: Base64URL.encode(payload), signature: "")
         var signed = unsigned
-        signed.signature = Base64URL.encode(signingKey.sign(unsigned.signingInput))
+        signed.signature = Base64URL.encode(try signature(unsigned.signingInput))
         let document = PublishedDocument(
             host: set.host, version: set.version, body: signed.serialized, kid: signingKey.kid,
             issuedAt: set.issuedAt, expiresAt: set.expiresAt)
         return (document, payload)
+    }
+
+    /// The key's signature of `input`, or a 503 when the key cannot sign now (a hardware token removed): reads
+    /// keep serving what is signed, and the next write tries the key again.
+    func signature(_ input: [UInt8]) throws(ServiceError) -> [UInt8] {
+        do {
+            return try signingKey.sign(input)
+        } catch {
+            logger.error("signing failed", metadata: ["kid": "\(signingKey.kid)", "error": "\(error)"])
+            throw ServiceError(
+                .unavailable,
+                "the signing key (kid \(signingKey.kid)) cannot sign now, so nothing was written: \(error). Published documents are still served; retry once the key is back"
+            )
+        }
     }
 
     /// Re-signs every document issued at least ``ServiceConfiguration/effectiveResignAfter`` ago or signed by a

@@ -13,7 +13,7 @@ import PinSetCore
 /// honest: every acknowledged write is in the history). Reads run concurrently on reader connections.
 public final class PinSetService: Sendable {
     let store: PinDatabase
-    let signingKey: Ed25519SigningKey
+    let signingKey: any DocumentSigner
     /// The configuration the service was created with (the HTTP layer reads `refreshInterval` from it).
     public let configuration: ServiceConfiguration
     let clock: @Sendable () -> Date
@@ -30,7 +30,7 @@ public final class PinSetService: Sendable {
     ///   - publish: called with every newly signed document, after it is committed, in commit order, from the
     ///     writing thread. It must be quick and must not call back into the service's write methods.
     public init(
-        store: PinDatabase, signingKey: Ed25519SigningKey, configuration: ServiceConfiguration,
+        store: PinDatabase, signingKey: any DocumentSigner, configuration: ServiceConfiguration,
         clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "pinset.service"),
         publish: @escaping @Sendable (PublishedDocument) -> Void
     ) throws(ServiceError) {

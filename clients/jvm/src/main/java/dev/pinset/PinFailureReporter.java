@@ -1,0 +1,146 @@
+package dev.pinset;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import javax.net.ssl.HttpsURLConnection;
+import javax.net.ssl.SSLSocketFactory;
+
+/**
+ * Posts pin failure reports in TrustKit's format (PROTOCOL §3) in the background, to the set's {@code reportUri},
+ * falling back to the pin server's {@code /reports} when it fails (transport error or a status other than 2xx).
+ *
+ * <p>Never through the pinned connection that just failed: reports go out on their own {@link HttpURLConnection}
+ * with a socket factory of standard validation only, and a {@code reportUri} on the very host whose pins just
+ * failed (or a name its set covers) is skipped for the fallback: that host may be the interceptor. An identical
+ * report is sent at most once per interval (default 24 h), like TrustKit.
+ */
+public final class PinFailureReporter {
+    /** What became of one report. */
+    public enum Outcome {
+        /** Posted to the set's reportUri and answered 2xx. */
+        SENT,
+        /** Posted to the fallback (the reportUri was missing, failed, or is the failing host) and answered 2xx. */
+        SENT_TO_FALLBACK,
+        /** An identical report went out less than the interval ago. */
+        RATE_LIMITED,
+        /** No http(s) destination. */
+        NO_REPORT_URI,
+        /** Every destination tried failed; the rate limit is lifted. */
+        FAILED
+    }
+
+    private final SSLSocketFactory socketFactory;
+    private final long intervalMillis;
+    private final Map<String, Long> lastSent = new ConcurrentHashMap<>();
+    private final ExecutorService executor = Executors.newSingleThreadExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "pinset-reporter");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    /** A reporter with the platform's standard TLS validation and the 24 h suppression window. */
+    public PinFailureReporter() {
+        this(null, 86_400_000L);
+    }
+
+    /**
+     * @param socketFactory HTTPS socket factory with standard validation only ({@code null}: the platform default);
+     *     never the pinned one
+     * @param intervalMillis suppression window for identical reports
+     */
+    public PinFailureReporter(SSLSocketFactory socketFactory, long intervalMillis) {
+        this.socketFactory = socketFactory;
+        this.intervalMillis = intervalMillis;
+    }
+
+    /**
+     * Queues the report of {@code failure} and returns at once; the future ends with the {@link Outcome}.
+     *
+     * @param fallbackReportUri the pin server's {@code /reports} ({@link PinSetUpdater} passes it)
+     */
+    public Future<Outcome> submit(PinFailure failure, int port, String fallbackReportUri) {
+        String fallback = httpUrl(fallbackReportUri);
+        String reportUri = httpUrl(failure.reportUri());
+        if (reportUri != null && coveredByFailingSet(reportUri, failure)) reportUri = null;
+        String first = reportUri != null ? reportUri : fallback;
+        if (first == null) return executor.submit(() -> Outcome.NO_REPORT_URI);
+        String body = failure.reportJson(port);
+        String key = first + " " + body.replaceFirst("\"date-time\":\"[^\"]*\"", "");
+        long now = System.currentTimeMillis();
+        Long last = lastSent.get(key);
+        if (last != null && now - last < intervalMillis) return executor.submit(() -> Outcome.RATE_LIMITED);
+        lastSent.put(key, now);
+        if (lastSent.size() > 1024) {
+            for (Iterator<Long> it = lastSent.values().iterator(); it.hasNext(); ) {
+                if (now - it.next() >= intervalMillis) it.remove();
+            }
+        }
+        String retry = fallback != null && !fallback.equals(first) ? fallback : null;
+        boolean toFallback = first.equals(fallback);
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        return executor.submit(() -> {
+            if (post(bytes, first)) return toFallback ? Outcome.SENT_TO_FALLBACK : Outcome.SENT;
+            if (retry != null && post(bytes, retry)) return Outcome.SENT_TO_FALLBACK;
+            lastSent.remove(key);
+            return Outcome.FAILED;
+        });
+    }
+
+    private static boolean coveredByFailingSet(String reportUri, PinFailure failure) {
+        String host = URI.create(reportUri).getHost();
+        if (host == null) return false;
+        host = HostNames.normalizeLenient(host);
+        String noted = failure.notedHost();
+        return host.equals(failure.host()) || host.equals(noted)
+                || (failure.set.includeSubdomains() && host.endsWith("." + noted));
+    }
+
+    private boolean post(byte[] body, String url) {
+        try {
+            HttpURLConnection connection = (HttpURLConnection) new URL(url).openConnection();
+            try {
+                if (socketFactory != null && connection instanceof HttpsURLConnection) {
+                    ((HttpsURLConnection) connection).setSSLSocketFactory(socketFactory);
+                }
+                connection.setConnectTimeout(10_000);
+                connection.setReadTimeout(10_000);
+                connection.setRequestMethod("POST");
+                connection.setDoOutput(true);
+                connection.setRequestProperty("Content-Type", "application/json");
+                connection.setFixedLengthStreamingMode(body.length);
+                try (OutputStream out = connection.getOutputStream()) {
+                    out.write(body);
+                }
+                int status = connection.getResponseCode();
+                return status >= 200 && status < 300;
+            } finally {
+                connection.disconnect();
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static String httpUrl(String text) {
+        if (text == null) return null;
+        try {
+            String scheme = URI.create(text).getScheme();
+            if (scheme == null) return null;
+            scheme = scheme.toLowerCase(Locale.ROOT);
+            return scheme.equals("https") || scheme.equals("http") ? text : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package dev.pinset;
+
+import java.io.File;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Persists accepted documents in a directory the app chooses (on Android, {@code context.getNoBackupFilesDir()}),
+ * with the Swift client's file names: {@code <host>.pinset.jws.json} and
+ * {@code trust-<version>.pinset-trust.jws.json}. Files hold the documents exactly as received, so they are
+ * verified again on reload and rollback protection holds across restarts.
+ */
+public final class PinStorage {
+    private final File directory;
+
+    /** A storage in {@code directory} (created on first save). */
+    public PinStorage(File directory) {
+        this.directory = directory;
+    }
+
+    /** Writes the document of {@code host} atomically (temporary file, then rename). */
+    public void save(String host, byte[] bytes) throws IOException {
+        String name;
+        try {
+            name = HostNames.normalize(host);
+        } catch (HostNames.InvalidHostException e) {
+            throw new IOException("refusing to store a document under a host that is not a DNS name");
+        }
+        write(new File(directory, name + ".pinset.jws.json"), bytes);
+    }
+
+    /** The stored document of {@code host}, or {@code null}. */
+    public byte[] load(String host) {
+        try {
+            return read(new File(directory, HostNames.normalize(host) + ".pinset.jws.json"));
+        } catch (HostNames.InvalidHostException e) {
+            return null;
+        }
+    }
+
+    /** Writes trust document {@code version} atomically. */
+    public void saveTrust(long version, byte[] bytes) throws IOException {
+        write(trustFile(version), bytes);
+    }
+
+    /** The stored trust documents {@code version + 1}, {@code version + 2}, … up to the first missing one. */
+    public List<byte[]> loadTrustChain(long version) {
+        List<byte[]> chain = new ArrayList<>();
+        for (long next = version + 1; ; next++) {
+            byte[] bytes = read(trustFile(next));
+            if (bytes == null) return chain;
+            chain.add(bytes);
+        }
+    }
+
+    private File trustFile(long version) {
+        return new File(directory, "trust-" + version + ".pinset-trust.jws.json");
+    }
+
+    private void write(File file, byte[] bytes) throws IOException {
+        if (!directory.isDirectory() && !directory.mkdirs()) throw new IOException("could not create " + directory);
+        File temporary = new File(directory, "." + file.getName() + ".tmp");
+        try (FileOutputStream out = new FileOutputStream(temporary)) {
+            out.write(bytes);
+            out.getFD().sync();
+        }
+        if (!temporary.renameTo(file)) throw new IOException("could not rename " + temporary + " to " + file);
+    }
+
+    /** The file's bytes, or {@code null}; read with {@code FileInputStream} ({@code java.nio.file} needs API 26). */
+    static byte[] read(File file) {
+        if (!file.isFile()) return null;
+        try (FileInputStream in = new FileInputStream(file)) {
+            return UrlConnectionTransport.readAll(in);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+}
