@@ -6,6 +6,7 @@ import PackageDescription
 //   one lock type           Locking                     (pthread mutex; no Synchronization.Mutex: iOS 18+)
 //   thin Swift wrappers     MicroHTTPD, OpenSSLCrypto, PKCS11   (no C type leaves them)
 //   wire format             PinSetCore                  (Foundation only; shared by server and client)
+//   transparency log        TransparencyLog             (C2SP tlog formats, RFC 6962 proofs; crypto injected)
 //   admin API types         PinSetAdminAPI              (the admin answers and their JSON coders; server and CLI)
 //   TLS probes              PinSetProbe                 (live hosts' chains via OpenSSLCrypto; server and CLI)
 //   server domain           PinSetServer                (storage, signing, routes)
@@ -56,6 +57,10 @@ let package = Package(
         // MARK: Wire format
         .target(name: "PinSetCore"),
 
+        // MARK: Transparency log (PROTOCOL §7): the C2SP tlog-* formats and RFC 6962 proofs, SHA-256/Ed25519
+        // injected through PinSetCore's TrustCrypto, so the server and the client share one implementation.
+        .target(name: "TransparencyLog", dependencies: ["PinSetCore"]),
+
         // MARK: Admin API types, shared by the server and the CLI
         .target(name: "PinSetAdminAPI", dependencies: ["PinSetCore"]),
 
@@ -67,6 +72,7 @@ let package = Package(
             name: "PinSetServer",
             dependencies: [
                 "MicroHTTPD", "OpenSSLCrypto", "PKCS11", "PinSetCore", "PinSetAdminAPI", "PinSetProbe", "Locking",
+                "TransparencyLog",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -80,7 +86,7 @@ let package = Package(
         .target(
             name: "PinSetClient",
             dependencies: [
-                "PinSetRules", "PinSetCore", "Locking",
+                "PinSetRules", "PinSetCore", "Locking", "TransparencyLog",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -105,7 +111,7 @@ let package = Package(
                 // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13). No swift-crypto:
                 // documents are checked by PinSetRules over OpenSSL (issue 22 item 4).
                 "PinSetServer", "PinSetAdminAPI", "PinSetProbe", "PinSetRules", "PinSetCore", "OpenSSLCrypto", "PKCS11",
-                "Locking", "MicroHTTPD",
+                "Locking", "MicroHTTPD", "TransparencyLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -150,6 +156,13 @@ let package = Package(
         .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD"]),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto", "TestSupport"]),
         .testTarget(name: "PinSetCoreTests", dependencies: ["PinSetCore"]),
+        .testTarget(
+            name: "TransparencyLogTests",
+            dependencies: [
+                "TransparencyLog", "PinSetCore", "PinSetServer", "OpenSSLCrypto", "PinSetClient", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .testTarget(
             name: "PinSetServerTests",
             dependencies: [

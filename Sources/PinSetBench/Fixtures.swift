@@ -75,3 +75,53 @@ enum Fixtures {
         return document.serialized
     }
 }
+
+extension Fixtures {
+    /// B12's inputs: `document` logged at index 77,777 of a 100,000-entry log, its C2SP tlog-proof (as bytes)
+    /// with the log's signature and two witnesses' cosignatures, and a client verifier of a 2-of-2 policy.
+    static func loggedDocument(_ document: [UInt8]) throws -> (proof: [UInt8], verifier: LogProofVerifier) {
+        let crypto = BenchCrypto()
+        let hasher = MerkleHasher(crypto: crypto)
+        var hashes = TileHashes()
+        for i in 0..<100_000 {
+            hashes.append(
+                leafHash: i == 77_777 ? hasher.leafHash(document) : hasher.leafHash(Array("entry \(i)".utf8)),
+                hasher: hasher)
+        }
+        func signer(_ name: String, _ type: VerifierKey.SignatureType) throws -> NoteSigner {
+            let key = Curve25519.Signing.PrivateKey()
+            return NoteSigner(
+                key: try VerifierKey(
+                    name: name, type: type, publicKey: Array(key.publicKey.rawRepresentation), crypto: crypto),
+                sign: { Array(try! key.signature(for: $0)) })
+        }
+        let log = try signer("pins.example.com/log", .ed25519)
+        let witnesses = try [signer("w1.example", .cosignature), signer("w2.example", .cosignature)]
+        let tree = MerkleTree(hasher: hasher, reader: hashes.reader(hasher: hasher))
+        let text = try Checkpoint(origin: log.key.name, size: 100_000, rootHash: tree.rootHash(size: 100_000)).text
+        let note = SignedNote(
+            text: text,
+            signatures: [log.signature(of: text, timestamp: 0)]
+                + witnesses.map { $0.signature(of: text, timestamp: UInt64(now.timeIntervalSince1970)) })
+        let proof = LogProof(
+            index: 77_777, inclusionProof: try tree.inclusionProof(index: 77_777, size: 100_000), checkpoint: note)
+        let policy = """
+            log \(log.key)
+            witness w1 \(witnesses[0].key)
+            witness w2 \(witnesses[1].key)
+            group both all w1 w2
+            quorum both
+            """
+        return (proof.bytes, LogProofVerifier(policy: try LogPolicy(parsing: Array(policy.utf8))))
+    }
+}
+
+/// swift-crypto's SHA-256 and Ed25519, as the client's (internal) adapter has them.
+private struct BenchCrypto: TrustCrypto {
+    func sha256(_ bytes: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
+
+    func isValidEd25519Signature(_ signature: [UInt8], for message: [UInt8], publicKey: [UInt8]) -> Bool {
+        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
+        return key.isValidSignature(signature, for: message)
+    }
+}

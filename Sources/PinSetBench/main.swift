@@ -1,4 +1,4 @@
-// Client micro-benchmarks B8 and B9 (issue 5). Build in release: `bash bench/client.sh`.
+// Client micro-benchmarks B8, B9 (issue 5) and B12 (issue 24). Build in release: `bash bench/client.sh`.
 // Prints a markdown table fragment on stdout.
 import Crypto
 import Foundation
@@ -66,6 +66,22 @@ let b9 = Measurement.run(
     candidate: { manager.evaluate(chain: chain, host: "example.com", now: Fixtures.now).allowsConnection ? 1 : 0 },
     baseline: { SHA256.hash(data: leafSPKI).withUnsafeBytes { $0[0] } })
 
+// B12: a document and its transparency-log proof (PROTOCOL §7.4: parse, inclusion, the log's signature, two
+// cosignatures, the quorum) vs one raw Ed25519 verify.
+let (proofBytes, logVerifier) = try Fixtures.loggedDocument(document)
+guard (try? logVerifier.verify(entry: document, proof: LogProof(parsing: proofBytes))) != nil else {
+    fatalError("the benchmark proof does not verify")
+}
+let b12 = Measurement.run(
+    rounds: rounds, iterations: 200 * scale,
+    candidate: {
+        guard let proof = try? LogProof(parsing: proofBytes),
+            let verified = try? logVerifier.verify(entry: document, proof: proof)
+        else { return 0 }
+        return UInt8(truncatingIfNeeded: verified.checkpoint.size)
+    },
+    baseline: { publicKey.isValidSignature(signature, for: signingInput) ? 1 : 0 })
+
 #if DEBUG
     let mode = "debug build: figures are not meaningful"
 #else
@@ -80,4 +96,8 @@ print(
 print(
     b8d.row(
         id: "B8d", what: "the same, signing key delegated by a trust document (root keys, PROTOCOL §6)", goal: 1.5))
+print(
+    b12.row(
+        id: "B12", what: "a document's tlog-proof: inclusion, log signature, 2 cosignatures, vs one raw Ed25519 verify",
+        goal: 4.0))
 print(b9.row(id: "B9", what: "warm evaluation, 3-cert chain vs 4 pins, vs one SHA-256 of the leaf SPKI", goal: 1.0))

@@ -25,7 +25,7 @@ struct MutationEngine {
     /// Targets drawn in these proportions: the verifier targets are where the security properties live.
     private static let weights: [FuzzHarness.Target] = [
         .document, .document, .document, .signedParts, .signedParts, .payload, .adminSet, .adminPins, .certificate,
-        .report, .hostName, .base64url, .trust, .trust,
+        .report, .hostName, .base64url, .trust, .trust, .tlog, .tlog,
     ]
     private let harness: FuzzHarness
     private var rng: SplitMix64

@@ -23,13 +23,15 @@ import PinSetServer
 /// - ``Target/base64url``: ``Base64URL/decode(utf8:)`` against a reference built on Foundation's decoder.
 /// - ``Target/trust``: a trust document (PROTOCOL §6) checked by the client (swift-crypto) and by the server's
 ///   rules (OpenSSL) from the harness key as root: both give the same outcome, and accepted ⇒ this harness signed it.
+/// - ``Target/tlog``: the transparency-log parsers (notes, checkpoints, tlog-proofs, witness requests, policies,
+///   entry bundles) round-trip, and Merkle proofs of any shape verify or not without trapping.
 ///
 /// ``Target/document`` also compares the hand-written fast paths with the general ones they stand in for:
 /// ``SignedDocument/decode(json:)`` against `JSONDecoder`, and base64url decoding of each member.
 public final class FuzzHarness: @unchecked Sendable {
     /// The parsers under test.
     public enum Target: UInt8, CaseIterable, Sendable {
-        case document, signedParts, payload, adminSet, adminPins, certificate, report, hostName, base64url, trust
+        case document, signedParts, payload, adminSet, adminPins, certificate, report, hostName, base64url, trust, tlog
     }
 
     /// The host every document is verified for.
@@ -135,6 +137,7 @@ public final class FuzzHarness: @unchecked Sendable {
             tagged(.base64url, Array(Base64URL.encode((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37) }).utf8)))
         seeds.append(tagged(.base64url, Array("AQID-_8".utf8)))
         seeds.append(tagged(.trust, trustSeed()))
+        seeds += logSeeds()
         return seeds
     }
 
@@ -165,6 +168,8 @@ public final class FuzzHarness: @unchecked Sendable {
             try base64url(data)
         case .trust:
             try trust(data)
+        case .tlog:
+            try tlog(data)
         case .hostName:
             let text = String(decoding: data, as: UTF8.self)
             if let once = try? HostName.normalize(text) {

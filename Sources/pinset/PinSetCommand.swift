@@ -11,7 +11,8 @@ struct PinSetCommand: AsyncParsableCommand {
             AddCommand.self, RemoveCommand.self, RetireCommand.self, HistoryCommand.self, VerifyCommand.self,
             FetchCommand.self, ExportCommand.self, ReportsCommand.self, Seed.self, TrustCommand.self,
             BackupCommand.self,
-            StatusCommand.self, CheckCommand.self, HealthCommand.self, SignBench.self,
+            StatusCommand.self, CheckCommand.self, HealthCommand.self, SignBench.self, WitnessCommand.self,
+            LogCommand.self,
         ]
     )
 }

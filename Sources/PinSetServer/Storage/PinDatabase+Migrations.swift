@@ -144,6 +144,23 @@ extension PinDatabase {
                     );
                     """)
         }
+        // The transparency log (issue 24, PROTOCOL §7.1): every published document's bytes with its RFC 6962
+        // leaf hash, in publication order, and each checkpoint the log signed (with the cosignatures gathered).
+        migrator.registerMigration("v7-transparency-log") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE logEntry (
+                        leafIndex INTEGER PRIMARY KEY CHECK (leafIndex >= 0),
+                        leafHash BLOB NOT NULL CHECK (length(leafHash) = 32),
+                        body BLOB NOT NULL CHECK (length(body) <= 65535)
+                    );
+                    CREATE TABLE logCheckpoint (
+                        treeSize INTEGER PRIMARY KEY CHECK (treeSize >= 0),
+                        note BLOB NOT NULL,
+                        signedAt INTEGER NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }

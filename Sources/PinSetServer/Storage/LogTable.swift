@@ -1,0 +1,42 @@
+import Foundation
+internal import GRDB
+
+/// SQL for the transparency log (PROTOCOL §7.1): entries are appended, never changed; checkpoints are added as
+/// they are signed, and a row's note is replaced only to add cosignatures.
+enum LogTable {
+    /// The number of entries stored: the next leaf index.
+    static func size(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(leafIndex) + 1, 0) FROM logEntry") ?? 0
+    }
+
+    /// Appends entries at `firstIndex`, `firstIndex + 1`, …; a constraint failure if an index is taken.
+    static func insert(_ db: Database, firstIndex: Int, entries: [[UInt8]], leafHashes: [[UInt8]]) throws {
+        let statement = try db.cachedStatement(sql: "INSERT INTO logEntry (leafIndex, leafHash, body) VALUES (?, ?, ?)")
+        for (offset, entry) in entries.enumerated() {
+            try statement.execute(arguments: [firstIndex + offset, Data(leafHashes[offset]), Data(entry)])
+        }
+    }
+
+    /// Calls `body` with every entry in index order (start-up).
+    static func forEachEntry(_ db: Database, _ body: (Int, [UInt8], [UInt8]) throws -> Void) throws {
+        let rows = try Row.fetchCursor(db, sql: "SELECT leafIndex, leafHash, body FROM logEntry ORDER BY leafIndex")
+        while let row = try rows.next() {
+            try body(row["leafIndex"], [UInt8](row["leafHash"] as Data), [UInt8](row["body"] as Data))
+        }
+    }
+
+    /// Stores a signed checkpoint, or replaces the note of one of the same size (more cosignatures).
+    static func saveCheckpoint(_ db: Database, treeSize: Int, note: [UInt8], signedAt: Date) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO logCheckpoint (treeSize, note, signedAt) VALUES (?, ?, ?)
+                ON CONFLICT (treeSize) DO UPDATE SET note = excluded.note
+                """,
+            arguments: [treeSize, Data(note), StoredTime.seconds(signedAt)])
+    }
+
+    /// The note of the largest checkpoint signed, if any.
+    static func latestCheckpoint(_ db: Database) throws -> [UInt8]? {
+        try Data.fetchOne(db, sql: "SELECT note FROM logCheckpoint ORDER BY treeSize DESC LIMIT 1").map { [UInt8]($0) }
+    }
+}

@@ -1,0 +1,33 @@
+import MicroHTTPD
+import PinSetCore
+
+/// One file a C2SP tlog-tiles log serves below its prefix (`/log/`): the checkpoint, a tile or an entry bundle.
+public struct LogFile: Sendable, Equatable {
+    /// The path below the prefix: `checkpoint`, `tile/0/000`, `tile/entries/001.p/7`, …
+    public let path: String
+    /// The bytes served.
+    public let body: [UInt8]
+    /// Whether the file never changes once served (full tiles and bundles); a partial tile never changes
+    /// either but may go away once the full one exists; the checkpoint changes with every signature.
+    public let isFull: Bool
+
+    /// `text/plain; charset=utf-8` for the checkpoint, `application/octet-stream` for tiles and bundles.
+    public var contentType: String {
+        path == "checkpoint" ? "text/plain; charset=utf-8" : "application/octet-stream"
+    }
+
+    /// The `Cache-Control` C2SP tlog-tiles asks for: a year and `immutable` for full tiles, an hour for partial
+    /// ones, a few seconds for the checkpoint.
+    public var cacheControl: String {
+        if path == "checkpoint" { return "public, max-age=5" }
+        return isFull ? "public, max-age=31536000, immutable" : "public, max-age=3600"
+    }
+
+    /// The resource served from memory, keyed by `prefix + path` (e.g. `/log/tile/0/000`), with an ETag made
+    /// from the body's SHA-256.
+    public func resource(prefix: String, version: Int, crypto: any TrustCrypto) -> CachedResource {
+        CachedResource(
+            key: Array((prefix + path).utf8), etag: "\"\(Base64URL.encode(crypto.sha256(body).prefix(18)))\"",
+            body: body, version: version, contentType: contentType, cacheControl: cacheControl)
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+internal import GRDB
+import Locking
+import PinSetCore
+import TransparencyLog
+
+/// The server's transparency log (PROTOCOL §7.1): the entries and their hashes in SQLite, a copy of the hashes
+/// in memory for proofs and tiles, and the latest checkpoint signed with the log key.
+///
+/// Writes append inside the caller's transaction (``append(_:in:)``), so a document is stored and logged
+/// together or not at all, and report the commit (``didCommit(_:)``); checkpoints are signed for what memory
+/// holds, which is always a prefix of what SQLite holds, so the log never signs two inconsistent checkpoints.
+public final class LogState: Sendable {
+    /// The checkpoint origin, e.g. `pins.example.com/log`.
+    public let origin: String
+    private let signer: NoteSigner
+    private let hasher: MerkleHasher
+    private let memory = Locked(Memory())
+
+    private struct Memory {
+        var hashes = TileHashes()
+        var entries: [[UInt8]] = []
+        /// Commits reported out of order, waiting for the ones before them.
+        var waiting: [Int: LogAppend] = [:]
+        var checkpoint: SignedNote? = nil
+        var checkpointSize = 0
+    }
+
+    /// Creates an empty log; ``load(from:)`` fills it from the database.
+    /// - Parameters:
+    ///   - origin: the checkpoint origin line; the log key's name must be the same.
+    ///   - signer: the log key (type 0x01).
+    ///   - crypto: SHA-256 for hashing.
+    public init(origin: String, signer: NoteSigner, crypto: any TrustCrypto) throws(LogError) {
+        guard signer.key.type == .ed25519, signer.key.name == origin else {
+            throw LogError(.malformed, "the log key must be an Ed25519 note key named after the origin \(origin)")
+        }
+        self.origin = origin
+        self.signer = signer
+        self.hasher = MerkleHasher(crypto: crypto)
+    }
+
+    /// Loads every entry and the latest checkpoint (start-up), and checks that checkpoint against the entries.
+    /// - Throws: ``LogError/Code/inconsistent`` when the stored entries have a gap, or the stored checkpoint does
+    ///   not match them.
+    func load(from db: Database) throws {
+        var hashes = TileHashes()
+        var entries: [[UInt8]] = []
+        try LogTable.forEachEntry(db) { index, leafHash, body in
+            guard index == entries.count, leafHash.count == 32 else {
+                throw LogError(.inconsistent, "the stored log has no entry \(entries.count), or a bad hash there")
+            }
+            hashes.append(leafHash: leafHash, hasher: hasher)
+            entries.append(body)
+        }
+        var checkpoint: SignedNote? = nil
+        var size = 0
+        if let note = try LogTable.latestCheckpoint(db) {
+            let parsed = try SignedNote(parsing: note)
+            let body = try Checkpoint(text: parsed.text)
+            let tree = MerkleTree(hasher: hasher, reader: hashes.reader(hasher: hasher))
+            guard body.origin == origin, body.size <= hashes.treeSize,
+                try tree.rootHash(size: body.size) == body.rootHash
+            else {
+                throw LogError(
+                    .inconsistent, "the stored checkpoint of size \(body.size) does not match the stored entries")
+            }
+            checkpoint = parsed
+            size = body.size
+        }
+        memory.withLock {
+            $0 = Memory(hashes: hashes, entries: entries, checkpoint: checkpoint, checkpointSize: size)
+        }
+    }
+
+    /// Appends `entries` (documents' exact bytes) inside the caller's write transaction, at the end of what the
+    /// database holds. Call ``didCommit(_:)`` with the result once the transaction committed.
+    /// - Throws: ``LogError/Code/outOfRange`` for an entry over 65,535 bytes (an entry bundle cannot hold it),
+    ///   or the database's error.
+    func append(_ entries: [[UInt8]], in db: Database) throws -> LogAppend {
+        for entry in entries where entry.count > EntryBundle.maxEntryBytes {
+            throw LogError(.outOfRange, "a document of \(entry.count) bytes cannot be logged (at most 65535)")
+        }
+        let first = try LogTable.size(db)
+        let hashes = entries.map { hasher.leafHash($0) }
+        try LogTable.insert(db, firstIndex: first, entries: entries, leafHashes: hashes)
+        return LogAppend(firstIndex: first, entries: entries, leafHashes: hashes)
+    }
+
+    /// Adds a committed append to memory (in index order, whatever order commits are reported in).
+    public func didCommit(_ append: LogAppend) {
+        memory.withLock { memory in
+            memory.waiting[append.firstIndex] = append
+            while let next = memory.waiting.removeValue(forKey: memory.hashes.treeSize) {
+                for (entry, hash) in zip(next.entries, next.leafHashes) {
+                    memory.hashes.append(leafHash: hash, hasher: hasher)
+                    memory.entries.append(entry)
+                }
+            }
+        }
+    }
+
+    /// The number of entries in memory (committed and applied).
+    public var treeSize: Int { memory.withLock { $0.hashes.treeSize } }
+
+    /// The latest signed checkpoint, with the cosignatures added so far.
+    public var checkpoint: SignedNote? { memory.withLock { $0.checkpoint } }
+
+    /// Signs a checkpoint of every entry in memory, if there are more than the latest checkpoint covers (or there
+    /// is none yet), and stores it in `db` (the caller's write).
+    /// - Returns: the new checkpoint, or `nil` when nothing new was logged.
+    func signCheckpoint(in db: Database, at now: Date) throws -> SignedNote? {
+        let signed: (note: SignedNote, size: Int)? = try memory.withLock { memory in
+            let size = memory.hashes.treeSize
+            guard memory.checkpoint == nil || size > memory.checkpointSize else { return nil }
+            let tree = MerkleTree(hasher: hasher, reader: memory.hashes.reader(hasher: hasher))
+            let text = try Checkpoint(origin: origin, size: size, rootHash: tree.rootHash(size: size)).text
+            let note = SignedNote(text: text, signatures: [signer.signature(of: text, timestamp: 0)])
+            try LogTable.saveCheckpoint(db, treeSize: size, note: note.bytes, signedAt: now)
+            memory.checkpoint = note
+            memory.checkpointSize = size
+            return (note, size)
+        }
+        return signed?.note
+    }
+
+    /// Adds witnesses' cosignature lines to the checkpoint of `size` if it is still the latest, in memory and in
+    /// `db`. Lines are not verified here: the caller checked them against its witnesses' keys.
+    func addCosignatures(_ cosignatures: [NoteSignature], size: Int, in db: Database, at now: Date) throws {
+        try memory.withLock { memory in
+            guard var note = memory.checkpoint, memory.checkpointSize == size else { return }
+            note.add(cosignatures)
+            try LogTable.saveCheckpoint(db, treeSize: size, note: note.bytes, signedAt: now)
+            memory.checkpoint = note
+        }
+    }
+
+    /// The C2SP tlog-proof of entry `index` in the latest checkpoint.
+    /// - Throws: ``LogError/Code/outOfRange`` when the latest checkpoint does not include it yet.
+    public func proof(index: Int) throws(LogError) -> LogProof {
+        try memory.withLock { memory -> Result<LogProof, LogError> in
+            guard let note = memory.checkpoint, index < memory.checkpointSize else {
+                return .failure(LogError(.outOfRange, "entry \(index) is not in a signed checkpoint yet"))
+            }
+            let tree = MerkleTree(hasher: hasher, reader: memory.hashes.reader(hasher: hasher))
+            return Result { () throws(LogError) in
+                LogProof(
+                    index: index, inclusionProof: try tree.inclusionProof(index: index, size: memory.checkpointSize),
+                    checkpoint: note)
+            }
+        }.get()
+    }
+
+    /// The consistency proof between two sizes no larger than the entries in memory (for a witness).
+    public func consistencyProof(from old: Int, to new: Int) throws(LogError) -> [TreeHash] {
+        try memory.withLock { memory -> Result<[TreeHash], LogError> in
+            guard new <= memory.hashes.treeSize else {
+                return .failure(LogError(.outOfRange, "the log has no size \(new) yet"))
+            }
+            let tree = MerkleTree(hasher: hasher, reader: memory.hashes.reader(hasher: hasher))
+            return Result { () throws(LogError) in try tree.consistencyProof(from: old, to: new) }
+        }.get()
+    }
+
+    /// The C2SP tlog-witness request for the latest checkpoint, for a witness that holds a checkpoint of
+    /// `oldSize` (0 when it holds none, or to learn its size from the `409`).
+    /// - Throws: ``LogError/Code/outOfRange`` when there is no checkpoint yet or `oldSize` is over its size.
+    public func witnessRequest(oldSize: Int) throws(LogError) -> AddCheckpointRequest {
+        try memory.withLock { memory -> Result<AddCheckpointRequest, LogError> in
+            guard let note = memory.checkpoint, oldSize <= memory.checkpointSize else {
+                return .failure(LogError(.outOfRange, "no checkpoint of size \(oldSize) or more is signed"))
+            }
+            let tree = MerkleTree(hasher: hasher, reader: memory.hashes.reader(hasher: hasher))
+            return Result { () throws(LogError) in
+                AddCheckpointRequest(
+                    oldSize: oldSize,
+                    consistencyProof: try tree.consistencyProof(from: oldSize, to: memory.checkpointSize),
+                    checkpoint: note)
+            }
+        }.get()
+    }
+
+    /// The files served for the latest checkpoint that differ from those of a checkpoint of `oldSize`: the
+    /// checkpoint, and every tile and entry bundle that is new or wider (all of them for `oldSize` 0).
+    public func files(changedSince oldSize: Int) -> [LogFile] {
+        memory.withLock { memory in
+            guard let note = memory.checkpoint else { return [] }
+            let size = memory.checkpointSize
+            var files = [LogFile(path: "checkpoint", body: note.bytes, isFull: false)]
+            for tile in Tile.all(treeSize: size)
+            where tile.index >= Tile.hashCount(level: tile.level, treeSize: min(oldSize, size)) / Tile.fullWidth {
+                // The tile exists at `size`, so its hashes and entries are in memory.
+                files.append(LogFile(path: tile.path, body: try! memory.hashes.data(of: tile), isFull: !tile.isPartial))
+                if tile.level == 0 {
+                    let start = tile.index * Tile.fullWidth
+                    let bundle = try! EntryBundle.encode(memory.entries[start..<(start + tile.width)])
+                    files.append(LogFile(path: tile.entriesPath, body: bundle, isFull: !tile.isPartial))
+                }
+            }
+            return files
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import MicroHTTPD
+
+/// The witness's HTTP routes: `POST /add-checkpoint` and `GET /<origin hash>/checkpoint`; anything else is 404.
+public struct WitnessHandler: HTTPHandler {
+    private let witness: Witness
+
+    /// Serves `witness`.
+    public init(witness: Witness) {
+        self.witness = witness
+    }
+
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let path = request.path
+        let answer: Witness.Answer
+        if path == "/add-checkpoint" {
+            guard request.method == .post else { return Self.plain(405, "use POST", allow: "POST") }
+            answer = witness.addCheckpoint(request.body)
+        } else if path.hasSuffix("/checkpoint"), path.split(separator: "/").count == 2 {
+            guard request.method == .get || request.method == .head else {
+                return Self.plain(405, "use GET", allow: "GET, HEAD")
+            }
+            answer = witness.checkpoint(originHash: String(path.split(separator: "/")[0]))
+        } else {
+            return Self.plain(404, "not found")
+        }
+        return .dynamic(
+            status: answer.status, headers: [("Content-Type", answer.contentType), ("Cache-Control", "no-store")],
+            body: answer.body)
+    }
+
+    public func payloadTooLargeResponse(limit: Int) -> PreparedResponse {
+        PreparedResponse(
+            status: 413, headers: [("Content-Type", "text/plain; charset=utf-8")],
+            body: Array("a request body is at most \(limit) bytes\n".utf8))
+    }
+
+    public func internalErrorResponse() -> PreparedResponse {
+        PreparedResponse(
+            status: 500, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array("internal error\n".utf8))
+    }
+
+    private static func plain(_ status: Int, _ message: String, allow: String? = nil) -> HTTPResponse {
+        .dynamic(
+            status: status,
+            headers: [("Content-Type", "text/plain; charset=utf-8")] + (allow.map { [("Allow", $0)] } ?? []),
+            body: Array((message + "\n").utf8))
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import OpenSSLCrypto
+import TestSupport
+import Testing
+import TransparencyLog
+
+@testable import PinSetServer
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `pinset witness` as a real process on loopback, spoken to over HTTP as a log would (C2SP tlog-witness).
+@Suite struct WitnessProcessTests {
+    static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/debug/pinset").path
+
+    /// A `pinset witness --port 0` subprocess; its URL and vkey are read from the banner.
+    final class RunningWitness {
+        let process: ChildProcess
+        let url: String
+        let vkey: String
+
+        init(arguments: [String]) throws {
+            process = try ProcessRunner.start(
+                WitnessProcessTests.binary, ["witness", "--port", "0"] + arguments, stdout: .pipe)
+            // Three banner lines; a process that dies gives an empty read and ends the loop.
+            let lines = process.readStdout(lines: 3).split(separator: "\n").map(String.init)
+            guard lines.count >= 2, let range = lines[0].range(of: "http://"), lines[1].hasPrefix("  vkey: ") else {
+                process.terminate()
+                throw LogError(.malformed, "no banner: \(lines)")
+            }
+            url = String(lines[0][range.lowerBound...])
+            vkey = String(lines[1].dropFirst("  vkey: ".count))
+        }
+
+        func stop() {
+            process.terminate()
+            process.waitUntilExit()
+        }
+
+        func post(_ body: [UInt8]) async throws -> (status: Int, type: String?, body: String) {
+            var request = URLRequest(url: URL(string: url + "/add-checkpoint")!)
+            request.httpMethod = "POST"
+            request.httpBody = Data(body)
+            return try await send(request)
+        }
+
+        func get(_ path: String) async throws -> (status: Int, type: String?, body: String) {
+            try await send(URLRequest(url: URL(string: url + path)!))
+        }
+
+        private func send(_ request: URLRequest) async throws -> (status: Int, type: String?, body: String) {
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let http = response as! HTTPURLResponse
+            return (
+                http.statusCode, http.value(forHTTPHeaderField: "Content-Type"), String(decoding: data, as: UTF8.self)
+            )
+        }
+    }
+
+    /// A log: its entries' hashes and its key.
+    struct Log {
+        let signer: NoteSigner
+        var hashes = TileHashes()
+
+        mutating func grow(to size: Int, tag: String = "") {
+            while hashes.treeSize < size {
+                hashes.append(
+                    leafHash: hasher.leafHash(Array("document \(hashes.treeSize)\(tag)".utf8)), hasher: hasher)
+            }
+        }
+
+        var tree: MerkleTree<TileHashes.Reader> { MerkleTree(hasher: hasher, reader: hashes.reader(hasher: hasher)) }
+
+        func request(old: Int, origin: String = LogServer.origin, proof: [TreeHash]? = nil) throws
+            -> AddCheckpointRequest
+        {
+            let size = hashes.treeSize
+            let text = try Checkpoint(origin: origin, size: size, rootHash: tree.rootHash(size: size)).text
+            let note = SignedNote(text: text, signatures: [signer.signature(of: text, timestamp: 0)])
+            return AddCheckpointRequest(
+                oldSize: old, consistencyProof: try proof ?? tree.consistencyProof(from: old, to: size),
+                checkpoint: note)
+        }
+    }
+
+    @Test func aWitnessCosignsConsistentCheckpointsAndRefusesTheRest() async throws {
+        let directory = try makeTemporaryDirectory("pinset-witness")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyPath = directory.appendingPathComponent("witness.pem").path
+        try Ed25519SigningKey.generate().write(toNewFile: keyPath)
+        var log = Log(
+            signer: try NoteSigner(name: LogServer.origin, type: .ed25519, key: try Ed25519SigningKey.generate()))
+        let arguments = [
+            "--name", "w1.example", "--key", keyPath, "--log", "\(log.signer.key)", "--db",
+            directory.appendingPathComponent("witness.sqlite").path,
+        ]
+        var witness = try RunningWitness(arguments: arguments)
+        defer { witness.stop() }
+        let witnessKey = try VerifierKey(parsing: witness.vkey, crypto: crypto)
+        #expect(witnessKey.type == .cosignature && witnessKey.name == "w1.example")
+
+        // The first checkpoint (old size 0, no proof), then one consistent with it.
+        log.grow(to: 10)
+        let first = try log.request(old: 0)
+        var answer = try await witness.post(first.bytes)
+        #expect(answer.status == 200, "\(answer.body)")
+        let cosignature = try NoteSignature(line: answer.body.dropLast())
+        let cosigned = SignedNote(text: first.checkpoint.text, signatures: [cosignature])
+        #expect(try cosigned.verify([witnessKey], crypto: crypto).first?.timestamp ?? 0 > 1_700_000_000)
+        log.grow(to: 300)
+        answer = try await witness.post(try log.request(old: 10).bytes)
+        #expect(answer.status == 200, "\(answer.body)")
+
+        // A log that believes the witness is elsewhere learns the size it holds: 409, text/x.tlog.size.
+        answer = try await witness.post(try log.request(old: 10).bytes)
+        #expect(answer.status == 409 && answer.type == "text/x.tlog.size" && answer.body == "300\n")
+
+        // A split view: the same key signs another history. Same size, other root; larger, with its own proof.
+        var rogue = Log(signer: log.signer)
+        rogue.grow(to: 300, tag: " rogue")
+        answer = try await witness.post(try rogue.request(old: 300, proof: []).bytes)
+        #expect(answer.status == 422)
+        rogue.grow(to: 310, tag: " rogue")
+        answer = try await witness.post(try rogue.request(old: 300).bytes)
+        #expect(answer.status == 422)
+
+        // Unknown origin 404; a key the witness does not trust 403; malformed 400; old size over the size 400.
+        let stranger = Log(
+            signer: try NoteSigner(name: "other.example/log", type: .ed25519, key: try Ed25519SigningKey.generate()))
+        #expect(try await witness.post(try stranger.request(old: 0, origin: "other.example/log").bytes).status == 404)
+        var impostor = Log(
+            signer: try NoteSigner(name: LogServer.origin, type: .ed25519, key: try Ed25519SigningKey.generate()))
+        impostor.grow(to: 300)
+        #expect(try await witness.post(try impostor.request(old: 300, proof: []).bytes).status == 403)
+        #expect(try await witness.post(Array("old 300\n\nnot a checkpoint\n".utf8)).status == 400)
+        let shrink = try log.request(old: 300, proof: [])
+        let smaller = AddCheckpointRequest(oldSize: 301, consistencyProof: [], checkpoint: shrink.checkpoint)
+        #expect(try await witness.post(smaller.bytes).status == 400)
+
+        // The monitoring API serves the cosigned checkpoint, under the SHA-256 of the origin.
+        let originHash = crypto.sha256(Array(LogServer.origin.utf8)).map { String(format: "%02x", $0) }.joined()
+        let served = try await witness.get("/\(originHash)/checkpoint")
+        #expect(served.status == 200)
+        let note = try SignedNote(parsing: Array(served.body.utf8))
+        #expect(try Checkpoint(text: note.text).size == 300)
+        #expect(try note.verify([log.signer.key, witnessKey], crypto: crypto).count == 2)
+
+        // The newest checkpoint survives a restart.
+        witness.stop()
+        witness = try RunningWitness(arguments: arguments)
+        answer = try await witness.post(try log.request(old: 0, proof: []).bytes)
+        #expect(answer.status == 409 && answer.body == "300\n")
+        log.grow(to: 301)
+        #expect(try await witness.post(try log.request(old: 300).bytes).status == 200)
+    }
+
+    @Test func aWitnessWithoutLogsOrNameDoesNotStart() throws {
+        let output = try Self.run(["witness", "--name", "w", "--key", "/nonexistent"])
+        #expect(output.status != 0 && output.stderr.contains("--log"))
+        let bad = try Self.run(["witness", "--name", "w", "--log", "not-a-vkey"])
+        #expect(bad.status != 0 && bad.stderr.contains("--log not-a-vkey"))
+    }
+
+    /// Runs `pinset` with `arguments` and no `PINSET_` variable from this process's environment.
+    static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String, stdout: String) {
+        let unset = ProcessInfo.processInfo.environment.keys.filter { $0.hasPrefix("PINSET_") }
+        let output = try ProcessRunner.run(
+            binary, arguments, environment: Dictionary(uniqueKeysWithValues: unset.map { ($0, String?.none) }))
+        return (output.status, output.errorText, output.text)
+    }
+}
