@@ -65,7 +65,8 @@ public final class HTTPServer: @unchecked Sendable {
                 MHD_OPTION.END.rawValue,
             ]
             return withVaList(options) { args in
-                MHD_start_daemon_va(UInt32(flags), c.port, nil, nil, MHDCallbacks.access, cls, args)
+                MHD_start_daemon_va(
+                    UInt32(flags), c.port, MHDCallbacks.acceptPolicy, cls, MHDCallbacks.access, cls, args)
             }
         }
         let daemon = try MHDCall.nonNull(started, .bindFailed(c.bindAddress, c.port))
@@ -89,7 +90,7 @@ public final class HTTPServer: @unchecked Sendable {
         context.deadlines?.expiredCount ?? 0
     }
 
-    /// Stops the server gracefully: stops accepting at once, lets requests already in progress finish for up to
+    /// Stops the server gracefully: refuses new connections at once, lets requests already in progress finish for up to
     /// `gracePeriodSeconds` (default 10) and deferred work (``HTTPResponse/deferred(_:)``) for up to 30 s more,
     /// then closes every connection and joins the threads.
     ///
@@ -98,8 +99,9 @@ public final class HTTPServer: @unchecked Sendable {
     public func shutdown(gracePeriodSeconds: Double = 10) {
         lifecycle.withLock { _ in
             guard let daemon else { return }
-            let listener = MHD_quiesce_daemon(daemon)
-            if listener >= 0 { close(listener) }
+            // New connections are refused from here on by the accept policy, not by MHD_quiesce_daemon: in
+            // libmicrohttpd 0.9.75 quiesce races with the epoll workers and can abort the process (ServerContext).
+            context.isStopping.store(true, ordering: .releasing)
             let deadline = Self.now() + max(0, gracePeriodSeconds)
             while context.counters.withLock({ $0.inFlight }) > 0 && Self.now() < deadline {
                 usleep(5_000)

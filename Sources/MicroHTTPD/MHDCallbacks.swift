@@ -117,6 +117,14 @@ enum MHDCallbacks {
         conCls.pointee = nil
     }
 
+    /// MHD_AcceptPolicyCallback: refuses every new connection once a shutdown has begun (the socket is closed at
+    /// once, before any request is read).
+    static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, _, _ in
+        guard let cls else { return .NO }
+        let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+        return context.isStopping.load(ordering: .acquiring) ? .NO : .YES
+    }
+
     /// MHD_NotifyConnectionCallback: creates the connection's state when a socket is accepted, frees it on close.
     /// The close notification comes before libmicrohttpd closes the socket, so ``RequestDeadlines`` never
     /// shuts down a descriptor that was already reused.

@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 import Locking
+import Synchronization
 
 /// What libmicrohttpd's callbacks need, passed to them as an unretained pointer; the ``HTTPServer`` owns it
 /// and keeps it alive until `MHD_stop_daemon` has returned.
@@ -14,6 +15,10 @@ final class ServerContext: @unchecked Sendable {
 
     let handler: any HTTPHandler
     let maxBodyBytes: Int
+    /// Set when a shutdown begins: from then on the accept policy refuses every new connection. (This replaces
+    /// `MHD_quiesce_daemon`, which races with the epoll worker threads in libmicrohttpd 0.9.75: a worker can try to
+    /// remove the listening socket from its epoll set after quiesce did, get ENOENT and abort the process.)
+    let isStopping = Atomic<Bool>(false)
     let counters = Locked(Counters())
     /// The per-request deadline and its sweeper; `nil` when the request timeout is off.
     let deadlines: RequestDeadlines?
