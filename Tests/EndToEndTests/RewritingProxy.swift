@@ -71,18 +71,22 @@ final class RewritingProxy: @unchecked Sendable {
             defer { stopped = true }
             return !stopped
         }
-        if first {
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-        }
+        // Only shut down here: the accept loop closes the socket when it ends, so it never calls accept() on a
+        // descriptor number that another test's server may have been given meanwhile.
+        if first { shutdown(listener, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
                 if lock.withLock({ stopped }) { return }
                 continue
+            }
+            if lock.withLock({ stopped }) {
+                close(client)
+                return
             }
             let mode = lock.withLock { self.mode }
             Thread { [self] in
