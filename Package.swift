@@ -61,6 +61,9 @@ let package = Package(
         // injected through PinSetCore's TrustCrypto, so the server and the client share one implementation.
         .target(name: "TransparencyLog", dependencies: ["PinSetCore"]),
 
+        // MARK: TrustCrypto over OpenSSL: how the server and the CLI run the shared verification rules
+        .target(name: "PinSetOpenSSL", dependencies: ["OpenSSLCrypto", "PinSetCore"]),
+
         // MARK: Admin API types, shared by the server and the CLI
         .target(name: "PinSetAdminAPI", dependencies: ["PinSetCore"]),
 
@@ -71,6 +74,7 @@ let package = Package(
         .target(
             name: "PinSetServer",
             dependencies: [
+                "PinSetOpenSSL",
                 "MicroHTTPD", "OpenSSLCrypto", "PKCS11", "PinSetCore", "PinSetAdminAPI", "PinSetProbe", "Locking",
                 "TransparencyLog",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -111,7 +115,7 @@ let package = Package(
                 // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13). No swift-crypto:
                 // documents are checked by PinSetRules over OpenSSL (issue 22 item 4).
                 "PinSetServer", "PinSetAdminAPI", "PinSetProbe", "PinSetRules", "PinSetCore", "OpenSSLCrypto", "PKCS11",
-                "Locking", "MicroHTTPD", "TransparencyLog",
+                "Locking", "MicroHTTPD", "TransparencyLog", "PinSetOpenSSL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -131,6 +135,7 @@ let package = Package(
         .target(
             name: "PinSetFuzzing",
             dependencies: [
+                "PinSetOpenSSL",
                 "PinSetServer", "PinSetAdminAPI", "PinSetClient", "PinSetCore", "OpenSSLCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -159,6 +164,7 @@ let package = Package(
         .testTarget(
             name: "TransparencyLogTests",
             dependencies: [
+                "PinSetOpenSSL",
                 "TransparencyLog", "PinSetCore", "PinSetServer", "OpenSSLCrypto", "PinSetClient", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -166,6 +172,7 @@ let package = Package(
         .testTarget(
             name: "PinSetServerTests",
             dependencies: [
+                "PinSetOpenSSL",
                 "PinSetServer", "PinSetAdminAPI", "PinSetProbe", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking",
                 "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
@@ -189,10 +196,12 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
-        .testTarget(name: "CLITests", dependencies: ["PinSetCore", "PinSetClient", "PKCS11", "TestSupport"]),
+        .testTarget(
+            name: "CLITests", dependencies: ["PinSetOpenSSL", "PinSetCore", "PinSetClient", "PKCS11", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
+                "PinSetOpenSSL",
                 "TestSupport",
                 "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD", "PinSetFuzzing", "Locking",
                 "OpenSSLCrypto",

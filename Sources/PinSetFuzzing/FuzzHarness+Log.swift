@@ -1,4 +1,5 @@
 import PinSetClient
+import PinSetOpenSSL
 import PinSetServer
 
 extension FuzzHarness {

@@ -3,6 +3,7 @@ import Foundation
 import OpenSSLCrypto
 import PinSetClient
 import PinSetCore
+import PinSetOpenSSL
 import PinSetServer
 
 extension FuzzHarness {

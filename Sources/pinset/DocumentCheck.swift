@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OpenSSLCrypto
 import PinSetCore
+import PinSetOpenSSL
 import PinSetRules
 import PinSetServer
 

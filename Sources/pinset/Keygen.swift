@@ -3,6 +3,7 @@ import Foundation
 import OpenSSLCrypto
 import PKCS11
 import PinSetCore
+import PinSetOpenSSL
 import PinSetServer
 
 /// `pinset keygen`: makes a new Ed25519 signing key, in a PEM file or on a PKCS#11 token.

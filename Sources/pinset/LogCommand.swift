@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PinSetServer
+import PinSetOpenSSL
 import TransparencyLog
 
 /// `pinset log`: transparency-log tools (PROTOCOL §7).

@@ -2,6 +2,7 @@ import Foundation
 import OpenSSLCrypto
 import PKCS11
 import PinSetCore
+import PinSetOpenSSL
 import PinSetRules
 import PinSetServer
 

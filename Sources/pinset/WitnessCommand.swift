@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MicroHTTPD
 import OpenSSLCrypto
+import PinSetOpenSSL
 import PinSetServer
 import TransparencyLog
 

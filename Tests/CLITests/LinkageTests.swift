@@ -1,4 +1,5 @@
 import Foundation
+import PinSetOpenSSL
 import Testing
 
 /// The `pinset` executable checks documents with the system OpenSSL (PinSetRules over `OpenSSLTrustCrypto`), so it

@@ -7,6 +7,7 @@ import OpenSSLCrypto
 import PinSetClient
 import PinSetCore
 import PinSetNIO
+import PinSetOpenSSL
 import PinSetServer
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import OpenSSLCrypto
 import PinSetCore
+import PinSetOpenSSL
 import TransparencyLog
 
 @testable import PinSetServer

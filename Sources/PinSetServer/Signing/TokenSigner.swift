@@ -1,5 +1,6 @@
 import PKCS11
 import PinSetCore
+import PinSetOpenSSL
 
 /// A ``DocumentSigner`` whose private key stays on a PKCS#11 token (an HSM, a YubiHSM, a cloud KMS through its
 /// PKCS#11 library, SoftHSM in tests): every signature is made there with `CKM_EDDSA`.

@@ -1,4 +1,5 @@
 import OpenSSLCrypto
+import PinSetOpenSSL
 import TransparencyLog
 
 extension NoteSigner {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PinSetCore
+import PinSetOpenSSL
 
 /// Trust documents on the server (PROTOCOL §6.3): checks a pushed document against the version before it (or
 /// the root keys given at start-up), stores it durably, and serves every version from memory.
