@@ -11,6 +11,7 @@ import PackageDescription
 //   TLS probes              PinSetProbe                 (live hosts' chains via OpenSSLCrypto; server and CLI)
 //   server domain           PinSetServer                (storage, signing, routes)
 //   verification rules      PinSetRules                 (PROTOCOL §5/§6 checks, crypto injected; client and CLI)
+//   rules' OpenSSL crypto   PinSetOpenSSL               (OpenSSLTrustCrypto; server and CLI)
 //   client                  PinSetClient, PinSetNIO     (no libmicrohttpd, no OpenSSL)
 //   executable              pinset                      (TLS probes via OpenSSLCrypto: no NIO, no swift-nio-ssl)
 let package = Package(
