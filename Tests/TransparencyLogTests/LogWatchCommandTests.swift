@@ -1,0 +1,127 @@
+import Foundation
+import OpenSSLCrypto
+import PinSetCore
+import TestSupport
+import Testing
+import TransparencyLog
+
+@testable import PinSetServer
+
+/// `pinset log watch` over a log's files as `pinset export` lays them out (`log/checkpoint`, `log/tile/…`), made
+/// by the server's own `LogState`: it reports the watched hosts' documents once each, goes on from its state file,
+/// and reports a fork with both notes.
+@Suite struct LogWatchCommandTests {
+    /// A pin document as the server writes it (the signature is not checked by a monitor).
+    static func document(_ host: String, _ version: Int, kid: String = "kid-1") -> String {
+        let set = PinSet(
+            host: host, version: version, issuedAt: Date(timeIntervalSince1970: 1_790_000_000),
+            expiresAt: Date(timeIntervalSince1970: 1_790_086_400), enforce: false, pins: [])
+        return String(
+            decoding: SignedDocument(
+                protected: Base64URL.encode(SignedDocument.protectedHeader(kid: kid)),
+                payload: Base64URL.encode(set.encodedJSON()),
+                signature: Base64URL.encode([UInt8](repeating: 7, count: 64))
+            ).serialized, as: UTF8.self)
+    }
+
+    /// Writes every file the log serves under `root/log/`.
+    static func mirror(_ server: LogServer, to root: URL) throws {
+        for file in server.log.files(changedSince: 0) {
+            let url = root.appendingPathComponent("log/" + file.path)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(file.body).write(to: url)
+        }
+    }
+
+    @Test func watchedHostsAreReportedOnceAndAForkIsReportedWithBothNotes() throws {
+        let directory = try makeTemporaryDirectory("pinset-logwatch")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let logKey = try Ed25519SigningKey.generate()
+        let vkey = try NoteSigner(name: LogServer.origin, type: .ed25519, key: logKey).key.description
+        let honest = try LogServer(logKey: logKey, witnesses: [])
+        // 300 entries: a full tile and a partial one, so bundles of both kinds are read.
+        try honest.write(
+            (0..<300).map { Self.document($0 % 3 == 0 ? "api.example.com" : "other\($0).example", $0 + 1) })
+        _ = try honest.sign()
+        let root = directory.appendingPathComponent("mirror")
+        try Self.mirror(honest, to: root)
+        let state = directory.appendingPathComponent("state").path
+        let hooked = directory.appendingPathComponent("hooked").path
+        let hook = "printf '%s %s %s\\n' \"$PINSET_LOG_EVENT\" \"$PINSET_LOG_HOST\" \"$(wc -c)\" >> \(hooked)"
+        let watch = [
+            "log", "watch", root.path, "--hosts", "*.example.com", "--hosts", "nothing.example", "--log-key", vkey,
+            "--state", state, "--once", "--exec", hook,
+        ]
+
+        let first = try WitnessProcessTests.run(watch.map { $0 == "*.example.com" ? "api.example.com" : $0 })
+        #expect(first.status == 0, "\(first.stderr)")
+        let lines = first.stdout.split(separator: "\n")
+        #expect(lines.count == 100)
+        #expect(lines.first == "0 api.example.com 1 kid-1 2026-09-21T14:13:20Z")
+        #expect(lines.last == "297 api.example.com 298 kid-1 2026-09-21T14:13:20Z")
+        let hookLines = try String(contentsOfFile: hooked, encoding: .utf8).split(separator: "\n")
+        #expect(hookLines.count == 100 && hookLines[0].hasPrefix("document api.example.com "))
+        #expect(Int(hookLines[0].split(separator: " ")[2]) == Self.document("api.example.com", 1).utf8.count)
+
+        // Nothing new: nothing reported. Then two more entries: only those, from the state file.
+        #expect(try WitnessProcessTests.run(watch).stdout == "")
+        try honest.write([Self.document("www.example.com", 9), Self.document("api.example.org", 2)])
+        _ = try honest.sign()
+        try Self.mirror(honest, to: root)
+        let second = try WitnessProcessTests.run(watch)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout == "300 www.example.com 9 kid-1 2026-09-21T14:13:20Z\n")
+
+        // A rogue server with the same log key and another history of the same size: a fork, both notes shown.
+        let rogue = try LogServer(logKey: logKey, witnesses: [])
+        try rogue.write(
+            (0..<301).map { Self.document("api.example.com", $0 + 1, kid: "rogue") } + [Self.document("x.example", 1)])
+        _ = try rogue.sign()
+        let rogueRoot = directory.appendingPathComponent("rogue")
+        try Self.mirror(rogue, to: rogueRoot)
+        let forked = try WitnessProcessTests.run(watch.map { $0 == root.path ? rogueRoot.path : $0 })
+        #expect(forked.status == 3, "\(forked.stderr)")
+        #expect(forked.stdout == "")
+        #expect(forked.stderr.contains("FORK"))
+        #expect(forked.stderr.contains(String(decoding: honest.log.checkpoint!.bytes, as: UTF8.self)))
+        #expect(forked.stderr.contains(String(decoding: rogue.log.checkpoint!.bytes, as: UTF8.self)))
+        #expect(
+            try String(contentsOfFile: hooked, encoding: .utf8).hasSuffix(
+                "fork  \(honest.log.checkpoint!.bytes.count + 1 + rogue.log.checkpoint!.bytes.count)\n"))
+        // The state still holds the honest checkpoint: the fork is reported again, never taken.
+        #expect(try WitnessProcessTests.run(watch.map { $0 == root.path ? rogueRoot.path : $0 }).status == 3)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: state)) == Data(honest.log.checkpoint!.bytes))
+
+        // A larger rogue log that does not extend the honest one: a fork found by the consistency proof.
+        try rogue.write((0..<40).map { Self.document("y\($0).example", 1) })
+        _ = try rogue.sign()
+        try Self.mirror(rogue, to: rogueRoot)
+        let larger = try WitnessProcessTests.run(watch.map { $0 == root.path ? rogueRoot.path : $0 })
+        #expect(larger.status == 3 && larger.stderr.contains("FORK"), "\(larger.stderr)")
+
+        // A wrong log key refuses the checkpoint.
+        let other = try NoteSigner(name: LogServer.origin, type: .ed25519, key: Ed25519SigningKey.generate()).key
+        let wrong = try WitnessProcessTests.run(watch.map { $0 == vkey ? other.description : $0 })
+        #expect(wrong.status == 1 && wrong.stderr.contains("unsigned"), "\(wrong.stderr)")
+    }
+
+    @Test func anEntryTheCheckpointDoesNotIncludeIsRefused() throws {
+        let directory = try makeTemporaryDirectory("pinset-logwatch")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let logKey = try Ed25519SigningKey.generate()
+        let vkey = try NoteSigner(name: LogServer.origin, type: .ed25519, key: logKey).key.description
+        let server = try LogServer(logKey: logKey, witnesses: [])
+        try server.write((0..<5).map { Self.document("h\($0).example", 1) })
+        _ = try server.sign()
+        try Self.mirror(server, to: directory)
+        // A mirror that swaps one entry in the bundle (the tiles and checkpoint unchanged).
+        let bundle = directory.appendingPathComponent("log/tile/entries/000.p/5")
+        var entries = try EntryBundle.decode([UInt8](Data(contentsOf: bundle)))
+        entries[2] = Array(Self.document("h2.example", 2).utf8)
+        try Data(EntryBundle.encode(entries)).write(to: bundle)
+        let result = try WitnessProcessTests.run(
+            ["log", "watch", directory.path, "--hosts", "*", "--log-key", vkey, "--once"])
+        #expect(result.status == 1 && result.stderr.contains("entry 2 served is not the one"), "\(result.stderr)")
+    }
+}
