@@ -21,6 +21,8 @@ struct ExportWatcher {
     let out: String
     let exec: String?
     let pollInterval: Double
+    /// The server the log and proofs are fetched from (`--log-from`), if any.
+    var log: LogSource? = nil
     /// Longest an `--exec` command may run before it is killed (and logged as failed).
     var execTimeout: Double = 600
     /// A full re-export at least this often, whatever `data_version` says.
@@ -57,9 +59,11 @@ struct ExportWatcher {
                 let version = try store!.dataVersion()
                 let now = ProcessInfo.processInfo.systemUptime
                 if version != lastVersion || now - lastExport >= fullExportInterval {
-                    let (files, hosts, _) = try ExportCommand.files(store: store!, out: out)
-                    let written = try mirror.write(files)
-                    lastVersion = version
+                    let export = try ExportCommand.files(store: store!, out: out, log: log)
+                    let hosts = export.hosts
+                    let written = try mirror.write(export.files)
+                    // A document held back for its proof: look again at the next poll, whatever data_version says.
+                    lastVersion = export.heldBack.isEmpty ? version : nil
                     lastExport = now
                     if failing {
                         log("the database answers again")
