@@ -7,7 +7,7 @@ import TransparencyLog
 struct LogCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log", abstract: "Transparency-log tools (PROTOCOL §7).",
-        subcommands: [LogVerifyCommand.self, LogWatchCommand.self])
+        subcommands: [LogVerifyCommand.self, LogWatchCommand.self, LogVerifierKeyCommand.self])
 }
 
 /// `pinset log verify FILE.proof --doc FILE --policy FILE`: the offline check of PROTOCOL §7.4 steps 1 and 2.
