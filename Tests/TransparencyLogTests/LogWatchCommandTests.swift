@@ -124,4 +124,69 @@ import TransparencyLog
             ["log", "watch", directory.path, "--hosts", "*", "--log-key", vkey, "--once"])
         #expect(result.status == 1 && result.stderr.contains("entry 2 served is not the one"), "\(result.stderr)")
     }
+
+    /// A real HTTP receiver (Python's http.server on an ephemeral loopback port) that appends each POST body
+    /// as one line to `file`.
+    static func webhookReceiver(_ file: URL) throws -> (ChildProcess, String) {
+        let script = """
+            import http.server, sys
+            class Handler(http.server.BaseHTTPRequestHandler):
+                def do_POST(self):
+                    body = self.rfile.read(int(self.headers["Content-Length"]))
+                    with open(sys.argv[1], "ab") as out: out.write(body + b"\\n")
+                    self.send_response(204); self.end_headers()
+                def log_message(self, *args): pass
+            server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+            print(server.server_port, flush=True)
+            server.serve_forever()
+            """
+        let process = try ProcessRunner.start("python3", ["-c", script, file.path], stdout: .pipe)
+        let port = process.readStdout().trimmingCharacters(in: .whitespacesAndNewlines)
+        return (process, "http://127.0.0.1:\(port)/hook")
+    }
+
+    @Test func theWebhookGetsEachDocumentAndTheFork() throws {
+        let directory = try makeTemporaryDirectory("pinset-logwatch")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let posted = directory.appendingPathComponent("posted")
+        let (receiver, hook) = try Self.webhookReceiver(posted)
+        defer {
+            // SIGKILL: the test process's children inherit SIGTERM ignored, and Python keeps it so.
+            receiver.kill()
+            receiver.waitUntilExit()
+        }
+        let logKey = try Ed25519SigningKey.generate()
+        let vkey = try NoteSigner(name: LogServer.origin, type: .ed25519, key: logKey).key.description
+        let honest = try LogServer(logKey: logKey, witnesses: [])
+        try honest.write([Self.document("a.example.com", 1), Self.document("b.example", 1)])
+        _ = try honest.sign()
+        let root = directory.appendingPathComponent("honest")
+        try Self.mirror(honest, to: root)
+        let state = directory.appendingPathComponent("state").path
+        let watch = [
+            "log", "watch", root.path, "--hosts", "*.example.com", "--log-key", vkey, "--state", state,
+            "--once", "--webhook", hook,
+        ]
+        #expect(try WitnessProcessTests.run(watch).status == 0)
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: posted)) as? [String: Any])
+        #expect(document["event"] as? String == "document" && document["host"] as? String == "a.example.com")
+        #expect(
+            document["index"] as? Int == 0 && document["version"] as? Int == 1 && document["kid"] as? String == "kid-1")
+        #expect(document["origin"] as? String == LogServer.origin)
+        #expect(document["document"] as? String == Self.document("a.example.com", 1))
+
+        let rogue = try LogServer(logKey: logKey, witnesses: [])
+        try rogue.write([Self.document("a.example.com", 1), Self.document("a.example.com", 2, kid: "rogue")])
+        _ = try rogue.sign()
+        let rogueRoot = directory.appendingPathComponent("rogue")
+        try Self.mirror(rogue, to: rogueRoot)
+        #expect(try WitnessProcessTests.run(watch.map { $0 == root.path ? rogueRoot.path : $0 }).status == 3)
+        let lines = try String(contentsOf: posted, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2)
+        let fork = try #require(try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
+        #expect(fork["event"] as? String == "fork")
+        #expect(fork["held"] as? String == String(decoding: honest.log.checkpoint!.bytes, as: UTF8.self))
+        #expect(fork["new"] as? String == String(decoding: rogue.log.checkpoint!.bytes, as: UTF8.self))
+    }
 }
