@@ -56,48 +56,57 @@ def pin() -> str:
 LOG_ORIGIN = "console.test/log"
 
 
-def banner(proc: subprocess.Popen) -> queue.Queue:
-    """The lines a child prints on standard output, as a queue filled by a thread."""
+def banner(proc: subprocess.Popen, seconds: float = 30):
+    """The lines a child prints on standard output, stripped, for at most `seconds` (a thread reads them)."""
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
-    return lines
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            yield lines.get(timeout=max(0.1, deadline - time.time())).strip()
+        except queue.Empty:
+            return
+
+
+def ed25519_key(path: str) -> str:
+    """A new Ed25519 PKCS#8 PEM key at `path`, mode 0600, made by the openssl CLI."""
+    subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", path], check=True, capture_output=True,
+                   timeout=30)
+    os.chmod(path, 0o600)
+    return path
+
+
+def stop_process(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
 
 
 class Witness:
     """`pinset witness` on an ephemeral loopback port, following the log whose vkey is given."""
 
     def __init__(self, binary: str, directory: str, log_vkey: str):
-        key = os.path.join(directory, "witness-key.pem")
-        subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", key], check=True, capture_output=True,
-                       timeout=30)
-        os.chmod(key, 0o600)
+        key = ed25519_key(os.path.join(directory, "witness-key.pem"))
         self.proc = subprocess.Popen([binary, "witness", "--port", "0", "--name", "w1.console.test", "--key", key,
                                       "--log", log_vkey, "--db", os.path.join(directory, "witness.sqlite")],
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        lines = banner(self.proc)
         self.url = self.vkey = None
-        deadline = time.time() + 30
-        while time.time() < deadline and self.vkey is None:
-            try:
-                line = lines.get(timeout=max(0.1, deadline - time.time())).strip()
-            except queue.Empty:
-                break
+        for line in banner(self.proc):
             if "serving on" in line:
                 self.url = line.rsplit(" ", 1)[1].rstrip("/")
             elif line.startswith("vkey: "):
                 self.vkey = line.split(" ", 1)[1]
+                break
         if not self.url or not self.vkey:
             self.stop()
             raise RuntimeError("pinset witness did not print its URL and vkey")
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        stop_process(self.proc)
 
 
 class Server:
@@ -106,10 +115,7 @@ class Server:
 
     def __init__(self, binary: str, directory: str):
         self.directory = directory
-        log_key = os.path.join(directory, "log-key.pem")
-        subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", log_key], check=True,
-                       capture_output=True, timeout=30)
-        os.chmod(log_key, 0o600)
+        log_key = ed25519_key(os.path.join(directory, "log-key.pem"))
         self.log_vkey = subprocess.run([binary, "log", "vkey", "--key", log_key, "--origin", LOG_ORIGIN], check=True,
                                        capture_output=True, text=True, timeout=30).stdout.strip()
         self.witness = Witness(binary, directory, self.log_vkey)
@@ -119,21 +125,16 @@ class Server:
                 "--log-key", log_key, "--log-origin", LOG_ORIGIN, "--witness", self.witness.url, self.witness.vkey]
         self.stderr = open(os.path.join(directory, "stderr.log"), "wb")
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.stderr, text=True)
-        lines = banner(self.proc)
         self.url = self.token = None
-        deadline = time.time() + 30
         want_token = False
-        while time.time() < deadline and self.token is None:
-            try:
-                line = lines.get(timeout=max(0.1, deadline - time.time())).strip()
-            except queue.Empty:
-                break
+        for line in banner(self.proc):
             if "serving on" in line:
                 self.url = line.rsplit(" ", 1)[1].rstrip("/")
             elif line.startswith("admin token"):
                 want_token = True
             elif want_token and line:
                 self.token = line
+                break
         if not self.url or not self.token:
             self.stop()
             raise RuntimeError(f"pinset serve --dev did not print its URL and token; see {directory}/stderr.log")
@@ -152,13 +153,7 @@ class Server:
             return error.code, error.read()
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        stop_process(self.proc)
         self.stderr.close()
         self.witness.stop()
 

@@ -7,20 +7,6 @@ import Testing
 /// is reported within two seconds; a second server holding the same log key with another history is reported as a
 /// fork, with both checkpoints.
 @Suite struct LogMirrorTests {
-    private static func body() -> String {
-        #"{"pins":[{"sha256":"\#(HostileDocuments.pin())"},{"sha256":"\#(HostileDocuments.pin())","role":"backup"}]}"#
-    }
-
-    /// Polls `condition` every 20 ms for at most `seconds`; whether it became true.
-    private static func waitUntil(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date() + seconds
-        repeat {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        } while Date() < deadline
-        return try condition()
-    }
-
     /// A server with a transparency log signed by `logKey`, its database in `directory`.
     private static func server(_ directory: URL, logKey: URL) throws -> RunningServer {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -37,7 +23,9 @@ import Testing
         defer { honest.stop() }
         let vkey = try #require(honest.logVerifierKey)
         let api = LoopbackHTTP(url: honest.url)
-        #expect(try api.request("PUT", "/admin/hosts/a.example", token: honest.token, body: Self.body()).status == 201)
+        #expect(
+            try api.request("PUT", "/admin/hosts/a.example", token: honest.token, body: ExportWatchTests.body()).status
+                == 201)
 
         let mirror = dir.appendingPathComponent("mirror")
         try FileManager.default.createDirectory(at: mirror, withIntermediateDirectories: true)
@@ -60,7 +48,7 @@ import Testing
             ], stdout: .collect, stderr: .collect)
         defer { if watch.isRunning { watch.terminate(); watch.waitUntilExit() } }
         // The mirror serves the first document with its proof, byte for byte as the server does.
-        #expect(Self.waitUntil(10) { (try? String(contentsOfFile: state, encoding: .utf8)) != nil })
+        #expect(ExportWatchTests.waitUntil(10) { (try? String(contentsOfFile: state, encoding: .utf8)) != nil })
         let served = try api.request("GET", "/pins/a.example/proof")
         #expect(served.status == 200 && served.body.hasPrefix("c2sp.org/tlog-proof@v1\n"))
         #expect(try LoopbackHTTP(url: nginx.url).request("GET", "/pins/a.example/proof").body == served.body)
@@ -68,9 +56,10 @@ import Testing
 
         let start = Date()
         #expect(
-            try api.request("PUT", "/admin/hosts/api.example.com", token: honest.token, body: Self.body()).status == 201
+            try api.request("PUT", "/admin/hosts/api.example.com", token: honest.token, body: ExportWatchTests.body())
+                .status == 201
         )
-        let reported = Self.waitUntil(5) { watch.stdoutText.contains(" api.example.com 1 ") }
+        let reported = ExportWatchTests.waitUntil(5) { watch.stdoutText.contains(" api.example.com 1 ") }
         let seconds = Date().timeIntervalSince(start)
         #expect(reported && seconds < 2, "reported after \(seconds) s: \(watch.stdoutText) \(watch.stderrText)")
         let line = watch.stdoutText.split(separator: "\n").first.map(String.init) ?? ""
@@ -85,7 +74,8 @@ import Testing
         let rogueAPI = LoopbackHTTP(url: rogue.url)
         for host in ["a.example", "api.example.com", "b.example"] {
             #expect(
-                try rogueAPI.request("PUT", "/admin/hosts/\(host)", token: rogue.token, body: Self.body()).status == 201
+                try rogueAPI.request("PUT", "/admin/hosts/\(host)", token: rogue.token, body: ExportWatchTests.body())
+                    .status == 201
             )
         }
         let fork = try CLIRunner.pinset([
