@@ -64,6 +64,8 @@ import TransparencyLog
         #expect(hookLines.count == 100 && hookLines[0].hasPrefix("document api.example.com "))
         #expect(Int(hookLines[0].split(separator: " ")[2]) == Self.document("api.example.com", 1).utf8.count)
 
+        let older = directory.appendingPathComponent("older")
+        try Self.mirror(honest, to: older)
         // Nothing new: nothing reported. Then two more entries: only those, from the state file.
         #expect(try WitnessProcessTests.run(watch).stdout == "")
         try honest.write([Self.document("www.example.com", 9), Self.document("api.example.org", 2)])
@@ -72,6 +74,12 @@ import TransparencyLog
         let second = try WitnessProcessTests.run(watch)
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdout == "300 www.example.com 9 kid-1 2026-09-21T14:13:20Z\n")
+
+        // A stale copy (a CDN's cache) serves an older checkpoint: said, not a fork, nothing moves back.
+        let stale = try WitnessProcessTests.run(watch.map { $0 == root.path ? older.path : $0 })
+        #expect(
+            stale.status == 0 && stale.stdout == "" && stale.stderr.contains("older than the 302 held"),
+            "\(stale.stderr)")
 
         // A rogue server with the same log key and another history of the same size: a fork, both notes shown.
         let rogue = try LogServer(logKey: logKey, witnesses: [])
@@ -188,5 +196,32 @@ import TransparencyLog
         #expect(fork["event"] as? String == "fork")
         #expect(fork["held"] as? String == String(decoding: honest.log.checkpoint!.bytes, as: UTF8.self))
         #expect(fork["new"] as? String == String(decoding: rogue.log.checkpoint!.bytes, as: UTF8.self))
+    }
+
+    @Test func aPolicyChecksTheWitnessesAndAShortQuorumIsOnlyWarnedAbout() throws {
+        let directory = try makeTemporaryDirectory("pinset-logwatch")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let logKey = try Ed25519SigningKey.generate()
+        let logVKey = try NoteSigner(name: LogServer.origin, type: .ed25519, key: logKey).key
+        let witness = try Witness(
+            signer: NoteSigner(name: "w1.example", type: .cosignature, key: Ed25519SigningKey.generate()),
+            logs: [logVKey], databasePath: directory.appendingPathComponent("w1.sqlite").path, crypto: crypto)
+        let server = try LogServer(logKey: logKey, witnesses: [witness])
+        #expect(try server.publish([Self.document("a.example.com", 1)]) == [200])
+        let root = directory.appendingPathComponent("mirror")
+        try Self.mirror(server, to: root)
+        let w2 = try NoteSigner(name: "w2.example", type: .cosignature, key: Ed25519SigningKey.generate()).key
+        let policy = directory.appendingPathComponent("policy")
+        try Data("log \(logVKey)\nwitness w1 \(witness.verifierKey)\nquorum w1\n".utf8).write(to: policy)
+        let both = directory.appendingPathComponent("both")
+        try Data(
+            "log \(logVKey)\nwitness w1 \(witness.verifierKey)\nwitness w2 \(w2)\ngroup g all w1 w2\nquorum g\n".utf8
+        ).write(to: both)
+        let watch = ["log", "watch", root.path, "--hosts", "a.example.com", "--once", "--policy"]
+        let met = try WitnessProcessTests.run(watch + [policy.path])
+        #expect(met.status == 0 && met.stdout.hasPrefix("0 a.example.com 1 ") && met.stderr == "", "\(met.stderr)")
+        let short = try WitnessProcessTests.run(watch + [both.path])
+        #expect(short.status == 0 && short.stdout.hasPrefix("0 a.example.com 1 "))
+        #expect(short.stderr.contains("short of the quorum g"), "\(short.stderr)")
     }
 }
