@@ -24,6 +24,22 @@ import TransparencyLog
             ).serialized, as: UTF8.self)
     }
 
+    /// A trust document signed (not validly: a monitor does not check) by root keys `kids`.
+    static func trustDocument(_ version: Int, kids: [String]) -> String {
+        let payload = TrustPayload(
+            version: version, issuedAt: Date(timeIntervalSince1970: 1_790_000_000),
+            expiresAt: Date(timeIntervalSince1970: 1_800_000_000), rootKeys: [], rootThreshold: 1, signingKeys: [])
+        let signatures = kids.map {
+            TrustSignature(
+                protected: Base64URL.encode(TrustDocument.protectedHeader(kid: $0)),
+                signature: Base64URL.encode([UInt8](repeating: 9, count: 64)))
+        }
+        return String(
+            decoding: TrustDocument(payload: Base64URL.encode(payload.encodedJSON()), signatures: signatures)
+                .serialized,
+            as: UTF8.self)
+    }
+
     /// Writes every file the log serves under `root/log/`.
     static func mirror(_ server: LogServer, to root: URL) throws {
         for file in server.log.files(changedSince: 0) {
@@ -168,6 +184,16 @@ import TransparencyLog
         let honest = try LogServer(logKey: logKey, witnesses: [])
         try honest.write([Self.document("a.example.com", 1), Self.document("b.example", 1)])
         _ = try honest.sign()
+        // Trust documents and entries that are no document are reported whatever the hosts.
+        let bystander = try LogServer(logKey: logKey, witnesses: [])
+        try bystander.write([Self.trustDocument(3, kids: ["r1", "r2"]), "not a document"])
+        _ = try bystander.sign()
+        let bystanderRoot = directory.appendingPathComponent("bystander")
+        try Self.mirror(bystander, to: bystanderRoot)
+        let always = try WitnessProcessTests.run([
+            "log", "watch", bystanderRoot.path, "--hosts", "nothing.example", "--log-key", vkey, "--once",
+        ])
+        #expect(always.stdout == "0 (trust) 3 r1,r2 2026-09-21T14:13:20Z\n1 (unreadable) 0 - -\n", "\(always.stderr)")
         let root = directory.appendingPathComponent("honest")
         try Self.mirror(honest, to: root)
         let state = directory.appendingPathComponent("state").path
