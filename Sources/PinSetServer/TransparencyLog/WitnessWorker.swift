@@ -12,7 +12,7 @@ import TransparencyLog
 /// proofs that lacked it.
 final class WitnessWorker: Sendable {
     /// A witness's last answer, for `GET /admin/log`.
-    struct Status: Sendable {
+    struct Status: Sendable, Encodable {
         let url: String
         let keyName: String
         var lastAnswer: String?
