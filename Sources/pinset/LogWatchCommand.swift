@@ -67,7 +67,7 @@ struct LogWatchCommand: ParsableCommand {
         var webhookURL: URL? = nil
         if let webhook {
             guard let url = URL(string: webhook), url.scheme == "http" || url.scheme == "https" else {
-                throw CLIError("--webhook \"\(webhook)\" is not an http(s) URL")
+                throw CLIError("--webhook is not an http(s) URL")
             }
             webhookURL = url
         }

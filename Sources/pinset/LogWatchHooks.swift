@@ -71,10 +71,12 @@ struct LogWatchHooks {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
         let (_, response, error) = LogSource.perform(request, session: session)
+        // Only the host is named: a webhook URL often carries a secret in its path or query.
+        let name = "webhook \(webhook.scheme ?? "http")://\(webhook.host ?? "?")/…"
         if let error {
-            warn("webhook \(webhook) failed: \(error.localizedDescription)")
+            warn("\(name) failed: \(error.localizedDescription)")
         } else if let status = response?.statusCode, !(200..<300).contains(status) {
-            warn("webhook \(webhook) answered \(status)")
+            warn("\(name) answered \(status)")
         }
     }
 

@@ -210,6 +210,15 @@ import TransparencyLog
         #expect(document["origin"] as? String == LogServer.origin)
         #expect(document["document"] as? String == Self.document("a.example.com", 1))
 
+        // A webhook that does not answer is warned about, without its path (it may hold a secret), and the
+        // watch goes on.
+        let down = try WitnessProcessTests.run([
+            "log", "watch", root.path, "--hosts", "*.example.com", "--log-key", vkey, "--once", "--webhook",
+            "http://127.0.0.1:1/hooks/s3cr3t",
+        ])
+        #expect(down.status == 0 && down.stdout.hasPrefix("0 a.example.com 1 "), "\(down.stderr)")
+        #expect(down.stderr.contains("webhook http://127.0.0.1/… failed") && !down.stderr.contains("s3cr3t"))
+
         let rogue = try LogServer(logKey: logKey, witnesses: [])
         try rogue.write([Self.document("a.example.com", 1), Self.document("a.example.com", 2, kid: "rogue")])
         _ = try rogue.sign()
