@@ -61,6 +61,9 @@ import Testing
         )
         let reported = ExportWatchTests.waitUntil(5) { watch.stdoutText.contains(" api.example.com 1 ") }
         let seconds = Date().timeIntervalSince(start)
+        print(
+            "LogMirrorTests: the write was reported through the mirror \(String(format: "%.2f", seconds)) s after it was sent"
+        )
         #expect(reported && seconds < 2, "reported after \(seconds) s: \(watch.stdoutText) \(watch.stderrText)")
         let line = watch.stdoutText.split(separator: "\n").first.map(String.init) ?? ""
         #expect(line.hasPrefix("1 api.example.com 1 "), "\(line)")
