@@ -41,13 +41,14 @@ struct ExportCommand: ParsableCommand {
             }
             try ExportWatcher(
                 databasePath: path, out: out, exec: exec, pollInterval: pollInterval,
-                log: try logFrom.map(LogSource.init)
+                log: try logFrom.map { ExportLog(source: try LogSource($0), root: URL(fileURLWithPath: out)) }
             ).run()
             return
         }
         guard exec == nil else { throw CLIError("--exec runs only with --watch") }
         let store = try PinDatabase(path: path)
-        let export = try Self.files(store: store, out: out, log: try logFrom.map(LogSource.init))
+        let log = try logFrom.map { ExportLog(source: try LogSource($0), root: URL(fileURLWithPath: out)) }
+        let export = try Self.files(store: store, out: out, log: log)
         try? store.close()
         let written = try MirrorFiles().write(export.files).count
         let unchanged = export.files.count - written
@@ -68,11 +69,14 @@ struct ExportCommand: ParsableCommand {
         var trust: Int
         /// Documents not written because no proof of their bytes is served yet (with `--log-from`).
         var heldBack: Set<String> = []
+        /// What the log added, with `--log-from`.
+        var log: ExportLog.Files?
     }
 
     /// Every file of the mirror under `out` with its bytes (creating the directories), the number of hosts and
-    /// the number of trust documents; with `log`, the log's files and the proofs too (``ExportLog``).
-    static func files(store: PinDatabase, out: String, log: LogSource? = nil) throws -> Export {
+    /// the number of trust documents; with `log`, the log's files and the proofs too (``ExportLog``; call its
+    /// `didWrite` with ``Export/log`` once the files are written).
+    static func files(store: PinDatabase, out: String, log: ExportLog? = nil) throws -> Export {
         let documents = try PublishedDocuments.load(store: store)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -95,7 +99,8 @@ struct ExportCommand: ParsableCommand {
 
         var export = Export(
             files: [(root.appendingPathComponent("keys"), keys)], hosts: documents.count, trust: trust.count)
-        let logFiles = try log.map { try ExportLog(source: $0, root: root).files(documents: published) }
+        let logFiles = try log?.files(documents: published)
+        export.log = logFiles
         export.files += logFiles?.before ?? []
         export.heldBack = logFiles?.heldBack ?? []
         for (path, body) in published where !export.heldBack.contains(path) {

@@ -14,10 +14,23 @@ import TransparencyLog
 ///
 /// A document whose proof does not (yet) include its exact bytes is held back, the file already exported kept:
 /// the server serves a document only once a signed checkpoint includes it (PROTOCOL §7.3), and so does the mirror.
-struct ExportLog {
+///
+/// One instance lives as long as an `export --watch`: it remembers the proofs it wrote, and fetches a document's
+/// proof again only when the document changed or the latest checkpoint carries more signatures (cosignatures)
+/// than the proof's. A proof of an older checkpoint stays valid (clients check it against newer ones from the
+/// tiles), so a round costs requests for what changed, not one per host.
+final class ExportLog {
     let source: LogSource
     let root: URL
+    private let crypto = OpenSSLTrustCrypto()
     private let hasher = MerkleHasher(crypto: OpenSSLTrustCrypto())
+    /// Per document path: the SHA-256 of the bytes its written proof includes, and that proof's signature count.
+    private var written: [String: (digest: [UInt8], signatures: Int)] = [:]
+
+    init(source: LogSource, root: URL) {
+        self.source = source
+        self.root = root
+    }
 
     /// What the log adds to an export.
     struct Files {
@@ -27,13 +40,25 @@ struct ExportLog {
         var checkpoint: (URL, Data)
         /// The documents held back (`pins/<host>` or `trust/<version>`).
         var heldBack: Set<String> = []
+        /// The proofs fetched, for ``didWrite(_:)``.
+        fileprivate var proofs: [String: (digest: [UInt8], signatures: Int)] = [:]
+    }
+
+    /// Remembers the proofs of `files` once they are written, so the next round does not fetch them again.
+    func didWrite(_ files: Files) {
+        written.merge(files.proofs) { $1 }
     }
 
     /// The log files and proofs for `documents` (path below the export, e.g. `pins/api.example.com`, and bytes).
     func files(documents: [(path: String, body: [UInt8])]) throws -> Files {
         let noteBytes = try source.read("log/checkpoint")
         let size: Int
-        do { size = try Checkpoint(text: try SignedNote(parsing: noteBytes).text).size } catch {
+        let signatures: Int
+        do {
+            let note = try SignedNote(parsing: noteBytes)
+            size = try Checkpoint(text: note.text).size
+            signatures = note.signatures.count
+        } catch {
             throw CLIError("\(source.base)/log/checkpoint: \(error)")
         }
         let exported = root.appendingPathComponent("log/checkpoint")
@@ -50,27 +75,32 @@ struct ExportLog {
             }
         }
         for (path, body) in documents {
+            let digest = crypto.sha256(body)
+            if let known = written[path], known.digest == digest, known.signatures >= signatures { continue }
             let proofPath =
                 (path.hasPrefix("pins/") ? "pins/" + String(path.dropFirst(5)).pathSegment : path) + "/proof"
-            guard let proof = try? source.read(proofPath), includes(proof, body) else {
+            guard let proof = try? source.read(proofPath), let count = includes(proof, body) else {
                 result.heldBack.insert(path)
                 continue
             }
             let url = root.appendingPathComponent("proof/" + path)
             try MirrorFiles.makeDirectory(url.deletingLastPathComponent())
             result.before.append((url, Data(proof)))
+            result.proofs[path] = (digest, count)
         }
         return result
     }
 
-    /// Whether `proof` (a C2SP tlog-proof) shows `body` in its checkpoint. Signatures are the clients' and
-    /// monitors' business; this only keeps a mirror from pairing a document with another document's proof.
-    private func includes(_ proof: [UInt8], _ body: [UInt8]) -> Bool {
+    /// Whether `proof` (a C2SP tlog-proof) shows `body` in its checkpoint: the number of signatures on that
+    /// checkpoint, or nil. Signatures are the clients' and monitors' business; this only keeps a mirror from
+    /// pairing a document with another document's proof.
+    private func includes(_ proof: [UInt8], _ body: [UInt8]) -> Int? {
         guard let parsed = try? LogProof(parsing: proof),
-            let checkpoint = try? Checkpoint(text: parsed.checkpoint.text)
-        else { return false }
-        return hasher.verifyInclusion(
-            leaf: hasher.leafHash(body), index: parsed.index, size: checkpoint.size, proof: parsed.inclusionProof,
-            root: checkpoint.rootHash)
+            let checkpoint = try? Checkpoint(text: parsed.checkpoint.text),
+            hasher.verifyInclusion(
+                leaf: hasher.leafHash(body), index: parsed.index, size: checkpoint.size, proof: parsed.inclusionProof,
+                root: checkpoint.rootHash)
+        else { return nil }
+        return parsed.checkpoint.signatures.count
     }
 }

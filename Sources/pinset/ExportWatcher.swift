@@ -21,8 +21,8 @@ struct ExportWatcher {
     let out: String
     let exec: String?
     let pollInterval: Double
-    /// The server the log and proofs are fetched from (`--log-from`), if any.
-    var log: LogSource? = nil
+    /// The log and proofs fetched from the server (`--log-from`), if any.
+    var log: ExportLog? = nil
     /// Longest an `--exec` command may run before it is killed (and logged as failed).
     var execTimeout: Double = 600
     /// A full re-export at least this often, whatever `data_version` says.
@@ -62,6 +62,7 @@ struct ExportWatcher {
                     let export = try ExportCommand.files(store: store!, out: out, log: log)
                     let hosts = export.hosts
                     let written = try mirror.write(export.files)
+                    if let files = export.log { log?.didWrite(files) }
                     // A document held back for its proof: look again at the next poll, whatever data_version says.
                     lastVersion = export.heldBack.isEmpty ? version : nil
                     lastExport = now

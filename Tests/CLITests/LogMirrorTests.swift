@@ -65,6 +65,10 @@ import Testing
             "LogMirrorTests: the write was reported through the mirror \(String(format: "%.2f", seconds)) s after it was sent"
         )
         #expect(reported && seconds < 2, "reported after \(seconds) s: \(watch.stdoutText) \(watch.stderrText)")
+        // The new document's proof is on the mirror, byte for byte as the server serves it.
+        #expect(
+            try LoopbackHTTP(url: nginx.url).request("GET", "/pins/api.example.com/proof").body
+                == api.request("GET", "/pins/api.example.com/proof").body)
         let line = watch.stdoutText.split(separator: "\n").first.map(String.init) ?? ""
         #expect(line.hasPrefix("1 api.example.com 1 "), "\(line)")
         watch.terminate()
