@@ -35,7 +35,11 @@ struct LogWatcher {
         let oldSize = held?.checkpoint.size ?? 0
         if held != nil, new.checkpoint.size < oldSize { return .older(new.checkpoint.size) }
         let hasher = MerkleHasher(crypto: crypto)
-        let reader = TileReader(treeSize: new.checkpoint.size, hasher: hasher) { tile in try self.read(tile) }
+        // Every tile is read once per pass, and the bytes a proof was computed from are the bytes checked below.
+        let tiles = FetchedTiles()
+        let reader = TileReader(treeSize: new.checkpoint.size, hasher: hasher) { tile in
+            try tiles.bytes(of: tile) { try self.read(tile) }
+        }
         let tree = MerkleTree(hasher: hasher, reader: reader)
         if let held {
             let proof = oldSize == 0 ? [] : try tree.consistencyProof(from: oldSize, to: new.checkpoint.size)
@@ -51,14 +55,25 @@ struct LogWatcher {
         while tileIndex * Tile.fullWidth < new.checkpoint.size {
             let start = tileIndex * Tile.fullWidth
             let width = min(Tile.fullWidth, new.checkpoint.size - start)
-            let entries = try bundle(Tile(level: 0, index: tileIndex, width: width))
+            let tile = Tile(level: 0, index: tileIndex, width: width)
+            let entries = try bundle(tile)
+            // The tile's last entry is in the checkpoint, by its inclusion proof. That proof's siblings inside the
+            // tile are hashed from the tile's other leaf hashes, so they are the checkpoint's too; each entry is
+            // then checked against its leaf hash. One proof per 256 entries, not one per entry.
+            let last = start + width - 1
+            let proof = try tree.inclusionProof(index: last, size: new.checkpoint.size)
+            guard
+                hasher.verifyInclusion(
+                    leaf: hasher.leafHash(entries[width - 1]), index: last, size: new.checkpoint.size, proof: proof,
+                    root: new.checkpoint.rootHash)
+            else {
+                throw LogError(.notIncluded, "entry \(last) served is not the one the checkpoint includes")
+            }
+            let leafHashes = try tiles.bytes(of: tile) { try self.read(tile) }
             for index in max(start, oldSize)..<(start + width) {
                 let entry = entries[index - start]
-                let proof = try tree.inclusionProof(index: index, size: new.checkpoint.size)
-                guard
-                    hasher.verifyInclusion(
-                        leaf: hasher.leafHash(entry), index: index, size: new.checkpoint.size, proof: proof,
-                        root: new.checkpoint.rootHash)
+                let offset = (index - start) * 32
+                guard leafHashes.count == width * 32, hasher.leafHash(entry)[...] == leafHashes[offset..<(offset + 32)]
                 else {
                     throw LogError(.notIncluded, "entry \(index) served is not the one the checkpoint includes")
                 }
@@ -114,5 +129,17 @@ struct LogWatcher {
             throw LogError(.malformed, "\(tile.entriesPath) holds \(entries.count) entries, not \(tile.width)")
         }
         return Array(entries.prefix(tile.width))
+    }
+}
+
+/// The tiles one pass read, by path: each is fetched once, and every check of the pass sees the same bytes.
+private final class FetchedTiles {
+    private var tiles: [String: [UInt8]] = [:]
+
+    func bytes(of tile: Tile, fetch: () throws -> [UInt8]) throws -> [UInt8] {
+        if let known = tiles[tile.path] { return known }
+        let fetched = try fetch()
+        tiles[tile.path] = fetched
+        return fetched
     }
 }

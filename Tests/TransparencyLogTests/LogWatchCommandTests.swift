@@ -147,6 +147,16 @@ import TransparencyLog
         let result = try WitnessProcessTests.run(
             ["log", "watch", directory.path, "--hosts", "*", "--log-key", vkey, "--once"])
         #expect(result.status == 1 && result.stderr.contains("entry 2 served is not the one"), "\(result.stderr)")
+
+        // A mirror that swaps an entry and its leaf hash in the tile, consistently: the tile no longer leads to the
+        // checkpoint's root.
+        let tile = directory.appendingPathComponent("log/tile/0/000.p/5")
+        var hashes = [UInt8](try Data(contentsOf: tile))
+        hashes.replaceSubrange(64..<96, with: hasher.leafHash(entries[2]))
+        try Data(hashes).write(to: tile)
+        let swapped = try WitnessProcessTests.run(
+            ["log", "watch", directory.path, "--hosts", "*", "--log-key", vkey, "--once"])
+        #expect(swapped.status == 1 && swapped.stderr.contains("entry 4 served is not the one"), "\(swapped.stderr)")
     }
 
     /// A real HTTP receiver (Python's http.server on an ephemeral loopback port) that appends each POST body
