@@ -184,7 +184,7 @@ function proofSection(state, served, proof) {
   const verdict = h("p", { id: "proof", role: "status" }, badge("checking…", "info"));
   const details = h("div");
   section.append(verdict, details);
-  const vkey = logVerifierKey(null);
+  const vkey = logVerifierKey();
   verifyDocumentProof(served.text, proof.text, vkey).then((result) => {
     const signature = result.signed === null
       ? badge("log signature not checked", "warn", "no log key: give it on the Log page")

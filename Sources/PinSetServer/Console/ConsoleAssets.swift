@@ -855,7 +855,7 @@ enum ConsoleAssets {
               const verdict = h("p", { id: "proof", role: "status" }, badge("checking…", "info"));
               const details = h("div");
               section.append(verdict, details);
-              const vkey = logVerifierKey(null);
+              const vkey = logVerifierKey();
               verifyDocumentProof(served.text, proof.text, vkey).then((result) => {
                 const signature = result.signed === null
                   ? badge("log signature not checked", "warn", "no log key: give it on the Log page")
@@ -1262,8 +1262,8 @@ enum ConsoleAssets {
 
             const VKEY = "pinset.logVKey";
 
-            /** The log's vkey the user gave in this tab, or the one /admin/log states, or "". */
-            export const logVerifierKey = (status) => sessionStorage.getItem(VKEY) || (status && status.verifierKey) || "";
+            /** The log's vkey the user gave in this tab, or "" (never one the server states: it is what is checked). */
+            export const logVerifierKey = () => sessionStorage.getItem(VKEY) || "";
 
             async function signatureBadge(checkpointText, vkey) {
               if (!vkey) return badge("log signature not checked", "warn", "no log key given");
@@ -1290,7 +1290,7 @@ enum ConsoleAssets {
                 return;
               }
               const log = answer.data;
-              const vkey = logVerifierKey(log);
+              const vkey = logVerifierKey();
               const verdict = h("span", { id: "checkpoint-signature", role: "status" }, badge("checking…", "info"));
               const input = h("input", { id: "log-vkey", type: "text", class: "mono", autocomplete: "off", spellcheck: "false", value: vkey,
                 placeholder: `${log.origin}+01234567+AQ…`, "aria-describedby": "log-vkey-help" });
