@@ -141,7 +141,9 @@ import Testing
         }
         let logKey = try Ed25519SigningKey.load(pemFile: directory.appendingPathComponent("log-key.pem").path)
         let logVKey = try NoteSigner(name: Self.origin, type: .ed25519, key: logKey).key.description
-        let witnesses = try (0..<2).map { try WitnessProcess(name: "w\($0).test", logVKey: logVKey, directory: directory) }
+        let witnesses = try (0..<2).map {
+            try WitnessProcess(name: "w\($0).test", logVKey: logVKey, directory: directory)
+        }
         let policy = """
             log \(logVKey)
             witness w0 \(witnesses[0].vkey)

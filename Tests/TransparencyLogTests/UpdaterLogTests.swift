@@ -170,7 +170,9 @@ import TransparencyLog
         #expect(forked.code == .logFork)
         #expect(restarted.pinSet(for: Self.host)?.version == 2)
         let events = await again.stopAndCollect()
-        let forks = events.compactMap { if case .logFork(let document, let fork) = $0 { (document, fork) } else { nil } }
+        let forks = events.compactMap {
+            if case .logFork(let document, let fork) = $0 { (document, fork) } else { nil }
+        }
         #expect(forks.count == 1)
         #expect(forks.first?.0 == "/pins/\(Self.host)")
         #expect(forks.first?.1.kept == honestCheckpoint)
@@ -182,8 +184,9 @@ import TransparencyLog
 
         // A client that has seen neither log: refused all the same, the quorum is not met.
         let fresh = try world.manager()
-        guard case .rejected(_, let unwitnessed) = await world.updater(fresh, rogueTransport, storage: nil)
-            .refreshNow(host: Self.host)
+        guard
+            case .rejected(_, let unwitnessed) = await world.updater(fresh, rogueTransport, storage: nil)
+                .refreshNow(host: Self.host)
         else {
             Issue.record("the rogue document was accepted by a fresh client")
             return

@@ -75,9 +75,12 @@ final class LogAuditor: Sendable {
     ///   - document: its path (`/pins/<host>`, `/trust/<version>`), for the proof URL and a fork report.
     ///   - etag: the document's `ETag`; the proof's must equal it (the same document).
     ///   - reportUri: where a fork report goes first (the set in force's `reportUri`).
+    ///   - trust: whose `logKeys` the checkpoint may be signed with; default the trust state in force. A trust
+    ///     document's own proof is checked under the state it makes (its root keys vouch for its `logKeys`).
     ///   - accept: installs the document; called at most once, under the checkpoints' lock.
     func check(
-        _ entry: [UInt8], document: String, etag: String?, reportUri: String?, accept: @Sendable () -> Bool
+        _ entry: [UInt8], document: String, etag: String?, reportUri: String?, trust: TrustState? = nil,
+        accept: @Sendable () -> Bool
     ) async -> Outcome {
         let url = server.appendingPathComponent(String(document.dropFirst()))
             .appendingPathComponent("proof")
@@ -103,13 +106,16 @@ final class LogAuditor: Sendable {
         }
         let proof: LogProof
         do { proof = try LogProof(parsing: response.body) } catch { return .notLogged("\(document)/proof: \(error)") }
-        return await check(entry, proof: proof, document: document, reportUri: reportUri, accept: accept)
+        return await check(
+            entry, proof: proof, document: document, reportUri: reportUri, trust: trust ?? trustStore?.current,
+            accept: accept)
     }
 
     /// Checks `entry` against `proof` (§7.4 steps 1–3) and commits it with `accept`. Retries when another document
     /// moved the largest checkpoint meanwhile (at most 4 times).
     func check(
-        _ entry: [UInt8], proof: LogProof, document: String, reportUri: String?, accept: @Sendable () -> Bool
+        _ entry: [UInt8], proof: LogProof, document: String, reportUri: String?, trust: TrustState?,
+        accept: @Sendable () -> Bool
     ) async -> Outcome {
         let checkpoint: Checkpoint
         do { checkpoint = try Checkpoint(text: proof.checkpoint.text) } catch {
@@ -128,7 +134,7 @@ final class LogAuditor: Sendable {
             }
             let kept: VerifiedCheckpoint
             do {
-                kept = try checkpoints.verifier(trust: trustStore?.current).verify(
+                kept = try checkpoints.verifier(trust: trust).verify(
                     entry: entry, proof: proof, largest: basis, consistencyProof: consistency)
             } catch {
                 switch error {
@@ -208,7 +214,8 @@ final class LogAuditor: Sendable {
 
     /// The log's tile prefix: the policy's URL for the log, else `<server>/log`.
     private func logURL(origin: String) -> URL {
-        if let text = checkpoints.policy.logs.first(where: { $0.key.name == origin })?.url, let url = URL(string: text) {
+        if let text = checkpoints.policy.logs.first(where: { $0.key.name == origin })?.url, let url = URL(string: text)
+        {
             return url
         }
         return server.appendingPathComponent("log")

@@ -166,7 +166,7 @@ final class TrustRefresher: Sendable {
             }
             switch verifier.verifyNext(bytes, after: reached) {
             case .success(let next):
-                if let refusal = await logged(bytes, version: version, etag: etag) {
+                if let refusal = await logged(bytes, version: version, etag: etag, state: next) {
                     return failed(refusal, response.maxAge)
                 }
                 reached = next
@@ -193,14 +193,17 @@ final class TrustRefresher: Sendable {
         return succeeded(replaced, response.maxAge)
     }
 
-    /// With a tlog-policy, PROTOCOL §7.4 for trust document `version`: `nil` when its proof holds (the larger
-    /// checkpoint is kept at once: it is consistent and cosigned whether or not the walk completes), else the event
-    /// that refuses the walk.
-    private func logged(_ bytes: [UInt8], version: Int, etag: String?) async -> UpdateEvent? {
+    /// With a tlog-policy, PROTOCOL §7.4 for trust document `version`, which makes `state`: `nil` when its proof
+    /// holds (under the policy's log keys and `state`'s `logKeys`; the larger checkpoint is kept at once: it is
+    /// consistent and cosigned whether or not the walk completes), else the event that refuses the walk.
+    private func logged(_ bytes: [UInt8], version: Int, etag: String?, state: TrustState) async -> UpdateEvent? {
         guard let log else { return nil }
-        switch await log.check(bytes, document: "/trust/\(version)", etag: etag, reportUri: nil, accept: { true }) {
+        switch await log.check(
+            bytes, document: "/trust/\(version)", etag: etag, reportUri: nil, trust: state, accept: { true })
+        {
         case .accepted, .documentRefused: return nil
-        case .notLogged(let detail): return .trustRejected(TrustRejection(.notLogged, "trust version \(version): \(detail)"))
+        case .notLogged(let detail):
+            return .trustRejected(TrustRejection(.notLogged, "trust version \(version): \(detail)"))
         case .fork:
             return .trustRejected(
                 TrustRejection(
