@@ -121,6 +121,13 @@ final class LogAuditor: Sendable {
         do { checkpoint = try Checkpoint(text: proof.checkpoint.text) } catch {
             return .notLogged("the proof's checkpoint: \(error)")
         }
+        let verifier = checkpoints.verifier(trust: trust)
+        // Inclusion and the log's signature first, with no request: tiles are fetched only for a checkpoint the log
+        // signed. A fork needs no quorum; the quorum is checked after the consistency.
+        let verified: VerifiedCheckpoint
+        do { verified = try verifier.verifyInclusion(entry: entry, proof: proof) } catch {
+            return .notLogged(error.description)
+        }
         for _ in 0..<4 {
             let basis = checkpoints.largest(origin: checkpoint.origin)
             var consistency: [TreeHash] = []
@@ -134,16 +141,12 @@ final class LogAuditor: Sendable {
             }
             let kept: VerifiedCheckpoint
             do {
-                kept = try checkpoints.verifier(trust: trust).verify(
-                    entry: entry, proof: proof, largest: basis, consistencyProof: consistency)
+                kept = try verifier.checkConsistency(verified, with: basis, proof: consistency)
             } catch {
-                switch error {
-                case .refused(let refusal): return .notLogged(refusal.description)
-                case .fork(let fork):
-                    reportFork(fork, document: document, reportUri: reportUri)
-                    return .fork(fork)
-                }
+                reportFork(error, document: document, reportUri: reportUri)
+                return .fork(error)
             }
+            do { try verifier.requireQuorum(verified) } catch { return .notLogged(error.description) }
             switch checkpoints.commit(kept, basis: basis, accept: accept) {
             case .stale: continue
             case .refused: return .documentRefused
