@@ -1,0 +1,65 @@
+import Foundation
+internal import GRDB
+import PinSetAdminAPI
+
+/// SQL for transparency-log fork reports (`logForkReport`): one row per distinct fork, with a counter and
+/// first/last times, under the same retention and row cap as pin failure reports.
+enum LogForkReportTable {
+    /// Stores `entry` received at `seconds` under `fingerprint` (or counts it again), and drops rows older than
+    /// `cutoff` or beyond `maxRows`. Runs inside the caller's transaction. Returns the row's count.
+    static func record(
+        _ db: Database, _ entry: LogForkReportEntry, fingerprint: [UInt8], seconds: Int64, cutoff: Int64, maxRows: Int
+    ) throws -> Int {
+        try db.execute(
+            sql: """
+                INSERT INTO logForkReport (fingerprint, host, document, logOrigin, keptCheckpoint, refusedCheckpoint,
+                    reportedAt, count, firstSeen, lastSeen)
+                VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+                ON CONFLICT(fingerprint) DO UPDATE SET count = count + 1, lastSeen = excluded.lastSeen,
+                    reportedAt = excluded.reportedAt
+                """,
+            arguments: [
+                Data(fingerprint), entry.host, entry.document, entry.logOrigin, entry.keptCheckpoint,
+                entry.refusedCheckpoint, entry.reportedAt, seconds, seconds,
+            ])
+        let count =
+            try Int.fetchOne(
+                db, sql: "SELECT count FROM logForkReport WHERE fingerprint = ?", arguments: [Data(fingerprint)]) ?? 1
+        try db.execute(sql: "DELETE FROM logForkReport WHERE lastSeen < ?", arguments: [cutoff])
+        try db.execute(
+            sql: """
+                DELETE FROM logForkReport WHERE id IN (
+                    SELECT id FROM logForkReport ORDER BY lastSeen DESC, id DESC LIMIT -1 OFFSET ?)
+                """,
+            arguments: [maxRows])
+        return count
+    }
+
+    /// The reported forks, latest first, at most 1,000; `host` keeps those about that host's documents, `since`
+    /// those seen since then.
+    static func all(_ db: Database, host: String?, since: Date?) throws -> [LogForkReportEntry] {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let host {
+            conditions.append("host = ?")
+            _ = arguments.append(contentsOf: [host])
+        }
+        if let since {
+            conditions.append("lastSeen >= ?")
+            _ = arguments.append(contentsOf: [StoredTime.seconds(since)])
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let sql = """
+            SELECT host, document, logOrigin, keptCheckpoint, refusedCheckpoint, reportedAt, count, firstSeen,
+                lastSeen
+            FROM logForkReport \(filter) ORDER BY lastSeen DESC, id DESC LIMIT 1000
+            """
+        return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            LogForkReportEntry(
+                host: row["host"], document: row["document"], logOrigin: row["logOrigin"],
+                keptCheckpoint: row["keptCheckpoint"], refusedCheckpoint: row["refusedCheckpoint"],
+                reportedAt: row["reportedAt"], count: row["count"], firstSeen: StoredTime.date(row["firstSeen"]),
+                lastSeen: StoredTime.date(row["lastSeen"]))
+        }
+    }
+}
