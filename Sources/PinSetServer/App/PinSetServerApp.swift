@@ -156,6 +156,14 @@ public final class PinSetServerApp: Sendable {
                 code: .signingKeyUnusable,
                 description: "--next-key is the signing key itself (kid \(next.kid)): give the key that replaces it")
         }
+        if let log = configuration.log, let logKey = try? Ed25519SigningKey.load(pemFile: log.keyPath),
+            logKey.publicKey == next.publicKey
+        {
+            throw StartupError(
+                code: .logKeyUnusable,
+                description:
+                    "the log key must not be the next signing key (PROTOCOL §7.1): make one with `pinset keygen`")
+        }
         logger.info(
             "next signing key ready: a trust document that delegates it and drops the current key switches to it",
             metadata: ["kid": "\(current.kid)", "nextKid": "\(next.kid)"])
