@@ -35,7 +35,7 @@ enum RootKeyFiles {
     /// A log key for `logKeys` (`--log-key-pub`): a signed-note vkey (`origin+keyid+base64`, type Ed25519), or
     /// a key file read like ``publicKey(_:option:pkcs11:)``. Raw 32 bytes.
     static func logPublicKey(_ value: String) throws -> [UInt8] {
-        guard !FileManager.default.fileExists(atPath: value), value.split(separator: "+").count == 3 else {
+        guard !FileManager.default.fileExists(atPath: value), value.contains("+") else {
             return try publicKey(value, option: "--log-key-pub").rawRepresentation
         }
         let key: VerifierKey

@@ -23,10 +23,10 @@ import Testing
         let process: ChildProcess
         let url: URL
 
-        init(_ arguments: [String]) throws {
+        init(_ arguments: [String], environment: [String: String?] = [:]) throws {
             process = try ProcessRunner.start(
                 PlannedKeyRotationEndToEndTests.binary, ["serve", "--dev", "--port", "0"] + arguments,
-                stdout: .collect, stderr: .collect)
+                environment: environment, stdout: .collect, stderr: .collect)
             var found: URL?
             for _ in 0..<200 where found == nil {
                 let first = process.stdoutText.split(separator: "\n").first.map(String.init) ?? ""
@@ -99,8 +99,9 @@ import Testing
         let kidB = try Ed25519SigningKey.load(pemFile: path("b.pem")).kid
         let common = ["--db", path("pinset.sqlite"), "--root-pub", path("root.pub"), "--log-key", path("log.pem")]
 
-        // Signing with A, B ready beside it; trust v1 (root → A) and three hosts.
-        var server: Server? = try Server(common + ["--key", path("a.pem"), "--next-key", path("b.pem")])
+        // Signing with A, B ready beside it (PINSET_NEXT_KEY); trust v1 (root → A) and three hosts.
+        var server: Server? = try Server(
+            common + ["--key", path("a.pem")], environment: ["PINSET_NEXT_KEY": path("b.pem")])
         let token = try #require(server!.token())
         let v1 = try trustSign(1, delegating: "a.pem")
         #expect(TrustRules.unverifiedPayload(v1)?.logKeys?.count == 1)

@@ -38,22 +38,13 @@ enum LogForkReportTable {
     /// The reported forks, latest first, at most 1,000; `host` keeps those about that host's documents, `since`
     /// those seen since then.
     static func all(_ db: Database, host: String?, since: Date?) throws -> [LogForkReportEntry] {
-        var conditions: [String] = []
-        var arguments: StatementArguments = []
-        if let host {
-            conditions.append("host = ?")
-            _ = arguments.append(contentsOf: [host])
-        }
-        if let since {
-            conditions.append("lastSeen >= ?")
-            _ = arguments.append(contentsOf: [StoredTime.seconds(since)])
-        }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let sql = """
             SELECT host, document, logOrigin, keptCheckpoint, refusedCheckpoint, reportedAt, count, firstSeen,
                 lastSeen
-            FROM logForkReport \(filter) ORDER BY lastSeen DESC, id DESC LIMIT 1000
+            FROM logForkReport WHERE (?1 IS NULL OR host = ?1) AND (?2 IS NULL OR lastSeen >= ?2)
+            ORDER BY lastSeen DESC, id DESC LIMIT 1000
             """
+        let arguments: StatementArguments = [host, since.map(StoredTime.seconds)]
         return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
             LogForkReportEntry(
                 host: row["host"], document: row["document"], logOrigin: row["logOrigin"],
