@@ -23,7 +23,9 @@ enum ServedLogIndexTable {
 
     /// Records that the current document of `hostId` is log entry `leafIndex`.
     static func setHost(_ db: Database, hostId: Int64, leafIndex: Int) throws {
-        try db.execute(sql: "UPDATE document SET logIndex = ? WHERE hostId = ?", arguments: [leafIndex, hostId])
+        try db.cachedStatement(sql: "UPDATE document SET logIndex = ? WHERE hostId = ?").execute(arguments: [
+            leafIndex, hostId,
+        ])
     }
 
     /// Records that trust document `version` is log entry `leafIndex`.

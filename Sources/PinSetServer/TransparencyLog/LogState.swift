@@ -19,6 +19,8 @@ public final class LogState: Sendable {
 
     private struct Memory {
         var hashes = TileHashes()
+        /// The same leaves' complete subtrees at every level, for proofs and roots.
+        var subtrees = SubtreeHashes()
         var entries: [[UInt8]] = []
         /// Commits reported out of order, waiting for the ones before them.
         var waiting: [Int: LogAppend] = [:]
@@ -45,12 +47,14 @@ public final class LogState: Sendable {
     ///   not match them.
     func load(from db: Database) throws {
         var hashes = TileHashes()
+        var subtrees = SubtreeHashes()
         var entries: [[UInt8]] = []
         try LogTable.forEachEntry(db) { index, leafHash, body in
             guard index == entries.count, leafHash.count == 32 else {
                 throw LogError(.inconsistent, "the stored log has no entry \(entries.count), or a bad hash there")
             }
             hashes.append(leafHash: leafHash, hasher: hasher)
+            subtrees.append(leafHash: leafHash, hasher: hasher)
             entries.append(body)
         }
         var checkpoint: SignedNote? = nil
@@ -58,7 +62,7 @@ public final class LogState: Sendable {
         if let note = try LogTable.latestCheckpoint(db) {
             let parsed = try SignedNote(parsing: note)
             let body = try Checkpoint(text: parsed.text)
-            let tree = MerkleTree(hasher: hasher, reader: hashes.reader(hasher: hasher))
+            let tree = MerkleTree(hasher: hasher, reader: subtrees)
             guard body.origin == origin, body.size <= hashes.treeSize,
                 try tree.rootHash(size: body.size) == body.rootHash
             else {
@@ -69,7 +73,8 @@ public final class LogState: Sendable {
             size = body.size
         }
         memory.withLock {
-            $0 = Memory(hashes: hashes, entries: entries, checkpoint: checkpoint, checkpointSize: size)
+            $0 = Memory(
+                hashes: hashes, subtrees: subtrees, entries: entries, checkpoint: checkpoint, checkpointSize: size)
         }
     }
 
@@ -94,6 +99,7 @@ public final class LogState: Sendable {
             while let next = memory.waiting.removeValue(forKey: memory.hashes.treeSize) {
                 for (entry, hash) in zip(next.entries, next.leafHashes) {
                     memory.hashes.append(leafHash: hash, hasher: hasher)
+                    memory.subtrees.append(leafHash: hash, hasher: hasher)
                     memory.entries.append(entry)
                 }
             }
@@ -119,7 +125,7 @@ public final class LogState: Sendable {
         let signed: (note: SignedNote, size: Int)? = try memory.withLock { memory in
             let size = memory.hashes.treeSize
             guard memory.checkpoint == nil || size > memory.checkpointSize else { return nil }
-            let tree = MerkleTree(hasher: hasher, reader: memory.hashes.reader(hasher: hasher))
+            let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
             let text = try Checkpoint(origin: origin, size: size, rootHash: tree.rootHash(size: size)).text
             let note = SignedNote(text: text, signatures: [signer.signature(of: text, timestamp: 0)])
             try LogTable.saveCheckpoint(db, treeSize: size, note: note.bytes, signedAt: now)
@@ -148,7 +154,7 @@ public final class LogState: Sendable {
             guard let note = memory.checkpoint, index < memory.checkpointSize else {
                 return .failure(LogError(.outOfRange, "entry \(index) is not in a signed checkpoint yet"))
             }
-            let tree = MerkleTree(hasher: hasher, reader: memory.hashes.reader(hasher: hasher))
+            let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
             return Result { () throws(LogError) in
                 LogProof(
                     index: index, inclusionProof: try tree.inclusionProof(index: index, size: memory.checkpointSize),
@@ -163,7 +169,7 @@ public final class LogState: Sendable {
             guard new <= memory.hashes.treeSize else {
                 return .failure(LogError(.outOfRange, "the log has no size \(new) yet"))
             }
-            let tree = MerkleTree(hasher: hasher, reader: memory.hashes.reader(hasher: hasher))
+            let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
             return Result { () throws(LogError) in try tree.consistencyProof(from: old, to: new) }
         }.get()
     }
@@ -176,7 +182,7 @@ public final class LogState: Sendable {
             guard let note = memory.checkpoint, oldSize <= memory.checkpointSize else {
                 return .failure(LogError(.outOfRange, "no checkpoint of size \(oldSize) or more is signed"))
             }
-            let tree = MerkleTree(hasher: hasher, reader: memory.hashes.reader(hasher: hasher))
+            let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
             return Result { () throws(LogError) in
                 AddCheckpointRequest(
                     oldSize: oldSize,

@@ -6,7 +6,8 @@ import PinSetCore
 import TransparencyLog
 
 /// Gathers witnesses' cosignatures for the log's checkpoints (PROTOCOL §7.2) on a thread of its own: a
-/// ``WitnessCosigner`` round after each new checkpoint, and again every ``LogConfiguration/witnessRetryInterval``
+/// ``WitnessCosigner`` round after each new checkpoint (at most one round per ``minimumInterval``: a burst of
+/// checkpoints costs one round, for the latest), and again every ``LogConfiguration/witnessRetryInterval``
 /// while some witness has not cosigned the latest one (a witness that was down is caught up with the latest
 /// checkpoint). What a round gathers is stored with the checkpoint, then the publisher serves it and rebuilds the
 /// proofs that lacked it.
@@ -26,6 +27,10 @@ final class WitnessWorker: Sendable {
     private let witnesses: [WitnessEndpoint]
     private let publisher: LogPublisher
     private let statuses: Locked<[Status]>
+    private let lastStart = Locked(Date.distantPast)
+    /// The least time between the starts of two rounds: 1 second (the "at most one a second"). A round
+    /// costs a POST per witness, a stored cosignature and the proofs rebuilt; writes never wait for it.
+    static let minimumInterval: TimeInterval = 1
     private let worker: Locked<PeriodicWorker?> = Locked(nil)
 
     init(
@@ -38,7 +43,10 @@ final class WitnessWorker: Sendable {
         statuses = Locked(
             witnesses.map { Status(url: $0.url.absoluteString, keyName: $0.key.name) })
         let worker = PeriodicWorker(name: "pinset.witnesses") { [self] _ in
-            runRound(deadline: deadline, logger: logger) ? 3600 : retryInterval
+            let since = Date().timeIntervalSince(lastStart.withLock { $0 })
+            guard since >= Self.minimumInterval else { return Self.minimumInterval - since }
+            lastStart.withLock { $0 = Date() }
+            return runRound(deadline: deadline, logger: logger) ? 3600 : retryInterval
         }
         self.worker.withLock { $0 = worker }
         publisher.onCheckpoint { worker.wakeUp() }
