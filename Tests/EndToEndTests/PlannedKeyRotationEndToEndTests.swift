@@ -125,6 +125,20 @@ import Testing
             #expect(try manager.accept(document.body, for: host, now: Date()).get().kid == kidA)
         }
 
+        // The real updater of an app that ships the root key: it walks to v1 by itself and holds every set.
+        let appManager = PinTrustManager(
+            trustStore: try TrustStore(rootKeys: [TrustedKey(spkiPEM: rootPEM)], threshold: 1))
+        let updater = PinSetUpdater(
+            configuration: .init(server: server!.url, hosts: Self.hosts), trustManager: appManager,
+            transport: URLSessionTransport(timeout: 5))
+        for event in await updater.refreshNow() {
+            guard case .updated = event else {
+                Issue.record("before the rotation: \(event)")
+                continue
+            }
+        }
+        #expect(Self.hosts.allSatisfy { appManager.document(for: $0)?.kid == kidA })
+
         // A trust document naming neither A nor B is refused with the rule, naming both.
         let (refused, problem) = try await server!.send(
             "PUT", "/admin/trust", token: token, body: try trustSign(2, delegating: "c.pem"))
@@ -156,6 +170,17 @@ import Testing
             #expect(manager.pinSet(for: host) != nil)
             let proof = try await server!.get("/pins/\(host)/proof")
             #expect(proof.status == 200 && proof.etag == document.etag)
+        }
+
+        // The app's updater, right after the answer: a set signed by B sends it to /trust, it walks to v2, and
+        // every host moves to B; no set in force is lost on the way.
+        for event in await updater.refreshNow() {
+            if case .fetchFailed = event { Issue.record("after the rotation: \(event)") }
+        }
+        #expect(appManager.trustStore?.current.version == 2)
+        for host in Self.hosts {
+            #expect(appManager.document(for: host)?.kid == kidB, "\(host)")
+            #expect(appManager.pinSet(for: host) != nil)
         }
 
         // Restarted with B as --key: delegated, the documents unchanged. Restarted with the old key A and v2
