@@ -182,7 +182,6 @@ public final class TrustService: Sendable {
                 ])
             return (outcome, tickets + [ticket])
         }
-        for ticket in tickets { try PinSetService.waitUntilServed(ticket) }
         if let kid = outcome.rotatedTo {
             rotation?.service.logger.notice(
                 "planned key rotation: the pushed trust document delegates the next key, which now signs every document; restart the server with it as --key",
@@ -190,6 +189,7 @@ public final class TrustService: Sendable {
                     "kid": "\(kid)", "resigned": "\(outcome.resigned ?? 0)", "trustVersion": "\(outcome.version)",
                 ])
         }
+        for ticket in tickets { try PinSetService.waitUntilServed(ticket) }
         return outcome
     }
 
