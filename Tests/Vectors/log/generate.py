@@ -132,8 +132,72 @@ def write(relative, data):
     return "log/" + relative
 
 
+# Trust documents with `logKeys` (PROTOCOL §7.1: checked like signingKeys), as ../generate.py makes trust documents:
+# the same seeds, so "R1" and "S1" are the keys of ../manifest.json.
+
+def b64u(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def canonical(obj):
+    return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+
+
+class JWKKey:
+    def __init__(self, name=None, raw_private=None):
+        self.private = ed25519.Ed25519PrivateKey.from_private_bytes(raw_private or sha(b"pinset vector " + name.encode()))
+        self.raw = self.private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        self.x = b64u(self.raw)
+        self.kid = b64u(sha(canonical({"crv": "Ed25519", "kty": "OKP", "x": self.x})))
+
+    def jwk(self):
+        return {"crv": "Ed25519", "kid": self.kid, "kty": "OKP", "x": self.x}
+
+
+def trust_doc(log_keys, edit=None):
+    root, signing = JWKKey("root-1"), JWKKey("signing-1")
+    payload = {"expiresAt": "2026-08-30T00:00:00Z", "issuedAt": "2026-05-31T00:00:00Z", "rootKeys": [root.jwk()],
+               "rootThreshold": 1, "signingKeys": [signing.jwk()], "version": 1}
+    if log_keys is not None:
+        payload["logKeys"] = log_keys
+    if edit:
+        edit(payload)
+    encoded = b64u(canonical(payload))
+    protected = b64u(canonical({"alg": "EdDSA", "kid": root.kid, "typ": "pinset-trust+jws"}))
+    signature = b64u(root.private.sign((protected + "." + encoded).encode()))
+    return json.dumps({"payload": encoded, "signatures": [{"protected": protected, "signature": signature}]},
+                      separators=(",", ":")).encode()
+
+
+def trust_cases(log):
+    """trustWalk cases of ../manifest.json's shape (root R1, threshold 1), expecting the number of log keys too."""
+    log_jwk = JWKKey(raw_private=sha(b"pinset log vector log")).jwk()
+    assert JWKKey(raw_private=sha(b"pinset log vector log")).raw == log.raw
+    many = [JWKKey(raw_private=sha(b"pinset log vector many %d" % i)).jwk() for i in range(257)]
+    cases = []
+
+    def case(name, data, expect):
+        cases.append({"name": name, "kind": "trustWalk", "rootKeys": ["R1"], "threshold": 1,
+                      "documents": [write("trust/%s-1.json" % name, data)], "expect": expect})
+
+    case("trust-log-keys", trust_doc([log_jwk]), {"version": 1, "logKeys": 1})
+    case("trust-log-keys-absent", trust_doc(None), {"version": 1, "logKeys": 0})
+    case("trust-log-keys-null", trust_doc(None, lambda p: p.update(logKeys=None)), {"version": 1, "logKeys": 0})
+    case("trust-log-keys-empty", trust_doc([]), {"version": 1, "logKeys": 0})
+    case("trust-log-keys-without-kid", trust_doc([{k: v for k, v in log_jwk.items() if k != "kid"}]),
+         {"version": 1, "logKeys": 1})
+    case("trust-log-keys-256", trust_doc(many[:256]), {"version": 1, "logKeys": 256})
+    case("trust-log-keys-257", trust_doc(many), {"reject": "malformed"})
+    case("trust-log-key-kid-not-thumbprint", trust_doc([dict(log_jwk, kid=many[0]["kid"])]), {"reject": "malformed"})
+    case("trust-log-key-not-ed25519", trust_doc([dict(log_jwk, crv="X25519")]), {"reject": "malformed"})
+    case("trust-log-key-x-not-32-bytes", trust_doc([dict(log_jwk, x=b64u(log.raw[:31]))]), {"reject": "malformed"})
+    case("trust-log-keys-not-an-array", trust_doc(log_jwk), {"reject": "malformed"})
+    case("trust-log-keys-member-not-a-string", trust_doc([dict(log_jwk, kty=1)]), {"reject": "malformed"})
+    return cases
+
+
 def main():
-    for name in ("documents", "proofs", "notes", "tiles"):
+    for name in ("documents", "proofs", "notes", "tiles", "trust"):
         shutil.rmtree(os.path.join(HERE, name), ignore_errors=True)
     log = Signer(ORIGIN, 0x01, "log")
     impostor = Signer(ORIGIN, 0x01, "impostor")  # the log's name, another key: an unknown key ID
@@ -205,7 +269,7 @@ def main():
         case("rogue-log-without-history", rogue_doc, proof(rogue, 41, rogue_note), refused("quorumNotMet")),
         case("proof-malformed", doc, b"c2sp.org/tlog-proof@v1\nindex 041\n\n" + small_note, refused("malformed")),
     ]
-    manifest = {"policy": policy, "origin": ORIGIN, "cases": cases}
+    manifest = {"policy": policy, "origin": ORIGIN, "cases": cases, "trustCases": trust_cases(log)}
     with open(os.path.join(HERE, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
         f.write("\n")

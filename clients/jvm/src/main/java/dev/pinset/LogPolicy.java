@@ -146,6 +146,33 @@ public final class LogPolicy {
         return quorum;
     }
 
+    /**
+     * This policy with {@code publicKeys} (raw 32-byte Ed25519 keys, e.g. a trust document's {@code logKeys}) accepted
+     * as further keys of every log it names: a JWK carries no origin, so each is added under each log's origin. A key
+     * the policy already holds, or not 32 bytes, is skipped; witnesses and the quorum are unchanged. As the Swift
+     * {@code LogPolicy.addingLogKeys}.
+     */
+    public LogPolicy withLogKeys(Iterable<byte[]> publicKeys) {
+        LogPolicy policy = new LogPolicy();
+        policy.logs.addAll(logs);
+        policy.witnesses.putAll(witnesses);
+        policy.groups.putAll(groups);
+        policy.quorum = quorum;
+        Set<String> origins = new java.util.TreeSet<>();
+        for (VerifierKey key : logs) origins.add(key.name());
+        for (String origin : origins) {
+            for (byte[] raw : publicKeys) {
+                try {
+                    VerifierKey key = VerifierKey.of(origin, VerifierKey.ED25519, raw);
+                    if (!policy.logs.contains(key)) policy.logs.add(key);
+                } catch (LogError skipped) {
+                    continue;
+                }
+            }
+        }
+        return policy;
+    }
+
     /** Whether the witnesses named {@code cosigned} meet the quorum. */
     public boolean isQuorumMet(Set<String> cosigned) {
         return isWitnessed(quorum, cosigned, 0);

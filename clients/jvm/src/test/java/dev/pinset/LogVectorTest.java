@@ -92,6 +92,35 @@ class LogVectorTest {
         return verifier.decide(read((String) entry.get("document")), proof, largest, consistency);
     }
 
+    /**
+     * Trust documents with {@code logKeys} (PROTOCOL §7.1), checked like {@code signingKeys}: the same rule as the
+     * Swift TrustRules, in ../manifest.json's trustWalk shape, expecting the number of log keys too.
+     */
+    @TestFactory
+    Stream<DynamicTest> everyTrustCaseWithLogKeys() throws Exception {
+        Map<String, Object> shared = Json.parseObject(read("manifest.json"));
+        long now = Rfc3339.parse((String) shared.get("now"));
+        Map<?, ?> keys = (Map<?, ?>) shared.get("keys");
+        List<DynamicTest> tests = new ArrayList<>();
+        for (Object value : (List<?>) Json.parseObject(read("log/manifest.json")).get("trustCases")) {
+            Map<?, ?> entry = (Map<?, ?>) value;
+            tests.add(DynamicTest.dynamicTest((String) entry.get("name"), () -> {
+                Map<?, ?> expect = (Map<?, ?>) entry.get("expect");
+                VectorTest.ED25519 = new JdkEd25519Verifier();
+                assertEquals(VectorTest.expected(expect, entry), VectorTest.trustWalk(entry, keys, now));
+                if (expect.containsKey("logKeys")) {
+                    TrustState shipped = TrustState.ofRootKeys(VectorTest.keys(entry.get("rootKeys"), keys), 1);
+                    List<byte[]> documents = new ArrayList<>();
+                    for (Object path : (List<?>) entry.get("documents")) documents.add(read((String) path));
+                    TrustState state = TrustRules.walk(documents, shipped, now, 300_000, new JdkEd25519Verifier(), 10);
+                    assertEquals(((Long) expect.get("logKeys")).intValue(), state.logKeys().size());
+                }
+            }));
+        }
+        assertTrue(tests.size() >= 10);
+        return tests.stream();
+    }
+
     static byte[] read(String path) throws IOException {
         return Files.readAllBytes(new File(ROOT, path).toPath());
     }
