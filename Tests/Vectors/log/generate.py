@@ -120,7 +120,22 @@ def write_tiles(folder, entries):
 
 
 def document(host, version):
-    return json.dumps({"host": host, "version": version, "pins": ["AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]},
+    """A log entry standing for another host's document (any bytes will do)."""
+    return json.dumps({"host": host, "version": version}, separators=(",", ":")).encode()
+
+
+def signed_document(version):
+    """A pin document (PROTOCOL §2) for api.example.com signed by ../manifest.json's S1, valid at its "now"
+    (2026-06-01), so the JVM updater's tests can serve it with its proof."""
+    key = JWKKey("signing-1")
+    payload = {"enforce": True, "expiresAt": "2026-06-08T00:00:00Z", "host": "api.example.com",
+               "includeSubdomains": False, "issuedAt": "2026-05-31T23:00:00Z", "version": version,
+               "pins": [{"role": "current", "sha256": b64(b"\x01" * 32), "type": "spki"},
+                        {"role": "backup", "sha256": b64(b"\x02" * 32), "type": "spki"}]}
+    protected = b64u(canonical({"alg": "EdDSA", "kid": key.kid, "typ": "pinset+jws"}))
+    encoded = b64u(canonical(payload))
+    signature = b64u(key.private.sign((protected + "." + encoded).encode()))
+    return json.dumps({"protected": protected, "payload": encoded, "signature": signature},
                       separators=(",", ":")).encode()
 
 
@@ -208,16 +223,16 @@ def main():
         "log %s\nwitness w1 %s\nwitness w2 %s\ngroup both all w1 w2\nquorum both\n" % (log.vkey(), w1.vkey(), w2.vkey())
     ).encode())
 
-    target = document("api.example", 1)
+    target = signed_document(3)
     honest = [document("host%d.example" % i, 1) for i in range(41)] + [target] \
         + [document("host%d.example" % i, 1) for i in range(42, 300)]
-    rogue_target = document("api.example", 666)
+    rogue_target = signed_document(666)  # signed with the stolen key, shown to one victim
     rogue = honest[:41] + [rogue_target] + [document("rogue%d.example" % i, 1) for i in range(42, 300)]
     write_tiles("tiles/honest", honest)
     write_tiles("tiles/rogue", rogue)
-    doc = write("documents/api.example-1.json", target)
-    other_doc = write("documents/api.example-2.json", document("api.example", 2))
-    rogue_doc = write("documents/api.example-666.json", rogue_target)
+    doc = write("documents/api.example.com-3.json", target)
+    other_doc = write("documents/api.example.com-4.json", signed_document(4))
+    rogue_doc = write("documents/api.example.com-666.json", rogue_target)
 
     small = checkpoint_text(honest[:42])
     large = checkpoint_text(honest)

@@ -76,7 +76,11 @@ public final class PinFailureReporter {
         String first = reportUri != null ? reportUri : fallback;
         if (first == null) return executor.submit(() -> Outcome.NO_REPORT_URI);
         String body = failure.reportJson(port);
-        String key = first + " " + body.replaceFirst("\"date-time\":\"[^\"]*\"", "");
+        return send(first, fallback, first + " " + body.replaceFirst("\"date-time\":\"[^\"]*\"", ""), body);
+    }
+
+    /** Posts {@code body} to {@code first}, then to {@code fallback}, unless {@code key} went out within the interval. */
+    private Future<Outcome> send(String first, String fallback, String key, String body) {
         long now = System.currentTimeMillis();
         Long last = lastSent.get(key);
         if (last != null && now - last < intervalMillis) return executor.submit(() -> Outcome.RATE_LIMITED);
@@ -95,6 +99,30 @@ public final class PinFailureReporter {
             lastSent.remove(key);
             return Outcome.FAILED;
         });
+    }
+
+    /**
+     * Queues the report of a transparency-log fork (PROTOCOL §7.4) seen while fetching {@code host}'s document: a
+     * JSON object {@code {"type": "pinset-log-fork", "date-time", "hostname", "log-origin", "kept-checkpoint",
+     * "refused-checkpoint"}}, both checkpoints the signed notes as received. Posted to {@code reportUri} (the set's),
+     * else, or when that fails, to {@code fallbackReportUri}; sent once per pair of checkpoints and interval.
+     */
+    public Future<Outcome> submitLogFork(String host, String reportUri, String fallbackReportUri, LogDecision fork) {
+        String fallback = httpUrl(fallbackReportUri);
+        String first = httpUrl(reportUri) != null ? httpUrl(reportUri) : fallback;
+        if (first == null) return executor.submit(() -> Outcome.NO_REPORT_URI);
+        String origin;
+        try {
+            origin = Checkpoint.parse(fork.refused().text()).origin();
+        } catch (LogError e) {
+            origin = "";
+        }
+        String kept = new String(fork.kept().bytes(), StandardCharsets.UTF_8);
+        String refused = new String(fork.refused().bytes(), StandardCharsets.UTF_8);
+        String body = "{\"type\":\"pinset-log-fork\",\"date-time\":" + Json.quote(Rfc3339.format(System.currentTimeMillis()))
+                + ",\"hostname\":" + Json.quote(host) + ",\"log-origin\":" + Json.quote(origin)
+                + ",\"kept-checkpoint\":" + Json.quote(kept) + ",\"refused-checkpoint\":" + Json.quote(refused) + "}";
+        return send(first, fallback, first + " fork " + kept + refused, body);
     }
 
     private static boolean coveredByFailingSet(String reportUri, PinFailure failure) {

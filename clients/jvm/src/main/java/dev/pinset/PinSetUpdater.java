@@ -21,7 +21,8 @@ import java.util.function.LongSupplier;
  * plus jitter), backs off exponentially on errors, persists every accepted document and reloads them on
  * {@link #start()}. With root keys it also walks {@code /trust} (PROTOCOL §6.2). A pin failure of an enforcing
  * set makes it fetch that host at once (at most once a minute) and classify the failure {@code staleSet} or
- * {@code unexpectedKey}; then it is reported.
+ * {@code unexpectedKey}; then it is reported. With a tlog-policy ({@link Configuration#logPolicy}) every fetched
+ * document comes with its proof ({@code GET {server}/pins/{host}/proof}) and is accepted only if PROTOCOL §7.4 holds.
  *
  * <p>Runs on one daemon thread of its own; fetches are serialised. Listener calls happen on that thread.
  */
@@ -44,6 +45,15 @@ public final class PinSetUpdater {
         public long initialBackoffSeconds = 5;
         /** Cap of the retry delay, seconds. Default 3600. */
         public long maximumBackoffSeconds = 3600;
+        /**
+         * A C2SP tlog-policy (PROTOCOL §7.4; {@link LogPolicy#parse}). Default {@code null}: no transparency log.
+         * With one, a document is accepted only with a proof that it is in the log, that the checkpoint is signed by
+         * the policy's log (or a {@code logKeys} key of the trust document in force) and cosigned by a quorum of its
+         * witnesses, and that the checkpoint is consistent with the largest one accepted before (which is persisted
+         * with the documents). A fork is refused, reported ({@link UpdateEvent.Kind#LOG_FORK}, and to the set's
+         * {@code reportUri} or the server's {@code /reports}), and the set in force stays.
+         */
+        public LogPolicy logPolicy;
 
         /** A configuration for {@code server} and {@code hosts}. */
         public Configuration(String server, List<String> hosts) {
@@ -66,6 +76,8 @@ public final class PinSetUpdater {
     private final Map<String, Long> failureRefreshes = new ConcurrentHashMap<>();
     /** The trust half, for a store configured with root keys (PROTOCOL §6); {@code null} otherwise. */
     private final TrustRefresher trust;
+    /** The transparency-log checks (PROTOCOL §7.4) with a policy; {@code null} otherwise. */
+    private final LogCheckpoints log;
     private ScheduledExecutorService executor;
 
     /**
@@ -89,6 +101,8 @@ public final class PinSetUpdater {
         store.expectSets(configuration.hosts);
         trust = store.verifier().trustStore() == null ? null
                 : new TrustRefresher(store.verifier(), configuration.server, this.transport, storage, this.clock, this::emit);
+        log = configuration.logPolicy == null ? null : new LogCheckpoints(configuration.logPolicy,
+                store.verifier().ed25519(), store.verifier().trustStore(), storage);
     }
 
     /** Reloads persisted documents, watches pin failures, then polls every host (and /trust with root keys). */
@@ -140,6 +154,7 @@ public final class PinSetUpdater {
     public synchronized void loadPersisted() {
         if (storage == null) return;
         if (trust != null) trust.loadPersisted();
+        if (log != null) log.loadPersisted();
         for (String host : configuration.hosts) {
             byte[] bytes = storage.load(host);
             if (bytes == null) continue;
@@ -243,10 +258,36 @@ public final class PinSetUpdater {
             return UpdateEvent.of(UpdateEvent.Kind.FETCH_FAILED, host, 0,
                     "the server answered " + response.status() + " for " + host);
         }
+        VerifiedCheckpoint checkpoint = null;
+        if (log != null) {
+            LogDecision decision;
+            try {
+                decision = checkLog(host, response);
+            } catch (IOException e) {
+                return UpdateEvent.of(UpdateEvent.Kind.FETCH_FAILED, host, 0, e.getMessage());
+            }
+            if (decision.kind() == LogDecision.Kind.REFUSED) return UpdateEvent.logRefused(host, decision.error());
+            if (decision.kind() == LogDecision.Kind.FORK) {
+                if (reporter != null) {
+                    VerifiedDocument inForce = store.document(host);
+                    reporter.submitLogFork(host, inForce == null ? null : inForce.pinSet().reportUri(),
+                            configuration.server + "/reports", decision);
+                }
+                return UpdateEvent.logFork(host, decision);
+            }
+            checkpoint = decision.largest();
+        }
         try {
             VerifiedDocument document = store.accept(response.body(), host, clock.getAsLong());
             String etag = response.header("etag");
             etags.put(host, etag != null ? etag : etagOf(response.body()));
+            if (checkpoint != null) {
+                try {
+                    log.keep(checkpoint);
+                } catch (IOException e) {
+                    emit(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, host, 0, e.getMessage()));
+                }
+            }
             if (storage != null) {
                 try {
                     storage.save(host, response.body());
@@ -258,6 +299,28 @@ public final class PinSetUpdater {
         } catch (DocumentRejection rejection) {
             return UpdateEvent.rejected(host, rejection);
         }
+    }
+
+    /**
+     * PROTOCOL §7.4 for the document in {@code response}: fetches its proof (whose ETag must be the document's, or
+     * the document changed in between: retried) and the tiles a consistency proof needs, then decides.
+     */
+    private LogDecision checkLog(String host, TransportResponse response) throws IOException {
+        String url = configuration.server + "/pins/" + host + "/proof";
+        TransportResponse proof = transport.get(url, Collections.singletonMap("Accept", "text/plain"));
+        if (proof.status() != 200) throw new IOException("GET " + url + " answered " + proof.status());
+        String etag = response.header("etag");
+        String proofEtag = proof.header("etag");
+        if (etag != null && proofEtag != null && !etag.equals(proofEtag)) {
+            throw new IOException("the proof of " + host + " is for another document (ETag " + proofEtag + ", not "
+                    + etag + "); the document changed meanwhile, retried");
+        }
+        return log.check(response.body(), proof.body(), tile -> {
+            String tileUrl = configuration.server + "/log/" + tile.path();
+            TransportResponse answer = transport.get(tileUrl, Collections.<String, String>emptyMap());
+            if (answer.status() != 200) throw new IOException("GET " + tileUrl + " answered " + answer.status());
+            return answer.body();
+        });
     }
 
     private TrustRefresher.Outcome updateTrust() {

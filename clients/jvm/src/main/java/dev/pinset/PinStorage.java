@@ -10,7 +10,8 @@ import java.util.List;
 /**
  * Persists accepted documents in a directory the app chooses (on Android, {@code context.getNoBackupFilesDir()}),
  * with the Swift client's file names: {@code <host>.pinset.jws.json} and
- * {@code trust-<version>.pinset-trust.jws.json}. Files hold the documents exactly as received, so they are
+ * {@code trust-<version>.pinset-trust.jws.json}, plus the largest checkpoint of each transparency log
+ * ({@code log-<hash of origin>.checkpoint}, PROTOCOL §7.4). Files hold the documents exactly as received, so they are
  * verified again on reload and rollback protection holds across restarts.
  */
 public final class PinStorage {
@@ -54,6 +55,21 @@ public final class PinStorage {
             if (bytes == null) return chain;
             chain.add(bytes);
         }
+    }
+
+    /** Writes the largest accepted checkpoint of the log {@code origin} (a signed note) atomically. */
+    public void saveCheckpoint(String origin, byte[] note) throws IOException {
+        write(checkpointFile(origin), note);
+    }
+
+    /** The stored largest checkpoint of the log {@code origin}, or {@code null}. */
+    public byte[] loadCheckpoint(String origin) {
+        return read(checkpointFile(origin));
+    }
+
+    /** {@code log-<base64url(SHA-256(origin))>.checkpoint}: an origin may hold any character a file name cannot. */
+    private File checkpointFile(String origin) {
+        return new File(directory, "log-" + Base64Codec.encodeUrl(Sha256.hash(NoteText.utf8(origin))) + ".checkpoint");
     }
 
     private File trustFile(long version) {

@@ -1,0 +1,101 @@
+package dev.pinset;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The updater's half of PROTOCOL §7.4: checks a fetched document against its tlog-proof under the configured
+ * policy (plus the trust document's {@code logKeys}), computes the consistency proof with the largest checkpoint
+ * accepted before from the log's tiles ({@code GET {server}/log/tile/...}), and keeps, and persists, the largest
+ * checkpoint of each log once a document is accepted.
+ */
+final class LogCheckpoints {
+    private final LogPolicy policy;
+    private final Ed25519Verifier ed25519;
+    private final TrustStore trust;
+    private final PinStorage storage;
+    private final Map<String, VerifiedCheckpoint> largest = new HashMap<>();
+
+    /**
+     * @param trust the trust store whose {@code logKeys} extend the policy; {@code null} without root keys
+     * @param storage where the largest checkpoints are persisted; {@code null} keeps them in memory only
+     */
+    LogCheckpoints(LogPolicy policy, Ed25519Verifier ed25519, TrustStore trust, PinStorage storage) {
+        this.policy = policy;
+        this.ed25519 = ed25519;
+        this.trust = trust;
+        this.storage = storage;
+    }
+
+    /** The verifier of now: the policy with the log keys of the trust document in force. */
+    LogProofVerifier verifier() {
+        LogPolicy effective = policy;
+        if (trust != null && !trust.current().logKeys().isEmpty()) {
+            List<byte[]> keys = new ArrayList<>();
+            for (TrustedKey key : trust.current().logKeys().values()) keys.add(key.raw());
+            effective = policy.withLogKeys(keys);
+        }
+        return new LogProofVerifier(effective, ed25519);
+    }
+
+    /** Reloads the persisted largest checkpoints; one whose log signature no longer verifies is dropped. */
+    synchronized void loadPersisted() {
+        if (storage == null) return;
+        LogProofVerifier verifier = verifier();
+        for (VerifierKey log : policy.logs()) {
+            byte[] bytes = storage.loadCheckpoint(log.name());
+            if (bytes == null) continue;
+            try {
+                largest.put(log.name(), verifier.signedByLog(SignedNote.parse(bytes)));
+            } catch (LogError ignored) {
+                continue;
+            }
+        }
+    }
+
+    /** The largest checkpoint of {@code origin} accepted so far, or {@code null}. */
+    synchronized VerifiedCheckpoint largest(String origin) {
+        return largest.get(origin);
+    }
+
+    /**
+     * Steps 1–3 for {@code document} and its proof; nothing changes until {@link #keep} is called with the
+     * decision's checkpoint.
+     *
+     * @param tiles fetches a tile of the log (for the consistency proof)
+     */
+    LogDecision check(byte[] document, byte[] proofBytes, TileReader.Fetcher tiles) {
+        LogProof proof;
+        Checkpoint checkpoint;
+        try {
+            proof = LogProof.parse(proofBytes);
+            checkpoint = Checkpoint.parse(proof.checkpoint().text());
+        } catch (LogError e) {
+            return LogDecision.refused(e);
+        }
+        VerifiedCheckpoint before = largest(checkpoint.origin());
+        List<byte[]> consistency = new ArrayList<>();
+        if (before != null && before.checkpoint().size() != checkpoint.size()) {
+            long small = Math.min(before.checkpoint().size(), checkpoint.size());
+            long large = Math.max(before.checkpoint().size(), checkpoint.size());
+            try {
+                consistency = new TileReader(large, tiles).consistencyProof(small, large);
+            } catch (LogError e) {
+                return LogDecision.refused(e);
+            }
+        }
+        return verifier().decide(document, proof, before, consistency);
+    }
+
+    /** Keeps {@code checkpoint} as its log's largest (if it is larger) and persists it. */
+    synchronized void keep(VerifiedCheckpoint checkpoint) throws IOException {
+        String origin = checkpoint.checkpoint().origin();
+        VerifiedCheckpoint before = largest.get(origin);
+        if (before != null && before.checkpoint().size() >= checkpoint.checkpoint().size()) return;
+        largest.put(origin, checkpoint);
+        if (storage != null) storage.saveCheckpoint(origin, checkpoint.note().bytes());
+    }
+}

@@ -1,0 +1,176 @@
+package dev.pinset;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.File;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The updater with a tlog-policy (PROTOCOL §7.4) against a loopback HTTP server serving the log vectors
+ * (Tests/Vectors/log): documents with their proofs, the tiles, and {@code /reports} recording what is posted. A
+ * document is accepted only with a valid proof; a tampered one, a rogue log without cosignatures, and a fork change
+ * nothing; the fork reaches the application with both notes and the report URI; the largest checkpoint survives a
+ * restart.
+ */
+class LogUpdateTest {
+    static final String HOST = "api.example.com";
+    private HttpServer server;
+    private final Map<String, byte[]> served = new ConcurrentHashMap<>();
+    private final List<String> reports = new CopyOnWriteArrayList<>();
+    private final List<UpdateEvent> events = new CopyOnWriteArrayList<>();
+    @TempDir File storage;
+
+    @BeforeEach
+    void serve() throws Exception {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/", exchange -> {
+            String path = exchange.getRequestURI().getPath();
+            if (exchange.getRequestMethod().equals("POST")) {
+                reports.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                exchange.sendResponseHeaders(204, -1);
+                exchange.close();
+                return;
+            }
+            byte[] body = path.startsWith("/log/") ? tile(path.substring(5)) : served.get(path);
+            if (body == null) {
+                exchange.sendResponseHeaders(404, -1);
+            } else {
+                // The proof's ETag is its document's (PROTOCOL §7.3).
+                byte[] document = served.get(path.endsWith("/proof") ? path.substring(0, path.length() - 6) : path);
+                if (document != null) exchange.getResponseHeaders().set("ETag", PinSetUpdater.etagOf(document));
+                exchange.sendResponseHeaders(200, body.length);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(body);
+                }
+            }
+            exchange.close();
+        });
+        server.start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop(0);
+    }
+
+    private String tilesFolder = "honest";
+
+    private byte[] tile(String path) {
+        try {
+            File file = new File(VectorTest.ROOT, "log/tiles/" + tilesFolder + "/" + path);
+            return file.isFile() ? Files.readAllBytes(file.toPath()) : null;
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    private void publish(String document, String proof, String tiles) throws Exception {
+        served.put("/pins/" + HOST, VectorTest.read("log/documents/" + document));
+        served.put("/pins/" + HOST + "/proof", VectorTest.read("log/proofs/" + proof + ".proof"));
+        tilesFolder = tiles;
+    }
+
+    private PinSetUpdater updater(PinSetStore store) throws Exception {
+        PinSetUpdater.Configuration configuration = new PinSetUpdater.Configuration(
+                "http://127.0.0.1:" + server.getAddress().getPort(), List.of(HOST));
+        configuration.logPolicy = LogPolicy.parse(VectorTest.read("log/policy.txt"));
+        long now = Rfc3339.parse((String) Json.parseObject(VectorTest.read("manifest.json")).get("now"));
+        PinSetUpdater updater = new PinSetUpdater(configuration, store, null, new PinStorage(storage),
+                new PinFailureReporter(null, 1), () -> now, events::add);
+        updater.loadPersisted();
+        return updater;
+    }
+
+    private static PinSetStore store() throws Exception {
+        Map<?, ?> keys = (Map<?, ?>) Json.parseObject(VectorTest.read("manifest.json")).get("keys");
+        return new PinSetStore(new DocumentVerifier(VectorTest.keys(List.of("S1"), keys), null,
+                new JdkEd25519Verifier(), 300_000), new PinningOptions());
+    }
+
+    private static long version(PinSetStore store) {
+        AcceptedVersion accepted = store.acceptedVersion(HOST);
+        return accepted == null ? 0 : accepted.version();
+    }
+
+    @Test
+    void onlyADocumentTheWorldCanSeeIsAccepted() throws Exception {
+        PinSetStore store = store();
+        PinSetUpdater updater = updater(store);
+        // A rogue set signed with the stolen key, in a log of the stolen log key that no witness cosigned.
+        publish("api.example.com-666.json", "rogue-log-without-history", "rogue");
+        UpdateEvent event = updater.refreshNow(HOST);
+        assertEquals(UpdateEvent.Kind.LOG_REFUSED, event.kind(), event.toString());
+        assertEquals(LogError.Code.QUORUM_NOT_MET, event.logError().code());
+        assertEquals(0, version(store));
+
+        publish("api.example.com-3.json", "valid-proof", "honest");
+        event = updater.refreshNow(HOST);
+        assertEquals(UpdateEvent.Kind.UPDATED, event.kind(), event.toString());
+        assertEquals(3, version(store));
+
+        // A proof that does not lead to the document served (a newer set with the old proof): nothing changes.
+        publish("api.example.com-4.json", "wrong-leaf", "honest");
+        event = updater.refreshNow(HOST);
+        assertEquals(LogError.Code.NOT_INCLUDED, event.logError().code(), event.toString());
+        assertEquals(3, version(store));
+
+        // The same document with a larger checkpoint: consistent (a proof from the tiles), kept as the largest.
+        publish("api.example.com-3.json", "consistent-larger-checkpoint", "honest");
+        served.put("/pins/" + HOST, VectorTest.read("log/documents/api.example.com-3.json"));
+        updater.refreshNow(HOST);
+        assertArrayEquals(VectorTest.read("log/notes/honest-300.note"),
+                new PinStorage(storage).loadCheckpoint("pins.example.com/log"));
+    }
+
+    @Test
+    void aForkIsRefusedReportedWithBothNotesAndRememberedAcrossARestart() throws Exception {
+        PinSetStore store = store();
+        publish("api.example.com-3.json", "valid-proof", "honest");
+        assertEquals(UpdateEvent.Kind.UPDATED, updater(store).refreshNow(HOST).kind());
+        assertArrayEquals(VectorTest.read("log/notes/honest-42.note"),
+                new PinStorage(storage).loadCheckpoint("pins.example.com/log"));
+
+        // Restarted: the persisted documents and the largest checkpoint are reloaded. The split view: the same log
+        // key, another history holding the rogue set.
+        PinSetStore restarted = store();
+        PinSetUpdater updater = updater(restarted);
+        assertEquals(3, version(restarted));
+        publish("api.example.com-666.json", "fork", "rogue");
+        UpdateEvent event = updater.refreshNow(HOST);
+        assertEquals(UpdateEvent.Kind.LOG_FORK, event.kind(), event.toString());
+        assertArrayEquals(VectorTest.read("log/notes/honest-42.note"), event.inForce());
+        assertArrayEquals(VectorTest.read("log/notes/rogue-300.note"), event.offered());
+        assertEquals(3, version(restarted));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (reports.isEmpty() && System.nanoTime() < deadline) Thread.sleep(20);
+        assertEquals(1, reports.size());
+        Map<String, Object> report = Json.parseObject(reports.get(0).getBytes(StandardCharsets.UTF_8));
+        assertEquals("pinset-log-fork", report.get("type"));
+        assertEquals(HOST, report.get("hostname"));
+        assertEquals("pins.example.com/log", report.get("log-origin"));
+        assertEquals(new String(VectorTest.read("log/notes/honest-42.note"), StandardCharsets.UTF_8), report.get("kept-checkpoint"));
+        assertEquals(new String(VectorTest.read("log/notes/rogue-300.note"), StandardCharsets.UTF_8), report.get("refused-checkpoint"));
+        List<UpdateEvent.Kind> kinds = new ArrayList<>();
+        for (UpdateEvent seen : events) kinds.add(seen.kind());
+        assertTrue(kinds.contains(UpdateEvent.Kind.LOG_FORK), kinds.toString());
+        assertNotNull(store.document(HOST));
+    }
+}
