@@ -2,6 +2,7 @@ package dev.pinset;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,17 +18,23 @@ final class LogCheckpoints {
     private final Ed25519Verifier ed25519;
     private final TrustStore trust;
     private final PinStorage storage;
+    private final String server;
+    private final PinSetTransport transport;
     private final Map<String, VerifiedCheckpoint> largest = new HashMap<>();
 
     /**
      * @param trust the trust store whose {@code logKeys} extend the policy; {@code null} without root keys
      * @param storage where the largest checkpoints are persisted; {@code null} keeps them in memory only
+     * @param server the pin server's base URL, where proofs and tiles are fetched
      */
-    LogCheckpoints(LogPolicy policy, Ed25519Verifier ed25519, TrustStore trust, PinStorage storage) {
+    LogCheckpoints(LogPolicy policy, Ed25519Verifier ed25519, TrustStore trust, PinStorage storage, String server,
+            PinSetTransport transport) {
         this.policy = policy;
         this.ed25519 = ed25519;
         this.trust = trust;
         this.storage = storage;
+        this.server = server;
+        this.transport = transport;
     }
 
     /** The verifier of now: the policy with the log keys of the trust document in force. */
@@ -88,6 +95,30 @@ final class LogCheckpoints {
             }
         }
         return verifier().decide(document, proof, before, consistency);
+    }
+
+    /**
+     * Steps 1–3 for the document served at {@code path} ({@code /pins/{host}} or {@code /trust/{n}}): fetches
+     * {@code path + "/proof"} (whose ETag must be the document's {@code etag}, when both are given, or the document
+     * changed in between) and the tiles a consistency proof needs.
+     *
+     * @throws IOException when the proof or a tile cannot be fetched (retried later; nothing changes)
+     */
+    LogDecision fetchAndCheck(String path, byte[] document, String etag) throws IOException {
+        String url = server + path + "/proof";
+        TransportResponse proof = transport.get(url, Collections.singletonMap("Accept", "text/plain"));
+        if (proof.status() != 200) throw new IOException("GET " + url + " answered " + proof.status());
+        String proofEtag = proof.header("etag");
+        if (etag != null && proofEtag != null && !etag.equals(proofEtag)) {
+            throw new IOException("the proof at " + url + " is for another document (ETag " + proofEtag + ", not " + etag
+                    + "); the document changed meanwhile, retried");
+        }
+        return check(document, proof.body(), tile -> {
+            String tileUrl = server + "/log/" + tile.path();
+            TransportResponse answer = transport.get(tileUrl, Collections.<String, String>emptyMap());
+            if (answer.status() != 200) throw new IOException("GET " + tileUrl + " answered " + answer.status());
+            return answer.body();
+        });
     }
 
     /** Keeps {@code checkpoint} as its log's largest (if it is larger) and persists it. */

@@ -99,10 +99,11 @@ public final class PinSetUpdater {
         this.clock = clock == null ? System::currentTimeMillis : clock;
         this.listener = listener == null ? event -> {} : listener;
         store.expectSets(configuration.hosts);
-        trust = store.verifier().trustStore() == null ? null
-                : new TrustRefresher(store.verifier(), configuration.server, this.transport, storage, this.clock, this::emit);
         log = configuration.logPolicy == null ? null : new LogCheckpoints(configuration.logPolicy,
-                store.verifier().ed25519(), store.verifier().trustStore(), storage);
+                store.verifier().ed25519(), store.verifier().trustStore(), storage, configuration.server, this.transport);
+        trust = store.verifier().trustStore() == null ? null
+                : new TrustRefresher(store.verifier(), configuration.server, this.transport, storage, this.clock, this::emit,
+                        log, this::reportFork);
     }
 
     /** Reloads persisted documents, watches pin failures, then polls every host (and /trust with root keys). */
@@ -262,17 +263,13 @@ public final class PinSetUpdater {
         if (log != null) {
             LogDecision decision;
             try {
-                decision = checkLog(host, response);
+                decision = log.fetchAndCheck("/pins/" + host, response.body(), response.header("etag"));
             } catch (IOException e) {
                 return UpdateEvent.of(UpdateEvent.Kind.FETCH_FAILED, host, 0, e.getMessage());
             }
             if (decision.kind() == LogDecision.Kind.REFUSED) return UpdateEvent.logRefused(host, decision.error());
             if (decision.kind() == LogDecision.Kind.FORK) {
-                if (reporter != null) {
-                    VerifiedDocument inForce = store.document(host);
-                    reporter.submitLogFork(host, inForce == null ? null : inForce.pinSet().reportUri(),
-                            configuration.server + "/reports", decision);
-                }
+                reportFork(host, decision);
                 return UpdateEvent.logFork(host, decision);
             }
             checkpoint = decision.largest();
@@ -301,26 +298,12 @@ public final class PinSetUpdater {
         }
     }
 
-    /**
-     * PROTOCOL §7.4 for the document in {@code response}: fetches its proof (whose ETag must be the document's, or
-     * the document changed in between: retried) and the tiles a consistency proof needs, then decides.
-     */
-    private LogDecision checkLog(String host, TransportResponse response) throws IOException {
-        String url = configuration.server + "/pins/" + host + "/proof";
-        TransportResponse proof = transport.get(url, Collections.singletonMap("Accept", "text/plain"));
-        if (proof.status() != 200) throw new IOException("GET " + url + " answered " + proof.status());
-        String etag = response.header("etag");
-        String proofEtag = proof.header("etag");
-        if (etag != null && proofEtag != null && !etag.equals(proofEtag)) {
-            throw new IOException("the proof of " + host + " is for another document (ETag " + proofEtag + ", not "
-                    + etag + "); the document changed meanwhile, retried");
-        }
-        return log.check(response.body(), proof.body(), tile -> {
-            String tileUrl = configuration.server + "/log/" + tile.path();
-            TransportResponse answer = transport.get(tileUrl, Collections.<String, String>emptyMap());
-            if (answer.status() != 200) throw new IOException("GET " + tileUrl + " answered " + answer.status());
-            return answer.body();
-        });
+    /** Posts a fork to the set's reportUri (of {@code host}'s set in force, if any) or the server's /reports. */
+    private void reportFork(String host, LogDecision fork) {
+        if (reporter == null) return;
+        VerifiedDocument inForce = host == null ? null : store.document(host);
+        reporter.submitLogFork(host, inForce == null ? null : inForce.pinSet().reportUri(), configuration.server + "/reports",
+                fork);
     }
 
     private TrustRefresher.Outcome updateTrust() {

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -23,17 +24,22 @@ final class TrustRefresher {
     private final PinStorage storage;
     private final LongSupplier clock;
     private final Consumer<UpdateEvent> emit;
+    /** The transparency-log checks with a tlog-policy; {@code null} otherwise. */
+    private final LogCheckpoints log;
+    private final BiConsumer<String, LogDecision> reportFork;
     private String etag;
     private int failures;
 
     TrustRefresher(DocumentVerifier verifier, String server, PinSetTransport transport, PinStorage storage,
-            LongSupplier clock, Consumer<UpdateEvent> emit) {
+            LongSupplier clock, Consumer<UpdateEvent> emit, LogCheckpoints log, BiConsumer<String, LogDecision> reportFork) {
         this.verifier = verifier;
         this.server = server;
         this.transport = transport;
         this.storage = storage;
         this.clock = clock;
         this.emit = emit;
+        this.log = log;
+        this.reportFork = reportFork;
     }
 
     /** Re-verifies the stored chain from the shipped state (no time check) and installs the newest version reached. */
@@ -123,6 +129,7 @@ final class TrustRefresher {
         long last = Math.min(newest, before.version() + TrustRules.MAX_WALK_STEPS);
         TrustState reached = before;
         List<byte[]> accepted = new ArrayList<>();
+        List<VerifiedCheckpoint> checkpoints = new ArrayList<>();
         for (long version = before.version() + 1; version <= last; version++) {
             byte[] bytes;
             if (version == newest) {
@@ -146,12 +153,38 @@ final class TrustRefresher {
             } catch (TrustRejection rejection) {
                 return failed(UpdateEvent.trustRejected(rejection), maxAge);
             }
+            if (log != null) {
+                // PROTOCOL §7.4: a trust document too is accepted only with its proof.
+                LogDecision decision;
+                try {
+                    decision = log.fetchAndCheck("/trust/" + version, bytes, version == newest ? response.header("etag") : null);
+                } catch (IOException | RuntimeException e) {
+                    return failed(UpdateEvent.of(UpdateEvent.Kind.TRUST_FETCH_FAILED, null, version,
+                            "the proof of /trust/" + version + ": " + e.getMessage()), maxAge);
+                }
+                if (decision.kind() == LogDecision.Kind.FORK) {
+                    reportFork.accept(null, decision);
+                    return failed(UpdateEvent.logFork(null, decision), maxAge);
+                }
+                if (decision.kind() == LogDecision.Kind.REFUSED) {
+                    return failed(UpdateEvent.logRefused(null, decision.error()), maxAge);
+                }
+                checkpoints.add(decision.largest());
+            }
         }
         TrustRejection late = TrustRules.checkTime(reached, clock.getAsLong(), verifier.skewMillis());
         if (late != null) return failed(UpdateEvent.trustRejected(late), maxAge);
         TrustState replaced = trust.advance(reached);
         if (replaced == null) return succeeded(null, maxAge);
         if (reached.version() == newest) etag = response.header("etag");
+        for (VerifiedCheckpoint checkpoint : checkpoints) {
+            try {
+                log.keep(checkpoint);
+            } catch (IOException e) {
+                emit.accept(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, null, 0, e.getMessage()));
+                break;
+            }
+        }
         if (storage != null) {
             long version = before.version();
             for (byte[] bytes : accepted) {
