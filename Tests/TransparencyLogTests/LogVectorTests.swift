@@ -53,9 +53,10 @@ import TransparencyLog
         let verifier = LogProofVerifier(
             policy: try LogPolicy(parsing: Self.read(Self.manifest.policy), crypto: crypto), crypto: crypto)
         let entry = try Self.read(vector.document)
+        let proofBytes = try Self.read(vector.proof)
         let proof: LogProof
         do {
-            proof = try LogProof(parsing: Self.read(vector.proof))
+            proof = try LogProof(parsing: proofBytes)
         } catch {
             #expect(vector.expect.decision == "refused" && vector.expect.code == error.code.rawValue)
             return
