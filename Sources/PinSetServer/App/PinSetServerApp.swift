@@ -4,6 +4,8 @@ import MicroHTTPD
 import OpenSSLCrypto
 import PKCS11
 import PinSetCore
+import PinSetOpenSSL
+import TransparencyLog
 
 /// A running pin server: the database, the signing key, the in-memory snapshot, the HTTP listener and the
 /// background re-signer, started together and stopped together.
@@ -17,6 +19,8 @@ public final class PinSetServerApp: Sendable {
     private let snapshot: DocumentIndex
     private let resigner: PeriodicWorker
     private let monitor: HostMonitor?
+    private let logPublisher: LogPublisher?
+    private let witnesses: WitnessWorker?
     private let logger: Logger
 
     /// Opens the database, loads the key and the published documents (without re-signing them), and
@@ -30,8 +34,13 @@ public final class PinSetServerApp: Sendable {
         let (key, store) = try Self.openKeyAndDatabase(configuration, logger: logger)
         let snapshot = DocumentIndex(maxAge: Int(configuration.service.refreshInterval))
         let metrics = ServerMetrics()
+        let logPublisher = try configuration.log.map { log in
+            try Self.openLog(
+                log, store: store, signingKey: key.publicKey, maxAge: Int(configuration.service.refreshInterval),
+                logger: logger)
+        }
         let service = try PinSetService(
-            store: store, signingKey: key, configuration: configuration.service, logger: logger,
+            store: store, signingKey: key, configuration: configuration.service, logger: logger, log: logPublisher,
             publish: { snapshot.publish(CollectionOfOne($0)) })
         let started = Date()
         let hosts = try snapshot.load(from: store)
@@ -44,12 +53,30 @@ public final class PinSetServerApp: Sendable {
         let reports = PinReportService(store: store, service: service, configuration: configuration.reports)
         let trust = try TrustService(
             store: store, rootKeys: configuration.rootKeys, rootThreshold: configuration.rootThreshold,
-            signingKid: key.kid, refreshInterval: configuration.service.refreshInterval)
+            signingKid: key.kid, refreshInterval: configuration.service.refreshInterval, log: logPublisher)
         Self.warnIfNotDelegated(trust, kid: key.kid, logger: logger)
         self.trust = trust
+        if let logPublisher {
+            let loaded = try logPublisher.load()
+            logger.info(
+                "loaded the transparency log",
+                metadata: [
+                    "origin": "\(logPublisher.log.origin)", "treeSize": "\(loaded.treeSize)",
+                    "appended": "\(loaded.appended)", "proofs": "\(loaded.proofs)",
+                ])
+            logPublisher.start()
+        }
+        self.logPublisher = logPublisher
+        let witnesses = configuration.log.flatMap { log -> WitnessWorker? in
+            guard let logPublisher, !log.witnesses.isEmpty else { return nil }
+            return WitnessWorker(
+                publisher: logPublisher, witnesses: log.witnesses, deadline: log.witnessDeadline,
+                retryInterval: log.witnessRetryInterval, crypto: OpenSSLTrustCrypto(), logger: logger)
+        }
+        self.witnesses = witnesses
         let router = PinSetRouter(
             snapshot: snapshot, service: service, reports: reports, trust: trust, store: store, metrics: metrics,
-            logger: logger)
+            logger: logger, log: logPublisher, witnesses: witnesses)
         self.http = try HTTPServer(configuration: configuration.http, handler: router)
         self.store = store
         self.service = service
@@ -77,6 +104,9 @@ public final class PinSetServerApp: Sendable {
         }
     }
 
+    /// The transparency log's vkey (`origin+keyid+base64`), `nil` without a log.
+    public var logVerifierKey: String? { logPublisher?.log.verifierKey.description }
+
     /// The bound port (useful with port 0).
     public var port: UInt16 { http.port }
 
@@ -86,6 +116,8 @@ public final class PinSetServerApp: Sendable {
         resigner.stop()
         monitor?.stop()
         http.shutdown(gracePeriodSeconds: gracePeriod)
+        witnesses?.stop()
+        logPublisher?.stop()
         do {
             try store.close()
         } catch {
@@ -130,6 +162,37 @@ public final class PinSetServerApp: Sendable {
                 keyPath: configuration.keyPath, databasePath: configuration.databasePath, kids: signers)
         }
         return (try createKey(at: configuration.keyPath), store)
+    }
+
+    /// The log's state over the database, with the log key loaded (PROTOCOL §7.1).
+    /// - Throws: ``StartupError`` when the log key cannot be used or the origin is not a valid key name.
+    private static func openLog(
+        _ configuration: LogConfiguration, store: PinDatabase, signingKey: [UInt8], maxAge: Int, logger: Logger
+    ) throws -> LogPublisher {
+        let crypto = OpenSSLTrustCrypto()
+        let state: LogState
+        do {
+            let key = try Ed25519SigningKey.load(pemFile: configuration.keyPath)
+            guard key.publicKey != signingKey else {
+                throw StartupError(
+                    code: .logKeyUnusable,
+                    description:
+                        "the log key must not be the document signing key (PROTOCOL §7.1): make one with `pinset keygen`"
+                )
+            }
+            let signer = try NoteSigner(name: configuration.origin, type: .ed25519, key: key)
+            state = try LogState(origin: configuration.origin, signer: signer, crypto: crypto)
+        } catch let error as StartupError {
+            throw error
+        } catch {
+            throw StartupError(
+                code: .logKeyUnusable,
+                description:
+                    "the log key \(configuration.keyPath) cannot be used for origin \(configuration.origin): \(error)")
+        }
+        return LogPublisher(
+            log: state, store: store, witnessCount: configuration.witnesses.count, maxAge: maxAge, crypto: crypto,
+            logger: logger)
     }
 
     private static func createKey(at keyPath: String) throws -> Ed25519SigningKey {

@@ -28,6 +28,8 @@ public struct PinSetServerConfiguration: Sendable {
     public var rootKeys: [[UInt8]]
     /// How many distinct ``rootKeys`` must sign the first trust document (`--root-threshold`). Default 1.
     public var rootThreshold: Int
+    /// The transparency log (PROTOCOL §7): its key, origin and witnesses. Default `nil`: no log, no proofs.
+    public var log: LogConfiguration?
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(
@@ -35,8 +37,9 @@ public struct PinSetServerConfiguration: Sendable {
         createKeyIfMissing: Bool = false, http: HTTPServerConfiguration = HTTPServerConfiguration(),
         service: ServiceConfiguration = ServiceConfiguration(), reports: ReportConfiguration = ReportConfiguration(),
         resignCheckInterval: TimeInterval = 60, rootKeys: [[UInt8]] = [], rootThreshold: Int = 1,
-        pkcs11: PKCS11Settings = PKCS11Settings()
+        pkcs11: PKCS11Settings = PKCS11Settings(), log: LogConfiguration? = nil
     ) {
+        self.log = log
         self.pkcs11 = pkcs11
         self.rootKeys = rootKeys
         self.rootThreshold = rootThreshold

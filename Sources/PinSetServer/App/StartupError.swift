@@ -10,6 +10,9 @@ public struct StartupError: Error, Sendable, Equatable, CustomStringConvertible 
         case signingKeyUnusable
         /// The private key on the token is extractable or not sensitive, and `--allow-extractable-key` was not given.
         case extractableKey
+        /// The transparency log's key (`--log-key`) cannot be loaded, is the signing key, or the origin is not a
+        /// valid note key name.
+        case logKeyUnusable
     }
 
     /// The kind of refusal.

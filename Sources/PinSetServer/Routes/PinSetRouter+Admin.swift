@@ -147,7 +147,7 @@ extension PinSetRouter {
             body: try outcome.encodedJSON())
     }
 
-    private func json(_ status: Int, _ value: some Encodable) throws -> HTTPResponse {
+    func json(_ status: Int, _ value: some Encodable) throws -> HTTPResponse {
         .dynamic(
             status: status, headers: [("Content-Type", "application/json")],
             body: [UInt8](try AdminJSON.encoder.encode(value)))

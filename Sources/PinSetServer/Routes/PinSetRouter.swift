@@ -17,11 +17,17 @@ final class PinSetRouter: HTTPHandler {
     let reportLimiter: ReportRateLimiter
     let keys: CachedResource
     let console = ConsoleSite()
+    /// The transparency log's publisher, `nil` without `--log-key`.
+    let log: LogPublisher?
+    let witnesses: WitnessWorker?
 
     init(
         snapshot: DocumentIndex, service: PinSetService, reports: PinReportService, trust: TrustService,
-        store: PinDatabase, metrics: ServerMetrics, logger: Logger
+        store: PinDatabase, metrics: ServerMetrics, logger: Logger, log: LogPublisher? = nil,
+        witnesses: WitnessWorker? = nil
     ) {
+        self.log = log
+        self.witnesses = witnesses
         self.trust = trust
         self.snapshot = snapshot
         self.service = service

@@ -161,6 +161,14 @@ extension PinDatabase {
                     );
                     """)
         }
+        // Which log entry holds each served document (PROTOCOL §7.3: its proof); NULL until it is logged.
+        migrator.registerMigration("v8-served-log-index") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE document ADD COLUMN logIndex INTEGER;
+                    ALTER TABLE trustDocument ADD COLUMN logIndex INTEGER;
+                    """)
+        }
         return migrator
     }
 }

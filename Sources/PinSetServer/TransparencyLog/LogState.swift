@@ -103,6 +103,12 @@ public final class LogState: Sendable {
     /// The number of entries in memory (committed and applied).
     public var treeSize: Int { memory.withLock { $0.hashes.treeSize } }
 
+    /// The log key's public side (its vkey is what client policies and witnesses are given).
+    public var verifierKey: VerifierKey { signer.key }
+
+    /// The size of the latest signed checkpoint (0 before the first).
+    public var checkpointSize: Int { memory.withLock { $0.checkpointSize } }
+
     /// The latest signed checkpoint, with the cosignatures added so far.
     public var checkpoint: SignedNote? { memory.withLock { $0.checkpoint } }
 

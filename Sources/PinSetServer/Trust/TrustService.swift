@@ -43,6 +43,8 @@ public final class TrustService: Sendable {
     /// Clock tolerance for a pushed document's `issuedAt`/`expiresAt`, as clients use. 300 seconds.
     let skew: TimeInterval = 300
     private let crypto = OpenSSLTrustCrypto()
+    /// The transparency log's publisher (PROTOCOL §7), `nil` when the server keeps no log.
+    let log: LogPublisher?
 
     /// Loads every stored trust document into memory.
     /// - Parameters:
@@ -52,10 +54,22 @@ public final class TrustService: Sendable {
     ///   - signingKid: the `kid` of the key the server signs with now.
     ///   - refreshInterval: the `max-age` of `GET /trust`.
     /// - Throws: 400 when the threshold is out of range; 500 when the database fails.
-    public init(
+    public convenience init(
         store: PinDatabase, rootKeys: [[UInt8]], rootThreshold: Int, signingKid: String, refreshInterval: TimeInterval,
         clock: @escaping @Sendable () -> Date = Date.init
     ) throws(ServiceError) {
+        try self.init(
+            store: store, rootKeys: rootKeys, rootThreshold: rootThreshold, signingKid: signingKid,
+            refreshInterval: refreshInterval, clock: clock, log: nil)
+    }
+
+    /// The same, with a transparency log: a pushed document is appended to it in the transaction that stores it,
+    /// and served once a signed checkpoint includes it.
+    init(
+        store: PinDatabase, rootKeys: [[UInt8]], rootThreshold: Int, signingKid: String, refreshInterval: TimeInterval,
+        clock: @escaping @Sendable () -> Date = Date.init, log: LogPublisher?
+    ) throws(ServiceError) {
+        self.log = log
         self.store = store
         do {
             roots =
@@ -90,8 +104,10 @@ public final class TrustService: Sendable {
     /// serves it from the next request on.
     /// - Throws: 400 malformed; 409 no root keys and nothing stored; 422 with ``ServiceError/trustRule``.
     public func push(_ bytes: [UInt8], tokenName: String) throws(ServiceError) -> PushOutcome {
-        let outcome: (PushOutcome, [UInt8]) = try store.serializedWrite { db in
+        let index = self.index
+        let (outcome, ticket): (PushOutcome, LogPublisher.Ticket?) = try store.serializedWrite { db in
             var result: (PushOutcome, [UInt8])?
+            var append: LogAppend?
             try db.inTransaction {
                 let anchor: TrustAnchor
                 if let newest = try TrustTable.newest(db) {
@@ -126,6 +142,11 @@ public final class TrustService: Sendable {
                 try TrustTable.insert(
                     db, version: verified.payload.version, body: verified.raw, issuedAt: verified.payload.issuedAt,
                     expiresAt: verified.payload.expiresAt, pushedAt: now, tokenName: tokenName)
+                if let log {
+                    append = try log.log.append([verified.raw], in: db)
+                    try ServedLogIndexTable.setTrust(
+                        db, version: verified.payload.version, leafIndex: append!.firstIndex)
+                }
                 result = (
                     PushOutcome(
                         version: verified.payload.version, signers: verified.signers,
@@ -133,10 +154,25 @@ public final class TrustService: Sendable {
                 )
                 return .commit
             }
-            guard let result else { throw ServiceError(.storage, "the trust document was not stored") }
-            return result
+            guard let (outcome, body) = result else {
+                throw ServiceError(.storage, "the trust document was not stored")
+            }
+            // Committed; still inside the serialized section, so publication follows commit order.
+            guard let log, let append else {
+                index.publish(version: outcome.version, body: body)
+                return (outcome, nil)
+            }
+            let version = outcome.version
+            let ticket = log.committed(
+                [append],
+                [
+                    LogPublisher.Pending(
+                        key: .trust(version), leafIndex: append.firstIndex, etag: PublishedDocument.etag(for: body),
+                        version: version, publish: { index.publish(version: version, body: body) })
+                ])
+            return (outcome, ticket)
         }
-        index.publish(version: outcome.0.version, body: outcome.1)
-        return outcome.0
+        try PinSetService.waitUntilServed(ticket)
+        return outcome
     }
 }

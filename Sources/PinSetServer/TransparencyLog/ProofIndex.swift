@@ -1,0 +1,79 @@
+import Locking
+import MicroHTTPD
+import PinSetCore
+import TransparencyLog
+
+/// The document a served proof is for: a host's current pin document or one trust document.
+enum ProofKey: Hashable, Sendable {
+    case pins(String)
+    case trust(Int)
+}
+
+/// The C2SP tlog-proofs served at `/pins/{host}/proof` and `/trust/{version}/proof` (PROTOCOL §7.3): one
+/// ``CachedResource`` per served document, built when the document is published (never per request), with the
+/// document's ETag. Only the publisher thread replaces them; readers hold the lock for one dictionary lookup.
+///
+/// A proof refers to the checkpoint that first included its document and is rebuilt only when that proof lacks
+/// cosignatures that a newer checkpoint has (``underCosigned``): documents whose proofs are complete are never
+/// touched again, however many checkpoints follow.
+final class ProofIndex: Sendable {
+    /// What the publisher needs to rebuild a proof.
+    struct Entry: Sendable {
+        let resource: CachedResource
+        let leafIndex: Int
+        let etag: String
+        let version: Int
+    }
+
+    private struct State {
+        var proofs: [ProofKey: Entry] = [:]
+        /// Proofs whose checkpoint lacks some witness's cosignature.
+        var underCosigned: Set<ProofKey> = []
+    }
+
+    private let state = Locked(State())
+    /// `Cache-Control` of every proof: the documents' refresh interval (cosignatures may still be added).
+    let cacheControl: String
+
+    /// `text/plain; charset=utf-8`: C2SP tlog-proof is a text format and names no media type.
+    static let contentType = "text/plain; charset=utf-8"
+
+    init(maxAge: Int) {
+        cacheControl = "public, max-age=\(maxAge)"
+    }
+
+    /// Serves `proof` for `key`'s document (its `etag` and `version`), unless a proof of a later log entry is
+    /// served for it already. `complete` says whether its checkpoint has every witness's cosignature.
+    func publish(_ key: ProofKey, etag: String, version: Int, proof: LogProof, complete: Bool) {
+        let path: String
+        switch key {
+        case .pins(let host): path = "/pins/\(host)/proof"
+        case .trust(let number): path = "/trust/\(number)/proof"
+        }
+        let resource = CachedResource(
+            key: path.utf8, etag: etag, body: proof.bytes, version: proof.index, contentType: Self.contentType,
+            cacheControl: cacheControl)
+        let entry = Entry(resource: resource, leafIndex: proof.index, etag: etag, version: version)
+        let replaced: Entry? = state.withLock { state in
+            if let current = state.proofs[key], current.leafIndex > proof.index { return nil }
+            defer {
+                if complete { state.underCosigned.remove(key) } else { state.underCosigned.insert(key) }
+            }
+            return state.proofs.updateValue(entry, forKey: key)
+        }
+        _ = replaced  // released here, out of the lock
+    }
+
+    /// The proof served for `key`.
+    func resource(_ key: ProofKey) -> CachedResource? {
+        state.withLock { $0.proofs[key]?.resource }
+    }
+
+    /// The proofs whose checkpoint lacked some cosignature when they were built.
+    var underCosigned: [(ProofKey, Entry)] {
+        state.withLock { state in state.underCosigned.compactMap { key in state.proofs[key].map { (key, $0) } } }
+    }
+
+    /// How many proofs are served.
+    var count: Int { state.withLock { $0.proofs.count } }
+}
