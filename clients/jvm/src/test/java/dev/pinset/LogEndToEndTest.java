@@ -131,6 +131,16 @@ class LogEndToEndTest {
                 .getBytes(StandardCharsets.UTF_8);
     }
 
+    /** {@code pinset serve} with the log and the witness ({@code extra} options after them). */
+    private PinServerProcess startLoggedServer(File signing, File logKey, String[] witness, String... extra) throws Exception {
+        File database = new File(directory, "pinset.sqlite");
+        List<String> options = new java.util.ArrayList<>(List.of("--log-key", logKey.getPath(), "--log-origin", ORIGIN,
+                "--witness", witness[0], witness[1]));
+        options.addAll(List.of(extra));
+        return PinServerProcess.start(processes, database, signing, PinServerProcess.createToken(processes, database),
+                options.toArray(new String[0]));
+    }
+
     private PinSetUpdater updater(String server, PinSetStore store, LogPolicy policy) {
         PinSetUpdater.Configuration configuration = new PinSetUpdater.Configuration(server, List.of(HOST));
         configuration.logPolicy = policy;
@@ -162,10 +172,7 @@ class LogEndToEndTest {
         File logKey = pki.ed25519("log");
         VerifierKey log = vkey("log", ORIGIN, VerifierKey.ED25519);
         String[] witness = startWitness(log);
-        File database = new File(directory, "pinset.sqlite");
-        PinServerProcess server = PinServerProcess.start(processes, database, signing,
-                PinServerProcess.createToken(processes, database), "--log-key", logKey.getPath(), "--log-origin", ORIGIN,
-                "--witness", witness[0], witness[1]);
+        PinServerProcess server = startLoggedServer(signing, logKey, witness);
         String reportsUrl = startHelper(server.url);
         LogPolicy policy = LogPolicy.parse(("log " + log + "\nwitness w1 " + witness[1] + "\nquorum w1\n")
                 .getBytes(StandardCharsets.UTF_8));
@@ -225,5 +232,52 @@ class LogEndToEndTest {
         event = new PinSetUpdater(configuration, fresh, null, null, null, null, null).refreshNow(HOST);
         assertEquals(LogError.Code.QUORUM_NOT_MET, event.logError().code(), event.toString());
         assertEquals(0, version(fresh));
+    }
+
+    @Test
+    void aTrustDocumentIsWalkedOnlyWithItsProof() throws Exception {
+        File root = pki.ed25519("root");
+        File signing = pki.ed25519("signing");
+        File logKey = pki.ed25519("log");
+        VerifierKey log = vkey("log", ORIGIN, VerifierKey.ED25519);
+        String[] witness = startWitness(log);
+        String rootPub = new File(directory, "root.pub.pem").getPath();
+        PinServerProcess server = startLoggedServer(signing, logKey, witness, "--root-pub", rootPub);
+        String proxy = startHelper(server.url) + "/proxy";
+        for (int version = 1; version <= 2; version++) {
+            processes.run(PinServerProcess.BINARY, "trust", "sign", "--root-key", root.getPath(), "--signing-key-pub",
+                    new File(directory, "signing.pub.pem").getPath(), "--version", "" + version, "--out",
+                    "trust-" + version + ".json");
+        }
+        assertEquals(201, server.pushTrust(new File(directory, "trust-1.json")));
+        assertEquals(201, server.putSet(HOST, TestPki.randomPin(), TestPki.randomPin(), null));
+        LogPolicy policy = LogPolicy.parse(("log " + log + "\nwitness w1 " + witness[1] + "\nquorum w1\n")
+                .getBytes(StandardCharsets.UTF_8));
+        TrustStore trust = new TrustStore(TrustState.ofRootKeys(
+                List.of(TrustedKey.fromPem(Files.readString(new File(rootPub).toPath()))), 1));
+        PinSetStore store = new PinSetStore(new DocumentVerifier(List.of(), trust, new JdkEd25519Verifier(), 300_000),
+                new PinningOptions());
+
+        // Trust version 2 through the tampering proxy: its proof fails, the walk stops at version 0.
+        assertEquals(201, server.pushTrust(new File(directory, "trust-2.json")));
+        PinSetUpdater tampered = updater(proxy, store, policy);
+        for (int attempt = 0; attempt < 100 && !events.stream().anyMatch(e -> e.kind() == UpdateEvent.Kind.LOG_REFUSED
+                && e.logError().code() == LogError.Code.NOT_INCLUDED); attempt++) {
+            tampered.refreshTrust();
+            Thread.sleep(100);
+        }
+        assertTrue(events.stream().anyMatch(e -> e.kind() == UpdateEvent.Kind.LOG_REFUSED
+                && e.logError().code() == LogError.Code.NOT_INCLUDED), events.toString());
+        assertEquals(0, trust.current().version(), events.toString());
+        // Straight from the server: versions 1 and 2 are walked with their proofs, then the set is accepted.
+        PinSetUpdater direct = updater(server.url, store, policy);
+        for (int attempt = 0; attempt < 100 && trust.current().version() < 2; attempt++) {
+            direct.refreshTrust();
+            if (trust.current().version() < 2) Thread.sleep(100);
+        }
+        assertEquals(2, trust.current().version(), events.toString());
+        UpdateEvent event = refreshWhileCosigning(direct);
+        assertEquals(UpdateEvent.Kind.UPDATED, event.kind(), event.toString());
+        assertEquals(1, version(store));
     }
 }
