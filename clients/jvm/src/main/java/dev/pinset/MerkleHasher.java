@@ -54,11 +54,11 @@ public final class MerkleHasher {
             if (sn == 0) return false;
             if ((fn & 1) == 1 || fn == sn) {
                 r = nodeHash(p, r);
-                if ((fn & 1) == 0) {
-                    while ((fn & 1) == 0 && fn != 0) {
-                        fn >>= 1;
-                        sn >>= 1;
-                    }
+                if ((fn & 1) == 0 && fn != 0) {
+                    // Up to the first level where this node is a right child (RFC 9162: shift while even).
+                    int zeros = Long.numberOfTrailingZeros(fn);
+                    fn >>= zeros;
+                    sn >>= zeros;
                 }
             } else {
                 r = nodeHash(r, p);
@@ -91,11 +91,11 @@ public final class MerkleHasher {
             if ((fn & 1) == 1 || fn == sn) {
                 fr = nodeHash(c, fr);
                 sr = nodeHash(c, sr);
-                if ((fn & 1) == 0) {
-                    while ((fn & 1) == 0 && fn != 0) {
-                        fn >>= 1;
-                        sn >>= 1;
-                    }
+                if ((fn & 1) == 0 && fn != 0) {
+                    // Up to the first level where this node is a right child (RFC 9162: shift while even).
+                    int zeros = Long.numberOfTrailingZeros(fn);
+                    fn >>= zeros;
+                    sn >>= zeros;
                 }
             } else {
                 sr = nodeHash(sr, c);
