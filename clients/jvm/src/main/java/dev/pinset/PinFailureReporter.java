@@ -102,27 +102,35 @@ public final class PinFailureReporter {
     }
 
     /**
-     * Queues the report of a transparency-log fork (PROTOCOL §7.4) seen while fetching {@code host}'s document: a
-     * JSON object {@code {"type": "pinset-log-fork", "date-time", "hostname", "log-origin", "kept-checkpoint",
-     * "refused-checkpoint"}}, both checkpoints the signed notes as received. Posted to {@code reportUri} (the set's),
-     * else, or when that fails, to {@code fallbackReportUri}; sent once per pair of checkpoints and interval.
+     * The report of a transparency-log fork (PROTOCOL §7.4) seen on the proof of {@code document}
+     * ({@code /pins/<host>} or {@code /trust/<n>}), the Swift client's {@code LogForkReport}:
+     * {@code {"pinset-report":"log-fork","date-time","document","log-origin","kept-checkpoint","refused-checkpoint"}},
+     * both checkpoints the signed notes as received. Holds no secret.
      */
-    public Future<Outcome> submitLogFork(String host, String reportUri, String fallbackReportUri, LogDecision fork) {
-        String fallback = httpUrl(fallbackReportUri);
-        String first = httpUrl(reportUri) != null ? httpUrl(reportUri) : fallback;
-        if (first == null) return executor.submit(() -> Outcome.NO_REPORT_URI);
+    static byte[] logForkJson(String document, LogDecision fork) {
         String origin;
         try {
-            origin = Checkpoint.parse(fork.refused().text()).origin();
+            origin = Checkpoint.parse(fork.kept().text()).origin();
         } catch (LogError e) {
             origin = "";
         }
-        String kept = new String(fork.kept().bytes(), StandardCharsets.UTF_8);
-        String refused = new String(fork.refused().bytes(), StandardCharsets.UTF_8);
-        String body = "{\"type\":\"pinset-log-fork\",\"date-time\":" + Json.quote(Rfc3339.format(System.currentTimeMillis()))
-                + ",\"hostname\":" + Json.quote(host) + ",\"log-origin\":" + Json.quote(origin)
-                + ",\"kept-checkpoint\":" + Json.quote(kept) + ",\"refused-checkpoint\":" + Json.quote(refused) + "}";
-        return send(first, fallback, first + " fork " + kept + refused, body);
+        return ("{\"pinset-report\":\"log-fork\",\"date-time\":" + Json.quote(Rfc3339.format(System.currentTimeMillis()))
+                + ",\"document\":" + Json.quote(document) + ",\"log-origin\":" + Json.quote(origin)
+                + ",\"kept-checkpoint\":" + Json.quote(new String(fork.kept().bytes(), StandardCharsets.UTF_8))
+                + ",\"refused-checkpoint\":" + Json.quote(new String(fork.refused().bytes(), StandardCharsets.UTF_8)) + "}")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Queues a fork report ({@link #logForkJson}) and returns at once: to {@code reportUri} (the set's in force, if
+     * any), else, or when that fails, to {@code fallbackReportUri}; the same fork is sent once per interval.
+     */
+    public Future<Outcome> submitLogFork(byte[] report, String reportUri, String fallbackReportUri) {
+        String fallback = httpUrl(fallbackReportUri);
+        String first = httpUrl(reportUri) != null ? httpUrl(reportUri) : fallback;
+        if (first == null) return executor.submit(() -> Outcome.NO_REPORT_URI);
+        String body = new String(report, StandardCharsets.UTF_8);
+        return send(first, fallback, first + " " + body.replaceFirst("\"date-time\":\"[^\"]*\"", ""), body);
     }
 
     private static boolean coveredByFailingSet(String reportUri, PinFailure failure) {

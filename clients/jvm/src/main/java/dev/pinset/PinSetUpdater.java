@@ -103,7 +103,7 @@ public final class PinSetUpdater {
                 store.verifier().ed25519(), store.verifier().trustStore(), storage, configuration.server, this.transport);
         trust = store.verifier().trustStore() == null ? null
                 : new TrustRefresher(store.verifier(), configuration.server, this.transport, storage, this.clock, this::emit,
-                        log, this::reportFork);
+                        log, (document, fork) -> reportFork(null, document, fork));
     }
 
     /** Reloads persisted documents, watches pin failures, then polls every host (and /trust with root keys). */
@@ -267,10 +267,15 @@ public final class PinSetUpdater {
             } catch (IOException e) {
                 return UpdateEvent.of(UpdateEvent.Kind.FETCH_FAILED, host, 0, e.getMessage());
             }
-            if (decision.kind() == LogDecision.Kind.REFUSED) return UpdateEvent.logRefused(host, decision.error());
+            if (decision.kind() == LogDecision.Kind.REFUSED) {
+                return UpdateEvent.rejected(host, new DocumentRejection(DocumentRejection.Code.NOT_LOGGED,
+                        decision.error().getMessage()), decision.error());
+            }
             if (decision.kind() == LogDecision.Kind.FORK) {
-                reportFork(host, decision);
-                return UpdateEvent.logFork(host, decision);
+                reportFork(host, "/pins/" + host, decision);
+                return UpdateEvent.rejected(host, new DocumentRejection(DocumentRejection.Code.LOG_FORK, "the proof's "
+                        + "checkpoint is inconsistent with the largest accepted before: the log forked; the set in force "
+                        + "is kept"), decision.error());
             }
             checkpoint = decision.largest();
         }
@@ -298,12 +303,24 @@ public final class PinSetUpdater {
         }
     }
 
-    /** Posts a fork to the set's reportUri (of {@code host}'s set in force, if any) or the server's /reports. */
-    private void reportFork(String host, LogDecision fork) {
+    /**
+     * A fork seen on the proof of {@code document}: told to the listener with both notes, kept in the storage, and
+     * posted to the reportUri of {@code host}'s set in force (none for a trust document) or the server's /reports.
+     */
+    private void reportFork(String host, String document, LogDecision fork) {
+        emit(UpdateEvent.logFork(host, document, fork));
+        byte[] report = PinFailureReporter.logForkJson(document, fork);
+        if (storage != null) {
+            try {
+                storage.saveFork(fork.kept(), report);
+            } catch (IOException e) {
+                emit(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, host, 0, e.getMessage()));
+            }
+        }
         if (reporter == null) return;
         VerifiedDocument inForce = host == null ? null : store.document(host);
-        reporter.submitLogFork(host, inForce == null ? null : inForce.pinSet().reportUri(), configuration.server + "/reports",
-                fork);
+        reporter.submitLogFork(report, inForce == null ? null : inForce.pinSet().reportUri(),
+                configuration.server + "/reports");
     }
 
     private TrustRefresher.Outcome updateTrust() {

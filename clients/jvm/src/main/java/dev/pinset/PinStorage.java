@@ -11,7 +11,7 @@ import java.util.List;
  * Persists accepted documents in a directory the app chooses (on Android, {@code context.getNoBackupFilesDir()}),
  * with the Swift client's file names: {@code <host>.pinset.jws.json} and
  * {@code trust-<version>.pinset-trust.jws.json}, plus the largest checkpoint of each transparency log
- * ({@code log-<hash of origin>.checkpoint}, PROTOCOL §7.4). Files hold the documents exactly as received, so they are
+ * ({@code log-<base64url(origin)>.checkpoint}, PROTOCOL §7.4) and the evidence of any fork. Files hold the documents exactly as received, so they are
  * verified again on reload and rollback protection holds across restarts.
  */
 public final class PinStorage {
@@ -67,9 +67,31 @@ public final class PinStorage {
         return read(checkpointFile(origin));
     }
 
-    /** {@code log-<base64url(SHA-256(origin))>.checkpoint}: an origin may hold any character a file name cannot. */
+    /**
+     * Keeps the evidence of a fork (the report JSON, both signed notes) as {@code log-fork-<base64url(origin)>-<n>.json},
+     * {@code n} the first free number from 1; at most 100 are kept, as the Swift client does.
+     */
+    public void saveFork(SignedNote kept, byte[] report) throws IOException {
+        String origin;
+        try {
+            origin = Checkpoint.parse(kept.text()).origin();
+        } catch (LogError e) {
+            origin = "";
+        }
+        String prefix = "log-fork-" + Base64Codec.encodeUrl(NoteText.utf8(origin)) + "-";
+        for (int number = 1; number <= 100; number++) {
+            File file = new File(directory, prefix + number + ".json");
+            if (!file.exists()) {
+                write(file, report);
+                return;
+            }
+        }
+        throw new IOException("100 log forks are stored already in " + directory + "; the newest is not kept");
+    }
+
+    /** {@code log-<base64url(origin)>.checkpoint}, the Swift client's name. */
     private File checkpointFile(String origin) {
-        return new File(directory, "log-" + Base64Codec.encodeUrl(Sha256.hash(NoteText.utf8(origin))) + ".checkpoint");
+        return new File(directory, "log-" + Base64Codec.encodeUrl(NoteText.utf8(origin)) + ".checkpoint");
     }
 
     private File trustFile(long version) {

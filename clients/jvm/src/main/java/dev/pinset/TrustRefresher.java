@@ -129,7 +129,6 @@ final class TrustRefresher {
         long last = Math.min(newest, before.version() + TrustRules.MAX_WALK_STEPS);
         TrustState reached = before;
         List<byte[]> accepted = new ArrayList<>();
-        List<VerifiedCheckpoint> checkpoints = new ArrayList<>();
         for (long version = before.version() + 1; version <= last; version++) {
             byte[] bytes;
             if (version == newest) {
@@ -163,13 +162,21 @@ final class TrustRefresher {
                             "the proof of /trust/" + version + ": " + e.getMessage()), maxAge);
                 }
                 if (decision.kind() == LogDecision.Kind.FORK) {
-                    reportFork.accept(null, decision);
-                    return failed(UpdateEvent.logFork(null, decision), maxAge);
+                    reportFork.accept("/trust/" + version, decision);
+                    return failed(UpdateEvent.trustRejected(new TrustRejection(TrustRejection.Code.LOG_FORK, "the proof of "
+                            + "trust version " + version + " has a checkpoint inconsistent with the largest accepted before: "
+                            + "the log forked"), decision.error()), maxAge);
                 }
                 if (decision.kind() == LogDecision.Kind.REFUSED) {
-                    return failed(UpdateEvent.logRefused(null, decision.error()), maxAge);
+                    return failed(UpdateEvent.trustRejected(new TrustRejection(TrustRejection.Code.NOT_LOGGED, "trust version "
+                            + version + ": " + decision.error().getMessage()), decision.error()), maxAge);
                 }
-                checkpoints.add(decision.largest());
+                // Consistent and cosigned whether or not the walk completes: kept at once, as the Swift client does.
+                try {
+                    log.keep(decision.largest());
+                } catch (IOException e) {
+                    emit.accept(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, null, version, e.getMessage()));
+                }
             }
         }
         TrustRejection late = TrustRules.checkTime(reached, clock.getAsLong(), verifier.skewMillis());
@@ -177,14 +184,6 @@ final class TrustRefresher {
         TrustState replaced = trust.advance(reached);
         if (replaced == null) return succeeded(null, maxAge);
         if (reached.version() == newest) etag = response.header("etag");
-        for (VerifiedCheckpoint checkpoint : checkpoints) {
-            try {
-                log.keep(checkpoint);
-            } catch (IOException e) {
-                emit.accept(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, null, 0, e.getMessage()));
-                break;
-            }
-        }
         if (storage != null) {
             long version = before.version();
             for (byte[] bytes : accepted) {

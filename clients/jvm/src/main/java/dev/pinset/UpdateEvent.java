@@ -34,14 +34,11 @@ public final class UpdateEvent {
         /** The set in force for {@link #host()} was signed by a key the trust in force no longer lists. */
         SIGNING_KEY_DROPPED,
         /**
-         * With a tlog-policy: a fetched document's proof failed PROTOCOL §7.4 ({@link #logError()}: not included, log
-         * signature, quorum, a missing tile…); the previous set stays in force.
-         */
-        LOG_REFUSED,
-        /**
-         * With a tlog-policy: the log forked. The checkpoint of a fetched document's proof is inconsistent with the
-         * largest one accepted before: {@link #inForce()} is that one (kept), {@link #offered()} the new one
-         * (refused); both are signed notes, proof of a split view. The document is refused and the fork reported.
+         * With a tlog-policy: the log forked. The checkpoint of the proof of {@link #document()} is inconsistent with
+         * the largest one accepted before: {@link #inForce()} is that one (kept), {@link #offered()} the new one
+         * (refused); both are signed notes, proof of a split view. They are stored ({@link PinStorage#saveFork}) and
+         * posted to the report URI; a {@link #REJECTED} (or {@link #TRUST_REJECTED}) with code {@code logFork}
+         * follows. (A proof that fails steps 1–2 is a {@code REJECTED} with code {@code notLogged}.)
          */
         LOG_FORK
     }
@@ -79,11 +76,22 @@ public final class UpdateEvent {
     }
 
     static UpdateEvent rejected(String host, DocumentRejection rejection) {
-        return new UpdateEvent(Kind.REJECTED, host, 0, rejection.getMessage(), rejection, null, null, null, null, null, null);
+        return rejected(host, rejection, null);
+    }
+
+    /** A refusal by PROTOCOL §7.4, with the {@link LogError} behind it. */
+    static UpdateEvent rejected(String host, DocumentRejection rejection, LogError logError) {
+        return new UpdateEvent(Kind.REJECTED, host, 0, rejection.getMessage(), rejection, null, null, null, null, null,
+                logError);
     }
 
     static UpdateEvent trustRejected(TrustRejection rejection) {
-        return new UpdateEvent(Kind.TRUST_REJECTED, null, 0, rejection.getMessage(), null, rejection, null, null, null, null, null);
+        return trustRejected(rejection, null);
+    }
+
+    static UpdateEvent trustRejected(TrustRejection rejection, LogError logError) {
+        return new UpdateEvent(Kind.TRUST_REJECTED, null, 0, rejection.getMessage(), null, rejection, null, null, null,
+                null, logError);
     }
 
     static UpdateEvent trustUpdated(long version, List<String> dropped) {
@@ -94,12 +102,9 @@ public final class UpdateEvent {
         return new UpdateEvent(Kind.TRUST_EQUIVOCATION, null, version, null, null, null, null, inForce, offered, null, null);
     }
 
-    static UpdateEvent logRefused(String host, LogError error) {
-        return new UpdateEvent(Kind.LOG_REFUSED, host, 0, error.getMessage(), null, null, null, null, null, null, error);
-    }
-
-    static UpdateEvent logFork(String host, LogDecision fork) {
-        return new UpdateEvent(Kind.LOG_FORK, host, 0, fork.error().getMessage(), null, null, null, fork.kept().bytes(),
+    /** {@code document}: {@code /pins/<host>} or {@code /trust/<version>} (the event's detail). */
+    static UpdateEvent logFork(String host, String document, LogDecision fork) {
+        return new UpdateEvent(Kind.LOG_FORK, host, 0, document, null, null, null, fork.kept().bytes(),
                 fork.refused().bytes(), null, fork.error());
     }
 
@@ -143,9 +148,17 @@ public final class UpdateEvent {
         return failure;
     }
 
-    /** For {@link Kind#LOG_REFUSED} and {@link Kind#LOG_FORK} (code {@code inconsistent}). */
+    /**
+     * For a {@link Kind#REJECTED} or {@link Kind#TRUST_REJECTED} with code {@code notLogged}: why the proof failed;
+     * for {@link Kind#LOG_FORK}: code {@code inconsistent}. {@code null} otherwise.
+     */
     public LogError logError() {
         return logError;
+    }
+
+    /** For {@link Kind#LOG_FORK}: the path of the document whose proof forked, {@code /pins/<host>} or {@code /trust/<n>}. */
+    public String document() {
+        return kind == Kind.LOG_FORK ? detail : null;
     }
 
     /** For {@link Kind#TRUST_EQUIVOCATION}: the document in force; for {@link Kind#LOG_FORK}: the checkpoint kept. */

@@ -158,7 +158,7 @@ class LogEndToEndTest {
     /** Refreshes until the event is not a quorum refusal (cosignatures arrive just after the write's answer). */
     private static UpdateEvent refreshWhileCosigning(PinSetUpdater updater) throws InterruptedException {
         UpdateEvent event = updater.refreshNow(HOST);
-        for (int attempt = 0; attempt < 100 && event.kind() == UpdateEvent.Kind.LOG_REFUSED
+        for (int attempt = 0; attempt < 100 && event.logError() != null
                 && event.logError().code() == LogError.Code.QUORUM_NOT_MET; attempt++) {
             Thread.sleep(100);
             event = updater.refreshNow(HOST);
@@ -192,7 +192,7 @@ class LogEndToEndTest {
         for (int i = 0; i < 3; i++) assertEquals(201, server.putSet("other" + i + ".test", TestPki.randomPin(), TestPki.randomPin(), null));
         assertEquals(200, server.putSet(HOST, current, TestPki.randomPin(), reportsUrl + "/reports"));
         event = refreshWhileCosigning(updater(reportsUrl + "/proxy", store, policy));
-        assertEquals(UpdateEvent.Kind.LOG_REFUSED, event.kind(), event.toString());
+        assertEquals(DocumentRejection.Code.NOT_LOGGED, event.rejection().code(), event.toString());
         assertEquals(LogError.Code.NOT_INCLUDED, event.logError().code());
         assertEquals(1, version(store));
         // Straight from the server: accepted, consistent with the checkpoint of version 1 (a proof from its tiles).
@@ -213,14 +213,16 @@ class LogEndToEndTest {
         for (int i = 0; i < 5; i++) assertEquals(201, rogue.putSet("rogue" + i + ".test", TestPki.randomPin(), TestPki.randomPin(), null));
         assertEquals(200, rogue.putSet(HOST, TestPki.randomPin(), TestPki.randomPin(), null));
         event = updater(rogue.url, store, policy).refreshNow(HOST);
-        assertEquals(UpdateEvent.Kind.LOG_FORK, event.kind(), event.toString());
+        assertEquals(DocumentRejection.Code.LOG_FORK, event.rejection().code(), event.toString());
+        event = events.stream().filter(e -> e.kind() == UpdateEvent.Kind.LOG_FORK).findFirst().orElseThrow();
         assertArrayEquals(largest, event.inForce());
         assertTrue(new String(event.offered(), StandardCharsets.UTF_8).startsWith(ORIGIN + "\n7\n"));
         assertEquals(2, version(store));
         for (int attempt = 0; attempt < 100 && reports.isEmpty(); attempt++) Thread.sleep(100);
         assertEquals(1, reports.size(), reports.toString());
         Map<String, Object> report = Json.parseObject(reports.get(0).getBytes(StandardCharsets.UTF_8));
-        assertEquals("pinset-log-fork", report.get("type"));
+        assertEquals("log-fork", report.get("pinset-report"));
+        assertEquals("/pins/" + HOST, report.get("document"));
         assertEquals(new String(largest, StandardCharsets.UTF_8), report.get("kept-checkpoint"));
         assertEquals(new String(event.offered(), StandardCharsets.UTF_8), report.get("refused-checkpoint"));
 
@@ -261,12 +263,13 @@ class LogEndToEndTest {
         // Trust version 2 through the tampering proxy: its proof fails, the walk stops at version 0.
         assertEquals(201, server.pushTrust(new File(directory, "trust-2.json")));
         PinSetUpdater tampered = updater(proxy, store, policy);
-        for (int attempt = 0; attempt < 100 && !events.stream().anyMatch(e -> e.kind() == UpdateEvent.Kind.LOG_REFUSED
-                && e.logError().code() == LogError.Code.NOT_INCLUDED); attempt++) {
+        for (int attempt = 0; attempt < 100 && !events.stream().anyMatch(e -> e.kind() == UpdateEvent.Kind.TRUST_REJECTED
+                && e.logError() != null && e.logError().code() == LogError.Code.NOT_INCLUDED); attempt++) {
             tampered.refreshTrust();
             Thread.sleep(100);
         }
-        assertTrue(events.stream().anyMatch(e -> e.kind() == UpdateEvent.Kind.LOG_REFUSED
+        assertTrue(events.stream().anyMatch(e -> e.kind() == UpdateEvent.Kind.TRUST_REJECTED
+                && e.trustRejection().code() == TrustRejection.Code.NOT_LOGGED
                 && e.logError().code() == LogError.Code.NOT_INCLUDED), events.toString());
         assertEquals(0, trust.current().version(), events.toString());
         // Straight from the server: versions 1 and 2 are walked with their proofs, then the set is accepted.

@@ -117,7 +117,7 @@ class LogUpdateTest {
         // A rogue set signed with the stolen key, in a log of the stolen log key that no witness cosigned.
         publish("api.example.com-666.json", "rogue-log-without-history", "rogue");
         UpdateEvent event = updater.refreshNow(HOST);
-        assertEquals(UpdateEvent.Kind.LOG_REFUSED, event.kind(), event.toString());
+        assertEquals(DocumentRejection.Code.NOT_LOGGED, event.rejection().code(), event.toString());
         assertEquals(LogError.Code.QUORUM_NOT_MET, event.logError().code());
         assertEquals(0, version(store));
 
@@ -154,8 +154,10 @@ class LogUpdateTest {
         PinSetUpdater updater = updater(restarted);
         assertEquals(3, version(restarted));
         publish("api.example.com-666.json", "fork", "rogue");
-        UpdateEvent event = updater.refreshNow(HOST);
-        assertEquals(UpdateEvent.Kind.LOG_FORK, event.kind(), event.toString());
+        UpdateEvent refused = updater.refreshNow(HOST);
+        assertEquals(DocumentRejection.Code.LOG_FORK, refused.rejection().code(), refused.toString());
+        UpdateEvent event = events.stream().filter(e -> e.kind() == UpdateEvent.Kind.LOG_FORK).findFirst().orElseThrow();
+        assertEquals("/pins/" + HOST, event.document());
         assertArrayEquals(VectorTest.read("log/notes/honest-42.note"), event.inForce());
         assertArrayEquals(VectorTest.read("log/notes/rogue-300.note"), event.offered());
         assertEquals(3, version(restarted));
@@ -163,8 +165,8 @@ class LogUpdateTest {
         while (reports.isEmpty() && System.nanoTime() < deadline) Thread.sleep(20);
         assertEquals(1, reports.size());
         Map<String, Object> report = Json.parseObject(reports.get(0).getBytes(StandardCharsets.UTF_8));
-        assertEquals("pinset-log-fork", report.get("type"));
-        assertEquals(HOST, report.get("hostname"));
+        assertEquals("log-fork", report.get("pinset-report"));
+        assertEquals("/pins/" + HOST, report.get("document"));
         assertEquals("pins.example.com/log", report.get("log-origin"));
         assertEquals(new String(VectorTest.read("log/notes/honest-42.note"), StandardCharsets.UTF_8), report.get("kept-checkpoint"));
         assertEquals(new String(VectorTest.read("log/notes/rogue-300.note"), StandardCharsets.UTF_8), report.get("refused-checkpoint"));
@@ -172,5 +174,8 @@ class LogUpdateTest {
         for (UpdateEvent seen : events) kinds.add(seen.kind());
         assertTrue(kinds.contains(UpdateEvent.Kind.LOG_FORK), kinds.toString());
         assertNotNull(store.document(HOST));
+        // The evidence is kept with the documents, as the Swift client keeps it.
+        File evidence = new File(storage, "log-fork-" + Base64Codec.encodeUrl("pins.example.com/log".getBytes(StandardCharsets.UTF_8)) + "-1.json");
+        assertEquals(report.get("kept-checkpoint"), Json.parseObject(Files.readAllBytes(evidence.toPath())).get("kept-checkpoint"));
     }
 }
