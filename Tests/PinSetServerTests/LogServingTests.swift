@@ -57,7 +57,7 @@ import TransparencyLog
 
     @Test func aProofAnswers304LikeItsDocument() throws {
         let server = try TestServer()
-        LogFixture.enableLog(server)
+        try LogFixture.enableLog(server)
         #expect(try server.put("a.example", pinPair(1)).status == 201)
         let proof = try server.client.request("GET", "/pins/a.example/proof")
         let etag = try #require(proof.header("ETag"))
@@ -102,7 +102,7 @@ import TransparencyLog
         server.configuration.log = nil
         try server.start()
         #expect(try server.put("a.example", pinPair(3)).status == 200)
-        LogFixture.enableLog(server)
+        try LogFixture.enableLog(server)
         #expect(try LogFixture.checkpoint(server).body.size == 3)
         let proof = try LogFixture.verifiedProof(server, "/pins/a.example", policy: policy)
         #expect(proof.index == 2)

@@ -14,7 +14,7 @@ import TransparencyLog
         let witnesses = try (0..<2).map {
             try WitnessProcess(name: "w\($0).test", logVKey: vkey, directory: server.directory)
         }
-        LogFixture.enableLog(server, witnesses: witnesses)
+        try LogFixture.enableLog(server, witnesses: witnesses)
         let policy = try LogFixture.policy(log: vkey, witnesses: witnesses)
         #expect(try server.put("a.example", pinPair(1)).status == 201)
         // The write is answered once the checkpoint is signed; the cosignatures follow within the round.
@@ -42,7 +42,7 @@ import TransparencyLog
         let vkey = try LogFixture.logKey(server)
         let witness = try WitnessProcess(name: "late.test", logVKey: vkey, directory: server.directory)
         witness.stop()
-        LogFixture.enableLog(server, witnesses: [witness], retry: 1, deadline: 1)
+        try LogFixture.enableLog(server, witnesses: [witness], retry: 1, deadline: 1)
         let policy = try LogFixture.policy(log: vkey, witnesses: [witness])
         #expect(try server.put("a.example", pinPair(1)).status == 201)
         #expect(try server.put("b.example", pinPair(2)).status == 201)

@@ -165,10 +165,17 @@ final class LogPublisher: Sendable {
     /// cut only means the next start-up signs again, for a size at least as large: consistent with it. The WAL
     /// keeps commits in order, so a later durable commit makes this one durable too.
     func signCheckpoint(_ db: Database) throws {
+        try Self.withoutSync(db) { db in _ = try log.signCheckpoint(in: db, at: clock()) }
+    }
+
+    /// Runs `body` in a transaction committed without an fsync (`synchronous = NORMAL` in WAL mode: durable at
+    /// the next synced commit, and never out of order): for checkpoints and cosignatures only, which a crash
+    /// may lose without harm (see ``signCheckpoint(_:)``; cosignatures are asked for again).
+    static func withoutSync(_ db: Database, _ body: (Database) throws -> Void) throws {
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
         defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
         try db.inTransaction {
-            _ = try log.signCheckpoint(in: db, at: clock())
+            try body(db)
             return .commit
         }
     }
@@ -204,8 +211,9 @@ final class LogPublisher: Sendable {
     /// The latest checkpoint gained cosignatures: serve it, and rebuild the proofs that lacked some against it.
     private func republishUnderCosigned() {
         publishFiles()
-        let complete = isComplete(log.checkpoint)
-        for (key, entry) in proofs.underCosigned {
+        guard let latest = log.checkpoint else { return }
+        let complete = isComplete(latest)
+        for (key, entry) in proofs.underCosigned(than: latest.signatures.count - 1) {
             guard let proof = try? log.proof(index: entry.leafIndex) else { continue }
             proofs.publish(key, etag: entry.etag, version: entry.version, proof: proof, complete: complete)
         }

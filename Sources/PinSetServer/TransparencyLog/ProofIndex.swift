@@ -13,9 +13,10 @@ enum ProofKey: Hashable, Sendable {
 /// ``CachedResource`` per served document, built when the document is published (never per request), with the
 /// document's ETag. Only the publisher thread replaces them; readers hold the lock for one dictionary lookup.
 ///
-/// A proof refers to the checkpoint that first included its document and is rebuilt only when that proof lacks
-/// cosignatures that a newer checkpoint has (``underCosigned``): documents whose proofs are complete are never
-/// touched again, however many checkpoints follow.
+/// A proof refers to the checkpoint that first included its document and is rebuilt only when the latest
+/// checkpoint carries more cosignatures than the proof's (``underCosigned(than:)``): a proof is rebuilt at most
+/// once per witness, and documents whose proofs are complete are never touched again, however many checkpoints
+/// follow (even with a witness down for good).
 final class ProofIndex: Sendable {
     /// What the publisher needs to rebuild a proof.
     struct Entry: Sendable {
@@ -23,12 +24,14 @@ final class ProofIndex: Sendable {
         let leafIndex: Int
         let etag: String
         let version: Int
+        /// How many cosignatures the proof's checkpoint carries.
+        let cosignatures: Int
     }
 
     private struct State {
         var proofs: [ProofKey: Entry] = [:]
-        /// Proofs whose checkpoint lacks some witness's cosignature.
-        var underCosigned: Set<ProofKey> = []
+        /// Proofs whose checkpoint lacks some witness's cosignature, by how many cosignatures it has.
+        var underCosigned: [Int: Set<ProofKey>] = [:]
     }
 
     private let state = Locked(State())
@@ -53,13 +56,19 @@ final class ProofIndex: Sendable {
         let resource = CachedResource(
             key: path.utf8, etag: etag, body: proof.bytes, version: proof.index, contentType: Self.contentType,
             cacheControl: cacheControl)
-        let entry = Entry(resource: resource, leafIndex: proof.index, etag: etag, version: version)
+        let cosignatures = proof.checkpoint.signatures.count - 1
+        let entry = Entry(
+            resource: resource, leafIndex: proof.index, etag: etag, version: version, cosignatures: cosignatures)
         let replaced: Entry? = state.withLock { state in
             if let current = state.proofs[key], current.leafIndex > proof.index { return nil }
-            defer {
-                if complete { state.underCosigned.remove(key) } else { state.underCosigned.insert(key) }
+            let old = state.proofs.updateValue(entry, forKey: key)
+            if let old, state.underCosigned[old.cosignatures]?.remove(key) != nil,
+                state.underCosigned[old.cosignatures]?.isEmpty == true
+            {
+                state.underCosigned[old.cosignatures] = nil
             }
-            return state.proofs.updateValue(entry, forKey: key)
+            if !complete { state.underCosigned[cosignatures, default: []].insert(key) }
+            return old
         }
         _ = replaced  // released here, out of the lock
     }
@@ -69,9 +78,14 @@ final class ProofIndex: Sendable {
         state.withLock { $0.proofs[key]?.resource }
     }
 
-    /// The proofs whose checkpoint lacked some cosignature when they were built.
-    var underCosigned: [(ProofKey, Entry)] {
-        state.withLock { state in state.underCosigned.compactMap { key in state.proofs[key].map { (key, $0) } } }
+    /// The incomplete proofs whose checkpoint carries fewer than `count` cosignatures: those worth rebuilding
+    /// against a checkpoint with `count`.
+    func underCosigned(than count: Int) -> [(ProofKey, Entry)] {
+        state.withLock { state in
+            state.underCosigned.filter { $0.key < count }.values.flatMap { keys in
+                keys.compactMap { key in state.proofs[key].map { (key, $0) } }
+            }
+        }
     }
 
     /// How many proofs are served.

@@ -72,7 +72,7 @@ final class WitnessWorker: Sendable {
                     statuses[index].lastError = reason
                 case .unreachable:
                     statuses[index].lastAnswer = "unreachable"
-                    statuses[index].lastError = "no answer within \(deadline) s"
+                    statuses[index].lastError = "no connection, or no answer within \(deadline) s"
                 }
                 statuses[index].lastAt = now
             }
@@ -81,9 +81,8 @@ final class WitnessWorker: Sendable {
         if !gathered.isEmpty {
             do {
                 try publisher.store.serializedWrite { db in
-                    try db.inTransaction {
+                    try LogPublisher.withoutSync(db) { db in
                         try publisher.log.addCosignatures(gathered, size: round.size, in: db, at: now)
-                        return .commit
                     }
                 }
                 publisher.cosigned()
