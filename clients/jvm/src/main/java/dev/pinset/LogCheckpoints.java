@@ -39,13 +39,7 @@ final class LogCheckpoints {
 
     /** The verifier of now: the policy with the log keys of the trust document in force. */
     LogProofVerifier verifier() {
-        LogPolicy effective = policy;
-        if (trust != null && !trust.current().logKeys().isEmpty()) {
-            List<byte[]> keys = new ArrayList<>();
-            for (TrustedKey key : trust.current().logKeys().values()) keys.add(key.raw());
-            effective = policy.withLogKeys(keys);
-        }
-        return new LogProofVerifier(effective, ed25519);
+        return new LogProofVerifier(policy.withLogKeysOf(trust), ed25519);
     }
 
     /** Reloads the persisted largest checkpoints; one whose log signature no longer verifies is dropped. */

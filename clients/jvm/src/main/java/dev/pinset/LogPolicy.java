@@ -173,6 +173,14 @@ public final class LogPolicy {
         return policy;
     }
 
+    /** This policy with the {@code logKeys} of the trust document in force in {@code trust} (none: {@code null}). */
+    LogPolicy withLogKeysOf(TrustStore trust) {
+        if (trust == null || trust.current().logKeys().isEmpty()) return this;
+        List<byte[]> keys = new ArrayList<>();
+        for (TrustedKey key : trust.current().logKeys().values()) keys.add(key.raw());
+        return withLogKeys(keys);
+    }
+
     /** Whether the witnesses named {@code cosigned} meet the quorum. */
     public boolean isQuorumMet(Set<String> cosigned) {
         return isWitnessed(quorum, cosigned, 0);

@@ -178,4 +178,27 @@ class LogUpdateTest {
         File evidence = new File(storage, "log-fork-" + Base64Codec.encodeUrl("pins.example.com/log".getBytes(StandardCharsets.UTF_8)) + "-1.json");
         assertEquals(report.get("kept-checkpoint"), Json.parseObject(Files.readAllBytes(evidence.toPath())).get("kept-checkpoint"));
     }
+
+    /** Bundled documents (pinset export) under a policy need their proofs in proofs/<host>, checked offline. */
+    @Test
+    void aBundledDocumentNeedsItsProof() throws Exception {
+        LogPolicy policy = LogPolicy.parse(VectorTest.read("log/policy.txt"));
+        Map<String, String> proofs = Map.of("valid-proof", "accept", "wrong-root", "notLogged", "", "notLogged");
+        for (Map.Entry<String, String> entry : proofs.entrySet()) {
+            File bundle = new File(storage, "bundle-" + entry.getKey());
+            new File(bundle, "pins").mkdirs();
+            new File(bundle, "proofs").mkdirs();
+            Files.write(new File(bundle, "pins/" + HOST).toPath(), VectorTest.read("log/documents/api.example.com-3.json"));
+            if (!entry.getKey().isEmpty()) {
+                Files.write(new File(bundle, "proofs/" + HOST).toPath(), VectorTest.read("log/proofs/" + entry.getKey() + ".proof"));
+            }
+            PinSetStore store = store();
+            Object outcome = store.installBundledDocuments(bundle, policy).get(HOST);
+            String result = outcome instanceof DocumentRejection ? ((DocumentRejection) outcome).code().wireName() : "accept";
+            assertEquals(entry.getValue(), result, entry.getKey() + ": " + outcome);
+            assertEquals(entry.getValue().equals("accept") ? 3 : 0, version(store));
+            // Without a policy the same folder installs, as before.
+            assertEquals(3, ((VerifiedDocument) store().installBundledDocuments(bundle).get(HOST)).pinSet().version());
+        }
+    }
 }
