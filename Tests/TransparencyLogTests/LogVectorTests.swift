@@ -46,7 +46,7 @@ import TransparencyLog
     }()
 
     @Test func theManifestListsEveryCase() {
-        #expect(Self.manifest.cases.count >= 15)
+        #expect(Self.manifest.cases.count >= 18)
     }
 
     @Test(arguments: manifest.cases) func everyLogCase(_ vector: Case) throws {
@@ -67,8 +67,12 @@ import TransparencyLog
             let kept = try verifier.verifyCheckpoint(try SignedNote(parsing: Self.read(path)))
             let sizes = [kept.checkpoint.size, try Checkpoint(text: proof.checkpoint.text).size]
             let folder = Self.root.appendingPathComponent(tiles)
+            // The folder serves its tree's tiles only: an older partial tile is the first hashes of the full one.
             let reader = TileReader(treeSize: sizes.max()!, hasher: hasher) { tile in
-                [UInt8](try Data(contentsOf: folder.appendingPathComponent(tile.path)))
+                if let exact = try? Data(contentsOf: folder.appendingPathComponent(tile.path)) { return [UInt8](exact) }
+                let full = try Data(
+                    contentsOf: folder.appendingPathComponent(Tile(level: tile.level, index: tile.index).path))
+                return [UInt8](full.prefix(tile.width * 32))
             }
             consistency = try MerkleTree(hasher: hasher, reader: reader).consistencyProof(
                 from: sizes.min()!, to: sizes.max()!)

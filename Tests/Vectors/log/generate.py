@@ -7,7 +7,9 @@ made by either client under test. Tests/TransparencyLogTests/LogVectorTests.swif
 TransparencyLog, clients/jvm's LogVectorTest through the JVM client.
 
 Keys come from fixed seeds and Ed25519 is deterministic: a re-run rewrites the same files.
-Run: python3 Tests/Vectors/log/generate.py
+A case's "tiles" folder holds the tiles of its log's current tree only (full tiles and the partial ones of that
+size), as a server or mirror serves them; a reader that needs an older partial tile takes the first hashes of the
+full (or larger) one. Run: python3 Tests/Vectors/log/generate.py
 """
 import base64, hashlib, json, os, shutil, struct
 
@@ -243,6 +245,7 @@ def main():
         "small": write("notes/honest-42.note", small_note),
         "large": write("notes/honest-300.note", large_note),
         "rogue": write("notes/rogue-300.note", rogue_note),
+        "older": write("notes/honest-20.note", note(checkpoint_text(honest[:20]), [log, w1, w2])),
     }
     bad_log = bytearray(small_note)
     at = small_note.index(("\u2014 " + ORIGIN + " ").encode()) + len(("\u2014 " + ORIGIN + " ").encode()) + 20
@@ -276,6 +279,9 @@ def main():
         case("unknown-log-key", doc, proof(honest[:42], 41, note(small, [impostor, w1, w2])), refused("unsigned")),
         case("consistent-larger-checkpoint", doc, proof(honest, 41, large_note), accepted(300), "small", "honest"),
         case("older-than-largest", doc, proof(honest[:42], 41, small_note), accepted(300), "large", "honest"),
+        # The tiles of the tree of 42 are gone (only the tree of 300's are served): the first 42 hashes of the full
+        # tile stand in for tile/0/000.p/42, as a client reads them.
+        case("consistent-from-full-tile", doc, proof(honest[:42], 41, small_note), accepted(42), "older", "honest"),
         case("same-checkpoint-again", doc, proof(honest[:42], 41, small_note), accepted(42), "small", "honest"),
         dict(case("fork", rogue_doc, proof(rogue, 41, rogue_note), {"decision": "fork"}, "small", "rogue"),
              expect={"decision": "fork", "kept": notes["small"], "refused": notes["rogue"]}),

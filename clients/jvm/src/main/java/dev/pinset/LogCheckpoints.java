@@ -2,6 +2,7 @@ package dev.pinset;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -107,12 +108,34 @@ final class LogCheckpoints {
             throw new IOException("the proof at " + url + " is for another document (ETag " + proofEtag + ", not " + etag
                     + "); the document changed meanwhile, retried");
         }
-        return check(document, proof.body(), tile -> {
-            String tileUrl = server + "/log/" + tile.path();
-            TransportResponse answer = transport.get(tileUrl, Collections.<String, String>emptyMap());
-            if (answer.status() != 200) throw new IOException("GET " + tileUrl + " answered " + answer.status());
-            return answer.body();
-        });
+        String origin;
+        try {
+            origin = Checkpoint.parse(LogProof.parse(proof.body()).checkpoint().text()).origin();
+        } catch (LogError e) {
+            origin = "";
+        }
+        String given = policy.logUrl(origin);
+        String base = given != null ? (given.endsWith("/") ? given.substring(0, given.length() - 1) : given) : server + "/log";
+        return check(document, proof.body(), tile -> fetchTile(base, tile));
+    }
+
+    /**
+     * A tile's bytes from {@code base} (the policy's URL for the log, else {@code {server}/log}): the partial tile, or,
+     * once the log has grown past it and it is gone, the first hashes of the full tile, as the Swift client reads them.
+     */
+    private byte[] fetchTile(String base, Tile tile) throws IOException {
+        int wanted = tile.width() * 32;
+        List<Tile> candidates = new ArrayList<>();
+        candidates.add(tile);
+        if (tile.width() < Tile.FULL_WIDTH) candidates.add(new Tile(tile.level(), tile.index(), Tile.FULL_WIDTH));
+        String last = "no answer";
+        for (Tile candidate : candidates) {
+            String url = base + "/" + candidate.path();
+            TransportResponse answer = transport.get(url, Collections.<String, String>emptyMap());
+            if (answer.status() == 200 && answer.body().length >= wanted) return Arrays.copyOf(answer.body(), wanted);
+            last = "GET " + url + " answered " + answer.status() + " with " + answer.body().length + " bytes";
+        }
+        throw new IOException(last);
     }
 
     /** Keeps {@code checkpoint} as its log's largest (if it is larger) and persists it. */

@@ -32,6 +32,8 @@ public final class LogPolicy {
     }
 
     private final List<VerifierKey> logs = new ArrayList<>();
+    /** The URL given on a {@code log} line, by origin (the first one given for it). */
+    private final Map<String, String> logUrls = new HashMap<>();
     private final Map<String, VerifierKey> witnesses = new LinkedHashMap<>();
     private final Map<String, Group> groups = new HashMap<>();
     private String quorum;
@@ -64,6 +66,7 @@ public final class LogPolicy {
                     VerifierKey key = key(words.get(1), VerifierKey.ED25519, at);
                     if (!keys.add(Base64Codec.encodeUrl(key.publicKey()))) throw malformed(at + ": a duplicate key");
                     policy.logs.add(key);
+                    if (words.size() == 3) policy.logUrls.putIfAbsent(key.name(), words.get(2));
                     break;
                 }
                 case "witness": {
@@ -136,6 +139,11 @@ public final class LogPolicy {
         return Collections.unmodifiableList(logs);
     }
 
+    /** The URL a {@code log} line gave for the log named {@code origin} (its tiles' prefix), or {@code null}. */
+    public String logUrl(String origin) {
+        return logUrls.get(origin);
+    }
+
     /** The witnesses' keys (type {@code 0x04}) by name. */
     public Map<String, VerifierKey> witnesses() {
         return Collections.unmodifiableMap(witnesses);
@@ -155,6 +163,7 @@ public final class LogPolicy {
     public LogPolicy withLogKeys(Iterable<byte[]> publicKeys) {
         LogPolicy policy = new LogPolicy();
         policy.logs.addAll(logs);
+        policy.logUrls.putAll(logUrls);
         policy.witnesses.putAll(witnesses);
         policy.groups.putAll(groups);
         policy.quorum = quorum;

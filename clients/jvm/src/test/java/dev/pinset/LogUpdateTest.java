@@ -201,4 +201,17 @@ class LogUpdateTest {
             assertEquals(3, ((VerifiedDocument) store().installBundledDocuments(bundle).get(HOST)).pinSet().version());
         }
     }
+
+    /** A tile of an older tree that the log no longer serves is read from the full tile that replaced it. */
+    @Test
+    void anOlderPartialTileIsReadFromTheFullOne() throws Exception {
+        new PinStorage(storage).saveCheckpoint("pins.example.com/log", VectorTest.read("log/notes/honest-20.note"));
+        PinSetStore store = store();
+        PinSetUpdater updater = updater(store);
+        publish("api.example.com-3.json", "valid-proof", "honest");
+        assertTrue(!new File(VectorTest.ROOT, "log/tiles/honest/tile/0/000.p/42").exists());
+        UpdateEvent event = updater.refreshNow(HOST);
+        assertEquals(UpdateEvent.Kind.UPDATED, event.kind(), event.toString());
+        assertArrayEquals(VectorTest.read("log/notes/honest-42.note"), new PinStorage(storage).loadCheckpoint("pins.example.com/log"));
+    }
 }

@@ -49,7 +49,7 @@ class LogVectorTest {
             Map<?, ?> entry = (Map<?, ?>) value;
             tests.add(DynamicTest.dynamicTest((String) entry.get("name"), () -> run(entry, verifier)));
         }
-        assertTrue(tests.size() >= 15, "the manifest lists every case");
+        assertTrue(tests.size() >= 18, "the manifest lists every case");
         return tests.stream();
     }
 
@@ -86,7 +86,7 @@ class LogVectorTest {
             long a = largest.checkpoint().size();
             long b = Checkpoint.parse(proof.checkpoint().text()).size();
             File tiles = new File(ROOT, (String) entry.get("tiles"));
-            TileReader reader = new TileReader(Math.max(a, b), tile -> Files.readAllBytes(new File(tiles, tile.path()).toPath()));
+            TileReader reader = new TileReader(Math.max(a, b), tile -> servedTile(tiles, tile));
             consistency = reader.consistencyProof(Math.min(a, b), Math.max(a, b));
         }
         return verifier.decide(read((String) entry.get("document")), proof, largest, consistency);
@@ -119,6 +119,14 @@ class LogVectorTest {
         }
         assertTrue(tests.size() >= 10);
         return tests.stream();
+    }
+
+    /** A tile as a log folder serves it: the partial tile, or the first hashes of the full one once it is gone. */
+    static byte[] servedTile(File folder, Tile tile) throws IOException {
+        File exact = new File(folder, tile.path());
+        if (exact.isFile()) return Files.readAllBytes(exact.toPath());
+        byte[] full = Files.readAllBytes(new File(folder, new Tile(tile.level(), tile.index(), Tile.FULL_WIDTH).path()).toPath());
+        return Arrays.copyOf(full, tile.width() * 32);
     }
 
     static byte[] read(String path) throws IOException {
