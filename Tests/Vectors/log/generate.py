@@ -213,8 +213,29 @@ def trust_cases(log):
     return cases
 
 
+def rotation(w1, w2):
+    """A log key named by a trust document's logKeys (PROTOCOL §7.1) and not by the policy: a log signed with it,
+    holding trust version 1 then the pin document, cosigned by w1 and w2. "named": trust version 1 lists the key, so
+    its own proof (checked under the state it makes) and the pin document's verify; "unnamed": it does not, so
+    neither does (unsigned)."""
+    rotated = Signer(ORIGIN, 0x01, "log-rotated")
+    rotated_jwk = JWKKey(raw_private=sha(b"pinset log vector log-rotated")).jwk()
+    out = {}
+    for name, log_keys in (("named", [rotated_jwk]), ("unnamed", None)):
+        trust = trust_doc(log_keys)
+        entries = [trust, signed_document(3)]
+        signed = note(checkpoint_text(entries), [rotated, w1, w2])
+        out[name] = {
+            "trust": write("rotation/%s/trust-1.json" % name, trust),
+            "trustProof": write("rotation/%s/trust-1.proof" % name, proof(entries, 0, signed)),
+            "document": write("rotation/%s/api.example.com.json" % name, entries[1]),
+            "documentProof": write("rotation/%s/api.example.com.proof" % name, proof(entries, 1, signed)),
+        }
+    return out
+
+
 def main():
-    for name in ("documents", "proofs", "notes", "tiles", "trust"):
+    for name in ("documents", "proofs", "notes", "tiles", "trust", "rotation"):
         shutil.rmtree(os.path.join(HERE, name), ignore_errors=True)
     log = Signer(ORIGIN, 0x01, "log")
     impostor = Signer(ORIGIN, 0x01, "impostor")  # the log's name, another key: an unknown key ID
@@ -290,7 +311,8 @@ def main():
         case("rogue-log-without-history", rogue_doc, proof(rogue, 41, rogue_note), refused("quorumNotMet")),
         case("proof-malformed", doc, b"c2sp.org/tlog-proof@v1\nindex 041\n\n" + small_note, refused("malformed")),
     ]
-    manifest = {"policy": policy, "origin": ORIGIN, "cases": cases, "trustCases": trust_cases(log)}
+    manifest = {"policy": policy, "origin": ORIGIN, "cases": cases, "trustCases": trust_cases(log),
+                "rotation": rotation(w1, w2)}
     with open(os.path.join(HERE, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
         f.write("\n")

@@ -7,51 +7,61 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
- * The updater's half of PROTOCOL §7.4: checks a fetched document against its tlog-proof under the configured
- * policy (plus the trust document's {@code logKeys}), computes the consistency proof with the largest checkpoint
- * accepted before from the log's tiles ({@code GET {server}/log/tile/...}), and keeps, and persists, the largest
- * checkpoint of each log once a document is accepted.
+ * The updater's half of PROTOCOL §7.4, as the Swift client's {@code LogAuditor}: fetches a document's tlog-proof,
+ * checks it under the configured policy (plus the trust document's {@code logKeys}), computes the consistency proof
+ * with the largest checkpoint accepted before from the log's tiles, and commits: the document is installed and the
+ * larger checkpoint kept (and persisted) in one step under this object's lock, so a refusal at any point changes
+ * nothing.
  */
 final class LogCheckpoints {
+    /** How often a check is redone when another document moved the largest checkpoint meanwhile. */
+    private static final int ATTEMPTS = 4;
+
     private final LogPolicy policy;
     private final Ed25519Verifier ed25519;
     private final TrustStore trust;
     private final PinStorage storage;
     private final String server;
     private final PinSetTransport transport;
+    private final Consumer<IOException> persistenceFailed;
     private final Map<String, VerifiedCheckpoint> largest = new HashMap<>();
 
     /**
      * @param trust the trust store whose {@code logKeys} extend the policy; {@code null} without root keys
      * @param storage where the largest checkpoints are persisted; {@code null} keeps them in memory only
-     * @param server the pin server's base URL, where proofs and tiles are fetched
+     * @param server the pin server's base URL, where proofs (and, without a URL in the policy, tiles) are fetched
+     * @param persistenceFailed told when a larger checkpoint could not be persisted
      */
     LogCheckpoints(LogPolicy policy, Ed25519Verifier ed25519, TrustStore trust, PinStorage storage, String server,
-            PinSetTransport transport) {
+            PinSetTransport transport, Consumer<IOException> persistenceFailed) {
         this.policy = policy;
         this.ed25519 = ed25519;
         this.trust = trust;
         this.storage = storage;
         this.server = server;
         this.transport = transport;
+        this.persistenceFailed = persistenceFailed;
     }
 
-    /** The verifier of now: the policy with the log keys of the trust document in force. */
-    LogProofVerifier verifier() {
-        return new LogProofVerifier(policy.withLogKeysOf(trust), ed25519);
+    /** The verifier under {@code state}'s {@code logKeys} (the trust in force when {@code null}). */
+    private LogProofVerifier verifier(TrustState state) {
+        TrustState keys = state != null ? state : trust != null ? trust.current() : null;
+        return new LogProofVerifier(policy.withLogKeysOf(keys), ed25519);
     }
 
-    /** Reloads the persisted largest checkpoints; one whose log signature no longer verifies is dropped. */
+    /** Reloads the persisted largest checkpoints; one the policy no longer verifies is dropped (none is kept). */
     synchronized void loadPersisted() {
         if (storage == null) return;
-        LogProofVerifier verifier = verifier();
+        LogProofVerifier verifier = verifier(null);
         for (VerifierKey log : policy.logs()) {
             byte[] bytes = storage.loadCheckpoint(log.name());
             if (bytes == null) continue;
             try {
-                largest.put(log.name(), verifier.signedByLog(SignedNote.parse(bytes)));
+                largest.put(log.name(), verifier.verifyCheckpoint(SignedNote.parse(bytes)));
             } catch (LogError ignored) {
                 continue;
             }
@@ -64,59 +74,78 @@ final class LogCheckpoints {
     }
 
     /**
-     * Steps 1–3 for {@code document} and its proof; nothing changes until {@link #keep} is called with the
-     * decision's checkpoint.
+     * PROTOCOL §7.4 for the document served at {@code path} ({@code /pins/{host}} or {@code /trust/{n}}): fetches
+     * {@code path + "/proof"}, checks steps 1–3, and, when they hold, calls {@code accept} (which installs the
+     * document and says whether it was accepted) and keeps the larger checkpoint if it returns {@code true}, both
+     * under this object's lock. A proof that is missing ({@code 404}) or for another document (its ETag is not
+     * {@code etag}) is refused ({@code notIncluded}).
      *
-     * @param tiles fetches a tile of the log (for the consistency proof)
+     * @param state whose {@code logKeys} count as log keys: a trust document's proof is checked under the state it
+     *     makes (its root keys vouch for them); {@code null}: the trust in force
+     * @return the decision: {@link LogDecision.Kind#ACCEPTED} when steps 1–3 held (whether {@code accept} took the
+     *     document is the caller's to know), else the refusal or the fork (not yet reported)
+     * @throws IOException when the proof or a tile cannot be fetched (nothing changes; retried later)
      */
-    LogDecision check(byte[] document, byte[] proofBytes, TileReader.Fetcher tiles) {
+    LogDecision check(String path, byte[] document, String etag, TrustState state, BooleanSupplier accept)
+            throws IOException {
+        String url = server + path + "/proof";
+        TransportResponse response = transport.get(url, Collections.singletonMap("Accept", "text/plain"));
+        if (response.status() == 404) {
+            return LogDecision.refused(new LogError(LogError.Code.NOT_INCLUDED, "the server has no proof for " + path + " (404)"));
+        }
+        if (response.status() != 200) throw new IOException("the server answered " + response.status() + " for " + path + "/proof");
+        String proofEtag = response.header("etag");
+        if (etag != null && proofEtag != null && !etag.equals(proofEtag)) {
+            return LogDecision.refused(new LogError(LogError.Code.NOT_INCLUDED, "the proof's ETag " + PinSet.clip(proofEtag, 64)
+                    + " is not the document's " + PinSet.clip(etag, 64) + ": the document changed between the two requests"));
+        }
         LogProof proof;
         Checkpoint checkpoint;
         try {
-            proof = LogProof.parse(proofBytes);
+            proof = LogProof.parse(response.body());
             checkpoint = Checkpoint.parse(proof.checkpoint().text());
         } catch (LogError e) {
             return LogDecision.refused(e);
         }
-        VerifiedCheckpoint before = largest(checkpoint.origin());
-        List<byte[]> consistency = new ArrayList<>();
-        if (before != null && before.checkpoint().size() != checkpoint.size()) {
-            long small = Math.min(before.checkpoint().size(), checkpoint.size());
-            long large = Math.max(before.checkpoint().size(), checkpoint.size());
-            try {
-                consistency = new TileReader(large, tiles).consistencyProof(small, large);
-            } catch (LogError e) {
-                return LogDecision.refused(e);
+        String given = policy.logUrl(checkpoint.origin());
+        String base = given != null ? (given.endsWith("/") ? given.substring(0, given.length() - 1) : given) : server + "/log";
+        LogProofVerifier verifier = verifier(state);
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            VerifiedCheckpoint basis = largest(checkpoint.origin());
+            List<byte[]> consistency = new ArrayList<>();
+            if (basis != null && basis.checkpoint().size() != checkpoint.size()) {
+                long small = Math.min(basis.checkpoint().size(), checkpoint.size());
+                long large = Math.max(basis.checkpoint().size(), checkpoint.size());
+                try {
+                    consistency = new TileReader(large, tile -> fetchTile(base, tile)).consistencyProof(small, large);
+                } catch (LogError e) {
+                    return LogDecision.refused(e);
+                }
+            }
+            LogDecision decision = verifier.decide(document, proof, basis, consistency);
+            if (decision.kind() != LogDecision.Kind.ACCEPTED) return decision;
+            synchronized (this) {
+                if (largest.get(checkpoint.origin()) != basis) continue; // another document moved it: check again
+                if (accept.getAsBoolean()) keep(decision.largest());
+                return decision;
             }
         }
-        return verifier().decide(document, proof, before, consistency);
+        return LogDecision.refused(new LogError(LogError.Code.INCONSISTENT,
+                "the log's largest checkpoint kept moving while this document was checked; try again"));
     }
 
-    /**
-     * Steps 1–3 for the document served at {@code path} ({@code /pins/{host}} or {@code /trust/{n}}): fetches
-     * {@code path + "/proof"} (whose ETag must be the document's {@code etag}, when both are given, or the document
-     * changed in between) and the tiles a consistency proof needs.
-     *
-     * @throws IOException when the proof or a tile cannot be fetched (retried later; nothing changes)
-     */
-    LogDecision fetchAndCheck(String path, byte[] document, String etag) throws IOException {
-        String url = server + path + "/proof";
-        TransportResponse proof = transport.get(url, Collections.singletonMap("Accept", "text/plain"));
-        if (proof.status() != 200) throw new IOException("GET " + url + " answered " + proof.status());
-        String proofEtag = proof.header("etag");
-        if (etag != null && proofEtag != null && !etag.equals(proofEtag)) {
-            throw new IOException("the proof at " + url + " is for another document (ETag " + proofEtag + ", not " + etag
-                    + "); the document changed meanwhile, retried");
-        }
-        String origin;
+    /** Keeps {@code checkpoint} as its log's largest if it is larger, and persists it. Under the lock. */
+    private void keep(VerifiedCheckpoint checkpoint) {
+        String origin = checkpoint.checkpoint().origin();
+        VerifiedCheckpoint before = largest.get(origin);
+        if (before != null && before.checkpoint().size() >= checkpoint.checkpoint().size()) return;
+        largest.put(origin, checkpoint);
+        if (storage == null) return;
         try {
-            origin = Checkpoint.parse(LogProof.parse(proof.body()).checkpoint().text()).origin();
-        } catch (LogError e) {
-            origin = "";
+            storage.saveCheckpoint(origin, checkpoint.note().bytes());
+        } catch (IOException e) {
+            persistenceFailed.accept(e);
         }
-        String given = policy.logUrl(origin);
-        String base = given != null ? (given.endsWith("/") ? given.substring(0, given.length() - 1) : given) : server + "/log";
-        return check(document, proof.body(), tile -> fetchTile(base, tile));
     }
 
     /**
@@ -136,14 +165,5 @@ final class LogCheckpoints {
             last = "GET " + url + " answered " + answer.status() + " with " + answer.body().length + " bytes";
         }
         throw new IOException(last);
-    }
-
-    /** Keeps {@code checkpoint} as its log's largest (if it is larger) and persists it. */
-    synchronized void keep(VerifiedCheckpoint checkpoint) throws IOException {
-        String origin = checkpoint.checkpoint().origin();
-        VerifiedCheckpoint before = largest.get(origin);
-        if (before != null && before.checkpoint().size() >= checkpoint.checkpoint().size()) return;
-        largest.put(origin, checkpoint);
-        if (storage != null) storage.saveCheckpoint(origin, checkpoint.note().bytes());
     }
 }

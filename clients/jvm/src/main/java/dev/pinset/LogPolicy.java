@@ -182,11 +182,11 @@ public final class LogPolicy {
         return policy;
     }
 
-    /** This policy with the {@code logKeys} of the trust document in force in {@code trust} (none: {@code null}). */
-    LogPolicy withLogKeysOf(TrustStore trust) {
-        if (trust == null || trust.current().logKeys().isEmpty()) return this;
+    /** This policy with the {@code logKeys} of {@code state} (none: {@code null}). */
+    LogPolicy withLogKeysOf(TrustState state) {
+        if (state == null || state.logKeys().isEmpty()) return this;
         List<byte[]> keys = new ArrayList<>();
-        for (TrustedKey key : trust.current().logKeys().values()) keys.add(key.raw());
+        for (TrustedKey key : state.logKeys().values()) keys.add(key.raw());
         return withLogKeys(keys);
     }
 

@@ -163,7 +163,7 @@ public final class PinSetStore {
             throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "no readable proof at proofs/" + file.getName());
         }
         try {
-            new LogProofVerifier(logPolicy.withLogKeysOf(verifier.trustStore()), verifier.ed25519()).verify(document, LogProof.parse(proof));
+            new LogProofVerifier(logPolicy.withLogKeysOf(verifier.trustStore() == null ? null : verifier.trustStore().current()), verifier.ed25519()).verify(document, LogProof.parse(proof));
         } catch (LogError e) {
             throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "proofs/" + file.getName() + ": " + e.getMessage());
         }

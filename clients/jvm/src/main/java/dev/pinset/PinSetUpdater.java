@@ -100,7 +100,8 @@ public final class PinSetUpdater {
         this.listener = listener == null ? event -> {} : listener;
         store.expectSets(configuration.hosts);
         log = configuration.logPolicy == null ? null : new LogCheckpoints(configuration.logPolicy,
-                store.verifier().ed25519(), store.verifier().trustStore(), storage, configuration.server, this.transport);
+                store.verifier().ed25519(), store.verifier().trustStore(), storage, configuration.server, this.transport,
+                e -> emit(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, null, 0, e.getMessage())));
         trust = store.verifier().trustStore() == null ? null
                 : new TrustRefresher(store.verifier(), configuration.server, this.transport, storage, this.clock, this::emit,
                         log, (document, fork) -> reportFork(null, document, fork));
@@ -259,47 +260,68 @@ public final class PinSetUpdater {
             return UpdateEvent.of(UpdateEvent.Kind.FETCH_FAILED, host, 0,
                     "the server answered " + response.status() + " for " + host);
         }
-        VerifiedCheckpoint checkpoint = null;
-        if (log != null) {
-            LogDecision decision;
-            try {
-                decision = log.fetchAndCheck("/pins/" + host, response.body(), response.header("etag"));
-            } catch (IOException e) {
-                return UpdateEvent.of(UpdateEvent.Kind.FETCH_FAILED, host, 0, e.getMessage());
-            }
-            if (decision.kind() == LogDecision.Kind.REFUSED) {
-                return UpdateEvent.rejected(host, new DocumentRejection(DocumentRejection.Code.NOT_LOGGED,
-                        decision.error().getMessage()), decision.error());
-            }
-            if (decision.kind() == LogDecision.Kind.FORK) {
-                reportFork(host, "/pins/" + host, decision);
-                return UpdateEvent.rejected(host, new DocumentRejection(DocumentRejection.Code.LOG_FORK, "the proof's "
-                        + "checkpoint is inconsistent with the largest accepted before: the log forked; the set in force "
-                        + "is kept"), decision.error());
-            }
-            checkpoint = decision.largest();
-        }
+        if (log != null) return handleLogged(response, host);
         try {
-            VerifiedDocument document = store.accept(response.body(), host, clock.getAsLong());
-            String etag = response.header("etag");
-            etags.put(host, etag != null ? etag : etagOf(response.body()));
-            if (checkpoint != null) {
-                try {
-                    log.keep(checkpoint);
-                } catch (IOException e) {
-                    emit(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, host, 0, e.getMessage()));
-                }
-            }
-            if (storage != null) {
-                try {
-                    storage.save(host, response.body());
-                } catch (IOException e) {
-                    emit(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, host, 0, e.getMessage()));
-                }
-            }
-            return UpdateEvent.of(UpdateEvent.Kind.UPDATED, host, document.pinSet().version(), null);
+            return updated(host, response, store.accept(response.body(), host, clock.getAsLong()));
         } catch (DocumentRejection rejection) {
             return UpdateEvent.rejected(host, rejection);
+        }
+    }
+
+    /** Remembers the ETag of an accepted document and persists it. */
+    private UpdateEvent updated(String host, TransportResponse response, VerifiedDocument document) {
+        String etag = response.header("etag");
+        etags.put(host, etag != null ? etag : etagOf(response.body()));
+        if (storage != null) {
+            try {
+                storage.save(host, response.body());
+            } catch (IOException e) {
+                emit(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, host, 0, e.getMessage()));
+            }
+        }
+        return UpdateEvent.of(UpdateEvent.Kind.UPDATED, host, document.pinSet().version(), null);
+    }
+
+    /**
+     * A {@code 200} with a tlog-policy (PROTOCOL §7.4): the proof is fetched and checked, then the document is
+     * accepted (§5) and the larger checkpoint kept, in one step; a refusal at any point changes nothing.
+     */
+    private UpdateEvent handleLogged(TransportResponse response, String host) {
+        VerifiedDocument[] accepted = new VerifiedDocument[1];
+        DocumentRejection[] refused = new DocumentRejection[1];
+        LogDecision decision;
+        try {
+            decision = log.check("/pins/" + host, response.body(), response.header("etag"), null, () -> {
+                try {
+                    accepted[0] = store.accept(response.body(), host, clock.getAsLong());
+                    return true;
+                } catch (DocumentRejection rejection) {
+                    refused[0] = rejection;
+                    return false;
+                }
+            });
+        } catch (IOException e) {
+            return UpdateEvent.of(UpdateEvent.Kind.FETCH_FAILED, host, 0, e.getMessage());
+        }
+        if (decision.kind() == LogDecision.Kind.FORK) {
+            reportFork(host, "/pins/" + host, decision);
+            return UpdateEvent.rejected(host, new DocumentRejection(DocumentRejection.Code.LOG_FORK, "the proof's checkpoint"
+                    + " (size " + sizeOf(decision.refused()) + ") is inconsistent with the largest accepted before: the log"
+                    + " forked; the set in force is kept"), decision.error());
+        }
+        if (decision.kind() == LogDecision.Kind.REFUSED) {
+            return UpdateEvent.rejected(host, new DocumentRejection(DocumentRejection.Code.NOT_LOGGED,
+                    decision.error().getMessage()), decision.error());
+        }
+        if (refused[0] != null) return UpdateEvent.rejected(host, refused[0]);
+        return updated(host, response, accepted[0]);
+    }
+
+    private static long sizeOf(SignedNote note) {
+        try {
+            return Checkpoint.parse(note.text()).size();
+        } catch (LogError e) {
+            return 0;
         }
     }
 

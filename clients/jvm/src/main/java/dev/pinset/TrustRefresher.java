@@ -153,10 +153,13 @@ final class TrustRefresher {
                 return failed(UpdateEvent.trustRejected(rejection), maxAge);
             }
             if (log != null) {
-                // PROTOCOL §7.4: a trust document too is accepted only with its proof.
+                // PROTOCOL §7.4: a trust document too is accepted only with its proof, checked under the logKeys of
+                // the state it makes (its root keys vouch for them). The larger checkpoint is kept at once: it is
+                // consistent and cosigned whether or not the walk completes, as in the Swift client.
                 LogDecision decision;
                 try {
-                    decision = log.fetchAndCheck("/trust/" + version, bytes, version == newest ? response.header("etag") : null);
+                    decision = log.check("/trust/" + version, bytes, version == newest ? response.header("etag") : null,
+                            reached, () -> true);
                 } catch (IOException | RuntimeException e) {
                     return failed(UpdateEvent.of(UpdateEvent.Kind.TRUST_FETCH_FAILED, null, version,
                             "the proof of /trust/" + version + ": " + e.getMessage()), maxAge);
@@ -170,12 +173,6 @@ final class TrustRefresher {
                 if (decision.kind() == LogDecision.Kind.REFUSED) {
                     return failed(UpdateEvent.trustRejected(new TrustRejection(TrustRejection.Code.NOT_LOGGED, "trust version "
                             + version + ": " + decision.error().getMessage()), decision.error()), maxAge);
-                }
-                // Consistent and cosigned whether or not the walk completes: kept at once, as the Swift client does.
-                try {
-                    log.keep(decision.largest());
-                } catch (IOException e) {
-                    emit.accept(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, null, version, e.getMessage()));
                 }
             }
         }

@@ -89,11 +89,15 @@ class LogUpdateTest {
     }
 
     private PinSetUpdater updater(PinSetStore store) throws Exception {
+        return updater(store, storage);
+    }
+
+    private PinSetUpdater updater(PinSetStore store, File folder) throws Exception {
         PinSetUpdater.Configuration configuration = new PinSetUpdater.Configuration(
                 "http://127.0.0.1:" + server.getAddress().getPort(), List.of(HOST));
         configuration.logPolicy = LogPolicy.parse(VectorTest.read("log/policy.txt"));
         long now = Rfc3339.parse((String) Json.parseObject(VectorTest.read("manifest.json")).get("now"));
-        PinSetUpdater updater = new PinSetUpdater(configuration, store, null, new PinStorage(storage),
+        PinSetUpdater updater = new PinSetUpdater(configuration, store, null, new PinStorage(folder),
                 new PinFailureReporter(null, 1), () -> now, events::add);
         updater.loadPersisted();
         return updater;
@@ -213,5 +217,43 @@ class LogUpdateTest {
         UpdateEvent event = updater.refreshNow(HOST);
         assertEquals(UpdateEvent.Kind.UPDATED, event.kind(), event.toString());
         assertArrayEquals(VectorTest.read("log/notes/honest-42.note"), new PinStorage(storage).loadCheckpoint("pins.example.com/log"));
+    }
+
+    /**
+     * A log key the policy does not name but trust version 1 lists in {@code logKeys}: that document's own proof is
+     * checked under the state it makes (its root keys vouch for the key), then the pin document's too; without the
+     * key in the trust document, neither is accepted.
+     */
+    @Test
+    void aLogKeyNamedByTheTrustDocumentSignsItsOwnProofAndTheNextDocuments() throws Exception {
+        Map<?, ?> rotation = (Map<?, ?>) Json.parseObject(VectorTest.read("log/manifest.json")).get("rotation");
+        Map<?, ?> keys = (Map<?, ?>) Json.parseObject(VectorTest.read("manifest.json")).get("keys");
+        for (String name : List.of("named", "unnamed")) {
+            Map<?, ?> files = (Map<?, ?>) rotation.get(name);
+            served.clear();
+            served.put("/trust", VectorTest.read((String) files.get("trust")));
+            served.put("/trust/1", VectorTest.read((String) files.get("trust")));
+            served.put("/trust/1/proof", VectorTest.read((String) files.get("trustProof")));
+            served.put("/pins/" + HOST, VectorTest.read((String) files.get("document")));
+            served.put("/pins/" + HOST + "/proof", VectorTest.read((String) files.get("documentProof")));
+            TrustStore trust = new TrustStore(TrustState.ofRootKeys(VectorTest.keys(List.of("R1"), keys), 1));
+            PinSetStore store = new PinSetStore(new DocumentVerifier(List.of(), trust, new JdkEd25519Verifier(), 300_000),
+                    new PinningOptions());
+            events.clear();
+            PinSetUpdater updater = updater(store, new File(storage, name));
+            boolean named = name.equals("named");
+            assertEquals(named, updater.refreshTrust(), name + ": " + events);
+            assertEquals(named ? 1 : 0, trust.current().version());
+            if (named) {
+                assertEquals(1, trust.current().logKeys().size());
+                assertEquals(UpdateEvent.Kind.UPDATED, updater.refreshNow(HOST).kind(), events.toString());
+                assertEquals(3, version(store));
+            } else {
+                UpdateEvent refused = events.stream().filter(e -> e.kind() == UpdateEvent.Kind.TRUST_REJECTED).findFirst()
+                        .orElseThrow();
+                assertEquals(TrustRejection.Code.NOT_LOGGED, refused.trustRejection().code());
+                assertEquals(LogError.Code.UNSIGNED, refused.logError().code());
+            }
+        }
     }
 }
