@@ -47,11 +47,7 @@ extension PinSetRouter {
                 origin: log.log.origin, treeSize: log.log.treeSize, checkpointSize: log.log.checkpointSize,
                 checkpoint: checkpoint.map { String(decoding: $0.bytes, as: UTF8.self) },
                 cosignedBy: checkpoint.map { $0.signatures.dropFirst().map(\.name) } ?? [],
-                witnesses: (witnesses?.status ?? []).map {
-                    LogStatusBody.Witness(
-                        url: $0.url, keyName: $0.keyName, lastAnswer: $0.lastAnswer, lastAt: $0.lastAt,
-                        lastError: $0.lastError, cosignedSize: $0.cosignedSize)
-                }))
+                witnesses: witnesses?.status ?? []))
     }
 
     /// The `404` of every log route on a server started without `--log-key`.
@@ -69,20 +65,11 @@ extension PinSetRouter {
 
     /// The answer of `GET /admin/log`.
     struct LogStatusBody: Encodable {
-        struct Witness: Encodable {
-            let url: String
-            let keyName: String
-            let lastAnswer: String?
-            let lastAt: Date?
-            let lastError: String?
-            let cosignedSize: Int?
-        }
-
         let origin: String
         let treeSize: Int
         let checkpointSize: Int
         let checkpoint: String?
         let cosignedBy: [String]
-        let witnesses: [Witness]
+        let witnesses: [WitnessWorker.Status]
     }
 }

@@ -34,22 +34,20 @@ enum ServedLogIndexTable {
 
     /// The pin documents whose recorded entry is missing or holds other bytes, by host id.
     static func unloggedHosts(_ db: Database) throws -> [Unlogged] {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT d.hostId, d.body FROM document d LEFT JOIN logEntry e ON e.leafIndex = d.logIndex
-                WHERE e.body IS NULL OR e.body != d.body ORDER BY d.hostId
-                """
-        ).map { Unlogged(id: $0[0], body: [UInt8]($0[1] as Data)) }
+        try unlogged(db, table: "document", id: "hostId")
     }
 
     /// The trust documents whose recorded entry is missing or holds other bytes, oldest first.
     static func unloggedTrust(_ db: Database) throws -> [Unlogged] {
+        try unlogged(db, table: "trustDocument", id: "version")
+    }
+
+    private static func unlogged(_ db: Database, table: String, id: String) throws -> [Unlogged] {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT t.version, t.body FROM trustDocument t LEFT JOIN logEntry e ON e.leafIndex = t.logIndex
-                WHERE e.body IS NULL OR e.body != t.body ORDER BY t.version
+                SELECT t.\(id), t.body FROM \(table) t LEFT JOIN logEntry e ON e.leafIndex = t.logIndex
+                WHERE e.body IS NULL OR e.body != t.body ORDER BY t.\(id)
                 """
         ).map { Unlogged(id: $0[0], body: [UInt8]($0[1] as Data)) }
     }

@@ -16,11 +16,11 @@ public struct LogFile: Sendable, Equatable {
         path == "checkpoint" ? "text/plain; charset=utf-8" : "application/octet-stream"
     }
 
-    /// The `Cache-Control` C2SP tlog-tiles asks for: a year and `immutable` for full tiles, an hour for partial
+    /// The `Cache-Control` C2SP tlog-tiles asks for: a year and `immutable` for full tiles, a minute for partial
     /// ones, a few seconds for the checkpoint.
     public var cacheControl: String {
         if path == "checkpoint" { return "public, max-age=5" }
-        return isFull ? "public, max-age=31536000, immutable" : "public, max-age=3600"
+        return isFull ? "public, max-age=31536000, immutable" : "public, max-age=60"
     }
 
     /// The resource served from memory, keyed by `prefix + path` (e.g. `/log/tile/0/000`), with an ETag made

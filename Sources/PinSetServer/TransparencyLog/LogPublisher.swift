@@ -139,12 +139,21 @@ final class LogPublisher: Sendable {
                     }
                     return (queue.pending, queue.tickets)
                 }
-                try signCheckpoint(db)
+                do {
+                    try signCheckpoint(db)
+                } catch {
+                    // Put the batch back in front of what was handed over since.
+                    queue.withLock { queue in
+                        queue.pending = taken.0 + queue.pending
+                        queue.tickets = taken.1 + queue.tickets
+                    }
+                    throw error
+                }
                 return taken
             }
         } catch {
-            // Nothing was taken out of the queue if the write could not even start; either way the documents are
-            // committed and logged: try again shortly (the writers keep waiting, up to their own limit).
+            // The documents are committed and logged, and still queued: try again shortly (the writers keep
+            // waiting, up to their own limit).
             logger.error("cannot sign a checkpoint; retrying in 1 s", metadata: ["error": "\(error)"])
             Thread.sleep(forTimeInterval: 1)
             work.signal()

@@ -12,7 +12,7 @@ import TransparencyLog
 /// proofs that lacked it.
 final class WitnessWorker: Sendable {
     /// A witness's last answer, for `GET /admin/log`.
-    struct Status: Sendable {
+    struct Status: Sendable, Encodable {
         let url: String
         let keyName: String
         var lastAnswer: String?
@@ -53,8 +53,15 @@ final class WitnessWorker: Sendable {
     /// One round; `true` when every witness has cosigned the latest checkpoint.
     private func runRound(deadline: TimeInterval, logger: Logger) -> Bool {
         guard publisher.log.checkpoint != nil else { return true }
+        let started = Date()
         let round = cosigner.round(deadline: deadline)
         let now = Date()
+        logger.debug(
+            "witness round",
+            metadata: [
+                "size": "\(round.size)", "ms": "\(Int(now.timeIntervalSince(started) * 1000))",
+                "cosigned": "\(round.cosignatures.count)",
+            ])
         statuses.withLock { statuses in
             for (index, outcome) in round.outcomes.enumerated() {
                 switch outcome {
