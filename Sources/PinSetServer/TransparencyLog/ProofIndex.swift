@@ -26,6 +26,8 @@ final class ProofIndex: Sendable {
         let version: Int
         /// How many cosignatures the proof's checkpoint carries.
         let cosignatures: Int
+        /// Whether it carries every configured witness's cosignature.
+        let complete: Bool
     }
 
     private struct State {
@@ -35,8 +37,11 @@ final class ProofIndex: Sendable {
     }
 
     private let state = Locked(State())
-    /// `Cache-Control` of every proof: the documents' refresh interval (cosignatures may still be added).
+    /// `Cache-Control` of a complete proof: the documents' refresh interval.
     let cacheControl: String
+    /// `Cache-Control` of a proof still missing cosignatures: `no-cache`, and its answer is always a `200` (see
+    /// ``answer(_:to:)``).
+    static let incompleteCacheControl = "no-cache"
 
     /// `text/plain; charset=utf-8`: C2SP tlog-proof is a text format and names no media type.
     static let contentType = "text/plain; charset=utf-8"
@@ -55,10 +60,11 @@ final class ProofIndex: Sendable {
         }
         let resource = CachedResource(
             key: path.utf8, etag: etag, body: proof.bytes, version: proof.index, contentType: Self.contentType,
-            cacheControl: cacheControl)
+            cacheControl: complete ? cacheControl : Self.incompleteCacheControl)
         let cosignatures = proof.checkpoint.signatures.count - 1
         let entry = Entry(
-            resource: resource, leafIndex: proof.index, etag: etag, version: version, cosignatures: cosignatures)
+            resource: resource, leafIndex: proof.index, etag: etag, version: version, cosignatures: cosignatures,
+            complete: complete)
         let replaced: Entry? = state.withLock { state in
             if let current = state.proofs[key], current.leafIndex > proof.index { return nil }
             let old = state.proofs.updateValue(entry, forKey: key)
@@ -73,9 +79,13 @@ final class ProofIndex: Sendable {
         _ = replaced  // released here, out of the lock
     }
 
-    /// The proof served for `key`.
-    func resource(_ key: ProofKey) -> CachedResource? {
-        state.withLock { $0.proofs[key]?.resource }
+    /// The answer to a `GET` of `key`'s proof, `nil` when none is served. The proof's ETag is its document's
+    /// (PROTOCOL §7.3), so it stays the same when cosignatures are added: a proof still missing some is always
+    /// answered `200` (never `304`), or a client that revalidates would keep the proof without them until the
+    /// document changes.
+    func answer(_ key: ProofKey, to request: HTTPRequest) -> PreparedResponse? {
+        guard let entry = state.withLock({ $0.proofs[key] }) else { return nil }
+        return entry.complete ? entry.resource.response(to: request) : entry.resource.okResponse
     }
 
     /// The incomplete proofs whose checkpoint carries fewer than `count` cosignatures: those worth rebuilding
