@@ -62,8 +62,11 @@ public final class LogState: Sendable {
         if let note = try LogTable.latestCheckpoint(db) {
             let parsed = try SignedNote(parsing: note)
             let body = try Checkpoint(text: parsed.text)
+            guard body.origin == origin else {
+                throw LogError(.inconsistent, "the stored checkpoint's origin is \(body.origin)")
+            }
             let tree = MerkleTree(hasher: hasher, reader: subtrees)
-            guard body.origin == origin, body.size <= hashes.treeSize,
+            guard body.size <= hashes.treeSize,
                 try tree.rootHash(size: body.size) == body.rootHash
             else {
                 throw LogError(
