@@ -37,6 +37,11 @@ final class ProofIndex: Sendable {
     }
 
     private let state = Locked(State())
+    /// The pin documents' proofs again, keyed by the path after `/pins/` (`api.example.com/proof`), for the read
+    /// path's allocation-free lookup (``fastAnswer(_:)``). A resource's `version` is `2 · leafIndex + 1` when the
+    /// proof is complete and `2 · leafIndex` when not: a later entry's proof replaces an earlier one, a complete one
+    /// replaces an incomplete one of the same entry, never the reverse.
+    private let pinsByPath = Locked(ResourceTable())
     /// `Cache-Control` of a complete proof: the documents' refresh interval.
     let cacheControl: String
     /// `Cache-Control` of a proof still missing cosignatures: `no-cache`, and its answer is always a `200` (see
@@ -59,7 +64,8 @@ final class ProofIndex: Sendable {
         case .trust(let number): path = "/trust/\(number)/proof"
         }
         let resource = CachedResource(
-            key: path.utf8, etag: etag, body: proof.bytes, version: proof.index, contentType: Self.contentType,
+            key: path.utf8.dropFirst("/pins/".count), etag: etag, body: proof.bytes,
+            version: 2 * proof.index + (complete ? 1 : 0), contentType: Self.contentType,
             cacheControl: complete ? cacheControl : Self.incompleteCacheControl)
         let cosignatures = proof.checkpoint.signatures.count - 1
         let entry = Entry(
@@ -76,7 +82,18 @@ final class ProofIndex: Sendable {
             if !complete { state.underCosigned[cosignatures, default: []].insert(key) }
             return old
         }
+        if case .pins = key {
+            _ = pinsByPath.withLock { $0.insert(resource) { $0.version <= resource.version } }
+        }
         _ = replaced  // released here, out of the lock
+    }
+
+    /// The read path's answer to `GET /pins/{host}/proof` for a host in normal form: one hash-table lookup, no
+    /// allocation; `nil` when the path is not such a proof (the route then answers it).
+    @inline(__always)
+    func fastAnswer(_ request: HTTPRequest) -> PreparedResponse? {
+        guard let resource = pinsByPath.withLock({ $0.find(pathAfter: "/pins/", of: request) }) else { return nil }
+        return resource.version & 1 == 1 ? resource.response(to: request) : resource.okResponse
     }
 
     /// The answer to a `GET` of `key`'s proof, `nil` when none is served. The proof's ETag is its document's
