@@ -23,6 +23,11 @@ enum Environment {
         string(flag, "PINSET_KEY", default: PinSetServerConfiguration().keyPath)
     }
 
+    /// `--next-key`, else `PINSET_NEXT_KEY`; `nil` when neither is given (no planned rotation).
+    static func nextKeyPath(_ flag: String?) -> String? {
+        flag ?? value("PINSET_NEXT_KEY")
+    }
+
     /// `--log-key`, else `PINSET_LOG_KEY`; `nil` when neither is given (the server keeps no log).
     static func logKeyPath(_ flag: String?) -> String? {
         flag ?? value("PINSET_LOG_KEY")

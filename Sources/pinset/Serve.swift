@@ -29,6 +29,11 @@ struct Serve: AsyncParsableCommand {
             "Ed25519 signing key: a PKCS#8 PEM file (mode 0600) or a PKCS#11 URI such as 'pkcs11:token=pinset;object=signing-2026' (see --pkcs11-module). Env PINSET_KEY. Default ./data/signing-key.pem."
     )
     var key: String?
+    @Option(
+        help:
+            "The next signing key, for a planned rotation (PROTOCOL §6.3): a PEM file or PKCS#11 URI like --key. A pushed trust document that delegates it and drops the current key switches to it and re-signs every document before it is answered; then restart with it as --key. Env PINSET_NEXT_KEY. Default none."
+    )
+    var nextKey: String?
     @OptionGroup(title: "Keys in hardware") var pkcs11: PKCS11Options
     @Flag(
         help:
@@ -126,6 +131,7 @@ struct Serve: AsyncParsableCommand {
         print("pinset is serving on http://\(host):\(app.port)")
         print("  database: \(configuration.databasePath)")
         print("  signing key: \(configuration.keyPath)")
+        if let next = configuration.nextKeyPath { print("  next signing key: \(next)") }
         if let log = configuration.log {
             print("  transparency log: \(log.origin), \(log.witnesses.count) witness(es)")
             print("  log vkey: \(app.logVerifierKey ?? "")")
@@ -190,11 +196,13 @@ struct Serve: AsyncParsableCommand {
         }
         service.probes = try probes.configuration()
         let log = try logConfiguration()
-        return PinSetServerConfiguration(
+        var configuration = PinSetServerConfiguration(
             databasePath: Environment.databasePath(db),
             keyPath: Environment.keyPath(key),
             createKeyIfMissing: dev, http: http, service: service, rootKeys: rootKeys, rootThreshold: threshold,
             pkcs11: pkcs11.settings(allowExtractableKey: allowExtractableKey), log: log)
+        configuration.nextKeyPath = Environment.nextKeyPath(nextKey)
+        return configuration
     }
 
     /// `--log-key`, `--log-origin` and the witnesses; `nil` without a log key.

@@ -61,6 +61,13 @@ import Testing
             #expect(output.status != 0, "\(arguments)")
             #expect(output.stderr.contains(message), "\(arguments): \(output.stderr)")
         }
+        // A log keeps its origin: the same database under another origin is refused, naming both.
+        let first = try serve(["--log-key", logKey, "--log-origin", "one.example/log"], in: directory)
+        #expect(first.stdout.contains("transparency log: one.example/log"))
+        let renamed = try serve(["--log-key", logKey, "--log-origin", "two.example/log"], in: directory)
+        #expect(renamed.status != 0)
+        #expect(renamed.stderr.contains("origin is one.example/log"), "\(renamed.stderr)")
+        #expect(renamed.stderr.contains("is not the log two.example/log"))
         // The signing key cannot double as the log key.
         let signing = try key("signing.pem", in: directory)
         let same = try CLIRunner.pinset([

@@ -48,6 +48,12 @@ import TransparencyLog
         #expect(try server.put("b.example", pinPair(2)).status == 201)
         // Served without the cosignature (the quorum is not met), and the admin view says why.
         #expect(throws: LogError.self) { try LogFixture.verifiedProof(server, "/pins/a.example", policy: policy) }
+        // Incomplete: never a 304 (its ETag is the document's, so a revalidating client would keep it for good).
+        let incomplete = try server.client.request("GET", "/pins/a.example/proof")
+        let etag = try #require(incomplete.header("ETag"))
+        #expect(incomplete.header("Cache-Control") == "no-cache")
+        #expect(
+            try server.client.request("GET", "/pins/a.example/proof", headers: ["If-None-Match": etag]).status == 200)
         #expect(
             LogFixture.eventually(5) {
                 let status = try? server.client.request("GET", "/admin/log", headers: server.auth).json()
@@ -61,5 +67,8 @@ import TransparencyLog
                 (try? LogFixture.verifiedProof(server, "/pins/a.example", policy: policy)) != nil
             })
         try LogFixture.verifiedProof(server, "/pins/b.example", policy: policy)
+        let complete = try server.client.request("GET", "/pins/a.example/proof", headers: ["If-None-Match": etag])
+        #expect(complete.status == 304)
+        #expect(complete.header("Cache-Control") == "public, max-age=3600")
     }
 }

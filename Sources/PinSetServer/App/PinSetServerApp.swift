@@ -31,7 +31,9 @@ public final class PinSetServerApp: Sendable {
     ///   cannot be opened, or when the address cannot be bound.
     public init(configuration: PinSetServerConfiguration, logger: Logger = Logger(label: "pinset")) throws {
         self.logger = logger
-        let (key, store) = try Self.openKeyAndDatabase(configuration, logger: logger)
+        let (current, store) = try Self.openKeyAndDatabase(configuration, logger: logger)
+        let rotating = try Self.openNextKey(configuration, current: current, logger: logger)
+        let key: any DocumentSigner = rotating ?? current
         let snapshot = DocumentIndex(maxAge: Int(configuration.service.refreshInterval))
         let metrics = ServerMetrics()
         let logPublisher = try configuration.log.map { log in
@@ -53,7 +55,8 @@ public final class PinSetServerApp: Sendable {
         let reports = PinReportService(store: store, service: service, configuration: configuration.reports)
         let trust = try TrustService(
             store: store, rootKeys: configuration.rootKeys, rootThreshold: configuration.rootThreshold,
-            signingKid: key.kid, refreshInterval: configuration.service.refreshInterval, log: logPublisher)
+            signingKid: key.kid, refreshInterval: configuration.service.refreshInterval, log: logPublisher,
+            rotation: rotating.map { (service, $0) })
         Self.warnIfNotDelegated(trust, kid: key.kid, logger: logger)
         self.trust = trust
         if let logPublisher {
@@ -131,7 +134,7 @@ public final class PinSetServerApp: Sendable {
         switch try? trust.delegation() {
         case .notDelegated:
             logger.warning(
-                "the newest trust document does not list this server's signing key: clients that rely on root keys refuse its documents until a trust document naming it is pushed (PUT /admin/trust)",
+                "the newest trust document does not list this server's signing key: clients that rely on root keys refuse its documents until a trust document naming it is pushed (PUT /admin/trust); after a planned rotation (--next-key), restart with the next key as --key",
                 metadata: ["kid": "\(kid)"])
         case .noTrustDocument:
             logger.warning(
@@ -140,6 +143,31 @@ public final class PinSetServerApp: Sendable {
         default:
             break
         }
+    }
+
+    /// `--next-key`, opened and checked like the current key, beside it; `nil` without one.
+    private static func openNextKey(
+        _ configuration: PinSetServerConfiguration, current: any DocumentSigner, logger: Logger
+    ) throws -> RotatingSigner? {
+        guard let path = configuration.nextKeyPath else { return nil }
+        let next = try SignerLoader.open(path, pkcs11: configuration.pkcs11, logger: logger)
+        guard next.kid != current.kid else {
+            throw StartupError(
+                code: .signingKeyUnusable,
+                description: "--next-key is the signing key itself (kid \(next.kid)): give the key that replaces it")
+        }
+        if let log = configuration.log, let logKey = try? Ed25519SigningKey.load(pemFile: log.keyPath),
+            logKey.publicKey == next.publicKey
+        {
+            throw StartupError(
+                code: .logKeyUnusable,
+                description:
+                    "the log key must not be the next signing key (PROTOCOL §7.1): make one with `pinset keygen`")
+        }
+        logger.info(
+            "next signing key ready: a trust document that delegates it and drops the current key switches to it",
+            metadata: ["kid": "\(current.kid)", "nextKid": "\(next.kid)"])
+        return RotatingSigner(current: current, next: next)
     }
 
     /// The key is read before the database is opened, so a bad key never creates a database file. `--dev`

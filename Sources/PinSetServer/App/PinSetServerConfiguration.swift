@@ -10,6 +10,9 @@ public struct PinSetServerConfiguration: Sendable {
     /// for a key that stays on a token (see ``pkcs11``). Default `./data/signing-key.pem`.
     /// - Warning: the server refuses a key file that group or others can read.
     public var keyPath: String
+    /// The next signing key (`--next-key`, PROTOCOL §6.3): a PEM file or PKCS#11 URI like ``keyPath``. A trust
+    /// document that delegates it and drops the current key makes it active. Default `nil`: no planned rotation.
+    public var nextKeyPath: String? = nil
     /// The module and PIN for a ``keyPath`` that is a PKCS#11 URI. Default: no module, no PIN.
     public var pkcs11: PKCS11Settings
     /// Generate the key file (mode 0600) when it does not exist. Default `false`: production keys are

@@ -21,20 +21,20 @@ extension PinSetRouter {
     func servePinsProof(_ context: RouteContext) throws -> HTTPResponse {
         guard let log else { throw Self.noLog }
         let host = try context.host()
-        guard let proof = log.proofs.resource(.pins(host)) else {
+        guard let proof = log.proofs.answer(.pins(host), to: context.request) else {
             throw Problem.notFound("no pin set is published for \(host)")
         }
-        return .prepared(proof.response(to: context.request))
+        return .prepared(proof)
     }
 
     /// `GET /trust/{version}/proof`: the C2SP tlog-proof of that trust document, with its ETag.
     func serveTrustProof(_ context: RouteContext) throws -> HTTPResponse {
         guard let log else { throw Self.noLog }
         let version = try Self.trustVersion(context.parameters[0])
-        guard let proof = log.proofs.resource(.trust(version)) else {
+        guard let proof = log.proofs.answer(.trust(version), to: context.request) else {
             throw Problem.notFound("there is no trust document version \(version)")
         }
-        return .prepared(proof.response(to: context.request))
+        return .prepared(proof)
     }
 
     /// `GET /admin/log`: tree size, the latest checkpoint, its cosigners, and each witness's last answer.

@@ -47,6 +47,10 @@ final class PinSetRouter: HTTPHandler {
         if method == .get || method == .head, let document = snapshot.resource(forPathAfter: "/pins/", of: request) {
             return answer(document, request)
         }
+        if method == .get, let proof = log?.proofs.fastAnswer(request) {
+            metrics.count(RouteTable.pinsProof, status: proof.status)
+            return .prepared(proof)
+        }
         let path = request.path
         let match = RouteTable.match(path)
         let route = match?.route(method.name)

@@ -54,6 +54,8 @@ enum RouteTable {
     static let other = templates.count
     /// The label index of `/pins/{host}`, which the read path counts without matching.
     static let pins = templates.firstIndex(of: "/pins/{host}")!
+    /// The label index of `/pins/{host}/proof`, which the read path counts without matching.
+    static let pinsProof = templates.firstIndex(of: "/pins/{host}/proof")!
 
     /// The routes of each template, by template index.
     static let routes: [[Route]] = templates.map { template in all.filter { $0.path == template } }

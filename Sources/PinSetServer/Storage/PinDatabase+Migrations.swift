@@ -169,6 +169,26 @@ extension PinDatabase {
                     ALTER TABLE trustDocument ADD COLUMN logIndex INTEGER;
                     """)
         }
+        // Transparency-log fork reports from clients (PROTOCOL §7.4, `POST /reports` with `pinset-report: log-fork`).
+        migrator.registerMigration("v9-log-fork-reports") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE logForkReport (
+                        id INTEGER PRIMARY KEY,
+                        fingerprint BLOB NOT NULL UNIQUE,
+                        host TEXT,
+                        document TEXT NOT NULL,
+                        logOrigin TEXT NOT NULL,
+                        keptCheckpoint TEXT NOT NULL,
+                        refusedCheckpoint TEXT NOT NULL,
+                        reportedAt TEXT NOT NULL,
+                        count INTEGER NOT NULL,
+                        firstSeen INTEGER NOT NULL,
+                        lastSeen INTEGER NOT NULL
+                    );
+                    CREATE INDEX logForkReportLastSeen ON logForkReport(lastSeen);
+                    """)
+        }
         return migrator
     }
 }

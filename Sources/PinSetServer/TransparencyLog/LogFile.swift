@@ -27,11 +27,7 @@ public struct LogFile: Sendable, Equatable {
     /// is made from its SHA-256; a tile's or bundle's is its path, since a tile path (with its width) names bytes
     /// that never change: no hashing of up to 256 documents for every checkpoint.
     public func resource(prefix: String, version: Int, crypto: any TrustCrypto) -> CachedResource {
-        let etag =
-            path == "checkpoint"
-            ? Base64URL.encode(crypto.sha256(body).prefix(18))
-            : path.replacingOccurrences(
-                of: "/", with: "-")
+        let etag = path == "checkpoint" ? Base64URL.encode(crypto.sha256(body).prefix(18)) : path
         return CachedResource(
             key: Array((prefix + path).utf8), etag: "\"\(etag)\"", body: body, version: version,
             contentType: contentType, cacheControl: cacheControl)

@@ -18,10 +18,18 @@ extension LogPublisher {
     /// and trust documents) that has no entry with its exact bytes in ONE transaction, signs a checkpoint when
     /// the log grew past the stored one (or none is stored), and builds every served document's proof and the
     /// log's files, so every document served has a proof from the first request on.
-    func load() throws(ServiceError) -> Loaded {
+    /// - Throws: ``StartupError`` (``StartupError/Code/logKeyUnusable``) when the stored log is not this one
+    ///   (another origin) or does not match its entries; the database's error otherwise.
+    func load() throws -> Loaded {
         var appended = 0
+        var refused: LogError?
         try store.serializedWrite { db in
-            try log.load(from: db)
+            do {
+                try log.load(from: db)
+            } catch let error as LogError {
+                refused = error
+                return
+            }
             var appends: [LogAppend] = []
             try db.inTransaction {
                 appends = []
@@ -40,6 +48,13 @@ extension LogPublisher {
             for append in appends { log.didCommit(append) }
             appended = appends.count
             try signCheckpoint(db)
+        }
+        if let refused {
+            throw StartupError(
+                code: .logKeyUnusable,
+                description:
+                    "the transparency log stored in the database is not the log \(log.origin) (\(refused.detail)); a log's origin never changes: start with the --log-origin it was created with"
+            )
         }
         let (hosts, trust) = try store.read { db in
             (try ServedLogIndexTable.servedHosts(db), try ServedLogIndexTable.servedTrust(db))

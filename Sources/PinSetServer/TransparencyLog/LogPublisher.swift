@@ -66,7 +66,7 @@ final class LogPublisher: Sendable {
         self.clock = clock
         self.logger = logger
         proofs = ProofIndex(maxAge: maxAge)
-        files = LogFileIndex(crypto: crypto)
+        files = LogFileIndex(crypto: crypto) { [log] tile in log.bundle(tile) }
     }
 
     /// Sets what runs after each new checkpoint is published (the witness worker's wake-up).
@@ -192,7 +192,7 @@ final class LogPublisher: Sendable {
     /// Serves the checkpoint and every tile that changed since the files last served.
     func publishFiles() {
         let served = files.size
-        files.publish(log.files(changedSince: served), size: log.checkpointSize)
+        files.publish(log.files(changedSince: served, partialBundles: false), size: log.checkpointSize)
     }
 
     /// Each document's proof, then the document, in commit order.

@@ -62,8 +62,11 @@ public final class LogState: Sendable {
         if let note = try LogTable.latestCheckpoint(db) {
             let parsed = try SignedNote(parsing: note)
             let body = try Checkpoint(text: parsed.text)
+            guard body.origin == origin else {
+                throw LogError(.inconsistent, "the stored checkpoint's origin is \(body.origin)")
+            }
             let tree = MerkleTree(hasher: hasher, reader: subtrees)
-            guard body.origin == origin, body.size <= hashes.treeSize,
+            guard body.size <= hashes.treeSize,
                 try tree.rootHash(size: body.size) == body.rootHash
             else {
                 throw LogError(
@@ -194,7 +197,10 @@ public final class LogState: Sendable {
 
     /// The files served for the latest checkpoint that differ from those of a checkpoint of `oldSize`: the
     /// checkpoint, and every tile and entry bundle that is new or wider (all of them for `oldSize` 0).
-    public func files(changedSince oldSize: Int) -> [LogFile] {
+    /// - Parameter partialBundles: whether to include the partial entry bundle (default `true`); without it,
+    ///   ``bundle(_:)`` makes it when it is asked for (the publisher: a partial bundle holds up to 255 documents and
+    ///   changes with every checkpoint, and few are ever fetched).
+    public func files(changedSince oldSize: Int, partialBundles: Bool = true) -> [LogFile] {
         memory.withLock { memory in
             guard let note = memory.checkpoint else { return [] }
             let size = memory.checkpointSize
@@ -203,13 +209,25 @@ public final class LogState: Sendable {
             where tile.index >= Tile.hashCount(level: tile.level, treeSize: min(oldSize, size)) / Tile.fullWidth {
                 // The tile exists at `size`, so its hashes and entries are in memory.
                 files.append(LogFile(path: tile.path, body: try! memory.hashes.data(of: tile), isFull: !tile.isPartial))
-                if tile.level == 0 {
+                if tile.level == 0, partialBundles || !tile.isPartial {
                     let start = tile.index * Tile.fullWidth
                     let bundle = try! EntryBundle.encode(memory.entries[start..<(start + tile.width)])
                     files.append(LogFile(path: tile.entriesPath, body: bundle, isFull: !tile.isPartial))
                 }
             }
             return files
+        }
+    }
+
+    /// The entry bundle of level-0 `tile` (full or partial), or `nil` when the latest checkpoint does not cover it.
+    public func bundle(_ tile: Tile) -> LogFile? {
+        memory.withLock { memory in
+            let start = tile.index * Tile.fullWidth
+            guard tile.level == 0, start >= 0, tile.width > 0, start + tile.width <= memory.checkpointSize else {
+                return nil
+            }
+            let bundle = try! EntryBundle.encode(memory.entries[start..<(start + tile.width)])
+            return LogFile(path: tile.entriesPath, body: bundle, isFull: !tile.isPartial)
         }
     }
 }

@@ -26,6 +26,8 @@ final class ProofIndex: Sendable {
         let version: Int
         /// How many cosignatures the proof's checkpoint carries.
         let cosignatures: Int
+        /// Whether it carries every configured witness's cosignature.
+        let complete: Bool
     }
 
     private struct State {
@@ -35,8 +37,16 @@ final class ProofIndex: Sendable {
     }
 
     private let state = Locked(State())
-    /// `Cache-Control` of every proof: the documents' refresh interval (cosignatures may still be added).
+    /// The pin documents' proofs again, keyed by the path after `/pins/` (`api.example.com/proof`), for the read
+    /// path's allocation-free lookup (``fastAnswer(_:)``). A resource's `version` is `2 · leafIndex + 1` when the
+    /// proof is complete and `2 · leafIndex` when not: a later entry's proof replaces an earlier one, a complete one
+    /// replaces an incomplete one of the same entry, never the reverse.
+    private let pinsByPath = Locked(ResourceTable())
+    /// `Cache-Control` of a complete proof: the documents' refresh interval.
     let cacheControl: String
+    /// `Cache-Control` of a proof still missing cosignatures: `no-cache`, and its answer is always a `200` (see
+    /// ``answer(_:to:)``).
+    static let incompleteCacheControl = "no-cache"
 
     /// `text/plain; charset=utf-8`: C2SP tlog-proof is a text format and names no media type.
     static let contentType = "text/plain; charset=utf-8"
@@ -54,11 +64,13 @@ final class ProofIndex: Sendable {
         case .trust(let number): path = "/trust/\(number)/proof"
         }
         let resource = CachedResource(
-            key: path.utf8, etag: etag, body: proof.bytes, version: proof.index, contentType: Self.contentType,
-            cacheControl: cacheControl)
+            key: path.utf8.dropFirst("/pins/".count), etag: etag, body: proof.bytes,
+            version: 2 * proof.index + (complete ? 1 : 0), contentType: Self.contentType,
+            cacheControl: complete ? cacheControl : Self.incompleteCacheControl)
         let cosignatures = proof.checkpoint.signatures.count - 1
         let entry = Entry(
-            resource: resource, leafIndex: proof.index, etag: etag, version: version, cosignatures: cosignatures)
+            resource: resource, leafIndex: proof.index, etag: etag, version: version, cosignatures: cosignatures,
+            complete: complete)
         let replaced: Entry? = state.withLock { state in
             if let current = state.proofs[key], current.leafIndex > proof.index { return nil }
             let old = state.proofs.updateValue(entry, forKey: key)
@@ -70,12 +82,27 @@ final class ProofIndex: Sendable {
             if !complete { state.underCosigned[cosignatures, default: []].insert(key) }
             return old
         }
+        if case .pins = key {
+            _ = pinsByPath.withLock { $0.insert(resource) { $0.version <= resource.version } }
+        }
         _ = replaced  // released here, out of the lock
     }
 
-    /// The proof served for `key`.
-    func resource(_ key: ProofKey) -> CachedResource? {
-        state.withLock { $0.proofs[key]?.resource }
+    /// The read path's answer to `GET /pins/{host}/proof` for a host in normal form: one hash-table lookup, no
+    /// allocation; `nil` when the path is not such a proof (the route then answers it).
+    @inline(__always)
+    func fastAnswer(_ request: HTTPRequest) -> PreparedResponse? {
+        guard let resource = pinsByPath.withLock({ $0.find(pathAfter: "/pins/", of: request) }) else { return nil }
+        return resource.version & 1 == 1 ? resource.response(to: request) : resource.okResponse
+    }
+
+    /// The answer to a `GET` of `key`'s proof, `nil` when none is served. The proof's ETag is its document's
+    /// (PROTOCOL §7.3), so it stays the same when cosignatures are added: a proof still missing some is always
+    /// answered `200` (never `304`), or a client that revalidates would keep the proof without them until the
+    /// document changes.
+    func answer(_ key: ProofKey, to request: HTTPRequest) -> PreparedResponse? {
+        guard let entry = state.withLock({ $0.proofs[key] }) else { return nil }
+        return entry.complete ? entry.resource.response(to: request) : entry.resource.okResponse
     }
 
     /// The incomplete proofs whose checkpoint carries fewer than `count` cosignatures: those worth rebuilding
