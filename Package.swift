@@ -146,20 +146,22 @@ let package = Package(
         .executableTarget(name: "PinSetFuzz", dependencies: ["PinSetFuzzing", "PinSetCore", "CLibFuzzer"]),
 
         // MARK: Tests
-        // What every test target shares: the process runner and the test PKI.
+        // What every test target shares: the process runner, the test PKI, the one in-process pin server, the one
+        // HTTP client and raw connection, the one TLS test host.
         .target(
             name: "TestSupport",
             dependencies: [
-                "PinSetClient",
+                "PinSetClient", "PinSetServer", "PinSetProbe", "MicroHTTPD",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
             ],
             path: "Tests/TestSupport"
         ),
-        .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD"]),
+        .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD", "TestSupport"]),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto", "TestSupport"]),
         .testTarget(name: "PinSetCoreTests", dependencies: ["PinSetCore"]),
         .testTarget(
