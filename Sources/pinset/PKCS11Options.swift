@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PinSetServer
+import PinSetSigning
 
 /// `--pkcs11-module` for commands that take keys as PKCS#11 URIs. The PIN is never an option: it comes from
 /// `pin-source=` in the URI or from `PINSET_PKCS11_PIN`.

@@ -4,7 +4,7 @@ import PKCS11
 import PinSetCore
 import PinSetOpenSSL
 import PinSetRules
-import PinSetServer
+import PinSetSigning
 
 /// Reads the key files of the trust commands: Ed25519 public keys (SPKI PEM; a PKCS#8 private key PEM gives its
 /// public half) and root private keys (PKCS#8 PEM, mode 0600). A `pkcs11:` URI names a key on a token instead,

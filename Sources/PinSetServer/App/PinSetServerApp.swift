@@ -4,6 +4,7 @@ import MicroHTTPD
 import OpenSSLCrypto
 import PKCS11
 import PinSetCore
+import PinSetSigning
 
 /// A running pin server: the database, the signing key, the in-memory snapshot, the HTTP listener and the
 /// background re-signer, started together and stopped together.

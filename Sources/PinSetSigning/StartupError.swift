@@ -18,7 +18,9 @@ public struct StartupError: Error, Sendable, Equatable, CustomStringConvertible 
     public let description: String
 
     /// `--dev` refuses to mint a key for a database that some key has already signed for.
-    static func keyMissingForSignedDatabase(keyPath: String, databasePath: String, kids: [String]) -> StartupError {
+    package static func keyMissingForSignedDatabase(keyPath: String, databasePath: String, kids: [String])
+        -> StartupError
+    {
         StartupError(
             code: .keyMissingForSignedDatabase,
             description:
