@@ -17,7 +17,8 @@ import Testing
     @Test func backupDuringAWriteLoopHoldsEveryWriteAcknowledgedBeforeIt() throws {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let server = try RunningServer(directory: dir)
+        // No pre-flight: each write would wait for a probe of h*.example.com (0.25-0.75 s here, 6-12 min a run).
+        let server = try RunningServer(directory: dir, extraArguments: ["--preflight", "off"])
         defer { server.stop() }
         let http = LoopbackHTTP(url: server.url)
         let backupFile = dir.appendingPathComponent("backups/pinset-backup.sqlite").path
