@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# B8j/B9j (issue 23): the JVM client's document verification and warm pin evaluation, as ratios against a raw JDK
-# Ed25519 verify and one SHA-256 measured in the same run (the shapes of B8/B9 in bench/client.sh). Builds the
-# library with jvm.mk (Debian's JDK), then prints a markdown table fragment. Usage: bash bench/jvm.sh [rounds]
+# B8j/B9j (issue 23) and B12j (issue 24): the JVM client's document verification, warm pin evaluation and a
+# document's tlog-proof verification, as ratios against a raw JDK Ed25519 verify and one SHA-256 measured in the same
+# run (the shapes of B8/B9/B12 in bench/client.sh). Builds the library with jvm.mk (Debian's JDK), then prints a
+# markdown table fragment. Usage: bash bench/jvm.sh [rounds]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make -s jvm-build >&2

@@ -3,6 +3,7 @@ import { ApiError, call, describe, token } from "./api.js";
 import { h, replace } from "./dom.js";
 import { hostsPage } from "./hosts.js";
 import { hostPage } from "./host.js";
+import { logPage } from "./log.js";
 import { reportsPage } from "./reports.js";
 import { trustPage } from "./trust.js";
 
@@ -15,6 +16,7 @@ const routes = [
   [/^#\/hosts\/([^/]+)$/, (match) => hostPage(main, decodeURIComponent(match[1]))],
   [/^#\/reports$/, () => reportsPage(main)],
   [/^#\/trust$/, () => trustPage(main)],
+  [/^#\/log$/, () => logPage(main)],
   [/^#\/hosts$/, () => hostsPage(main)],
 ];
 

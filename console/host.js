@@ -5,18 +5,21 @@ import { badge, h, loading, relative, replace, when } from "./dom.js";
 import { busy, field, isoFromLocal, PIN_RULES, ROLES, select, showError, TYPES } from "./forms.js";
 import { stateBadge } from "./hosts.js";
 import { verifyPinDocument } from "./jws.js";
+import { logVerifierKey } from "./log.js";
+import { verifyDocumentProof } from "./tlog.js";
 
 let flash = null; // {host, text}: the outcome of the last write, shown once after the reload
 
 export async function hostPage(main, host) {
   document.title = `${host} · pinset console`;
   replace(main, h("p", {}, h("a", { href: "#/hosts" }, "← Hosts")), h("h1", { tabindex: "-1" }, host), loading(`Loading ${host}…`));
-  const [detail, history, served, keys, status] = await Promise.all([
+  const [detail, history, served, keys, status, proof] = await Promise.all([
     call(hostPath(host)),
     call(`${hostPath(host)}/history`),
     call(`/pins/${encodeURIComponent(host)}`, { auth: false }).catch((error) => error),
     call("/keys", { auth: false }).catch((error) => error),
     features.monitor === false ? null : optional(`${hostPath(host)}/status`).catch((error) => error),
+    optional(`/pins/${encodeURIComponent(host)}/proof`, { auth: false }).catch((error) => error),
   ]);
   const set = detail.data;
   const state = { host, set, etag: detail.etag || set.etag, reload: () => hostPage(main, host) };
@@ -35,6 +38,7 @@ export async function hostPage(main, host) {
     notice,
     pinsSection(state),
     documentSection(state, served, keys),
+    proofSection(state, served, proof),
     monitorSection(status),
     historySection(history.data),
     h("h2", { class: "part" }, "Edit"),
@@ -162,6 +166,41 @@ function policySection(state) {
       : "Report-only: clients report failures but let the connection through."),
     set.reportUri ? h("p", { class: "muted" }, "Reports go to ", h("span", { class: "mono" }, set.reportUri)) : null,
     button, error);
+}
+
+/** The document's transparency-log proof (PROTOCOL §7.3), checked in this browser: inclusion of the exact bytes
+ * served (RFC 6962, WebCrypto SHA-256) and, with the log's vkey given on the Log page, the checkpoint's signature. */
+function proofSection(state, served, proof) {
+  const section = h("section", { "aria-labelledby": "proof-title", id: "log-proof" },
+    h("h2", { id: "proof-title" }, "Transparency log proof"));
+  if (proof === null) {
+    section.append(h("p", { class: "muted", id: "proof" }, "This server keeps no transparency log (no proof is served)."));
+    return section;
+  }
+  if (proof instanceof Error || served instanceof Error) {
+    section.append(h("p", { class: "error", id: "proof" }, `GET /pins/${state.host}/proof: ${describe(proof instanceof Error ? proof : served)}`));
+    return section;
+  }
+  const verdict = h("p", { id: "proof", role: "status" }, badge("checking…", "info"));
+  const details = h("div");
+  section.append(verdict, details);
+  const vkey = logVerifierKey();
+  verifyDocumentProof(served.text, proof.text, vkey).then((result) => {
+    const signature = result.signed === null
+      ? badge("log signature not checked", "warn", "no log key: give it on the Log page")
+      : result.signed ? badge("log signature verified", "ok") : badge("log signature NOT verified", "bad");
+    replace(verdict,
+      result.included ? badge("included", "ok", "included in the log") : badge("not included", "bad", "not shown to be in the log"),
+      " ", result.included ? signature : null, " ",
+      result.included
+        ? `Entry ${result.index} of ${result.checkpoint.origin}, checkpoint size ${result.checkpoint.size}: the inclusion proof of the exact bytes served was checked in this browser (WebCrypto SHA-256).`
+        : `${result.reason}.`,
+      result.signed === null && result.included ? h("span", { class: "muted" }, " Give the log's vkey on the ", h("a", { href: "#/log" }, "Log page"), " to check the checkpoint's signature.") : null,
+      proof.etag && served.etag && proof.etag !== served.etag
+        ? h("span", { class: "warn-text" }, " Note: the proof's ETag is not the document's (a write in between); reload.") : null);
+    replace(details, h("details", {}, h("summary", {}, "Proof (C2SP tlog-proof)"), h("pre", { class: "mono wrap", id: "proof-text" }, proof.text)));
+  });
+  return section;
 }
 
 function documentSection(state, served, keys) {

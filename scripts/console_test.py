@@ -8,14 +8,19 @@ Checks: 1 log in; 2 create a host with a current and a backup pin; 3 GET /pins/{
 unsafe set shows its 422 rule; 5 a posted report shows in the chart; 6 the signature badge says verified;
 7 an XSS attempt in a comment shows as text; 8 the browser console logs no errors; 9 usable 375 px wide and
 in dark mode; 10 add a pin by PEM, capture shows the server's answer; 11 a write from a stale page gets 412;
-12 the hosts page shows the monitor's last pass; 13 it pages through hosts 200 at a time; 14 log-out forgets
-the token; 15 a readable error when the server is down. Screenshots of every page go to --screenshots (default
+12 the hosts page shows the monitor's last pass; 13 it pages through hosts 200 at a time; 14 the Log page
+shows the tree size, the checkpoint with its log signature checked in the browser (WebCrypto Ed25519), the
+witness's cosignature and last answer; 15 a host's page checks its document's log proof in the browser
+(RFC 6962 inclusion with WebCrypto SHA-256, and the checkpoint's signature); 16 log-out forgets the token;
+17 a readable error when the server is down. The server keeps a transparency log cosigned by a real
+`pinset witness`. Screenshots of every page go to --screenshots (default
 .build/console-screenshots). --docs DIR also writes the README's two screenshots there. Every wait is
 bounded; the closing line reads `N passed, M failed`.
 """
 
 import argparse
 import base64
+import concurrent.futures
 import json
 import os
 import queue
@@ -48,32 +53,88 @@ def pin() -> str:
     return base64.b64encode(secrets.token_bytes(32)).decode()
 
 
+LOG_ORIGIN = "console.test/log"
+
+
+def banner(proc: subprocess.Popen, seconds: float = 30):
+    """The lines a child prints on standard output, stripped, for at most `seconds` (a thread reads them)."""
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            yield lines.get(timeout=max(0.1, deadline - time.time())).strip()
+        except queue.Empty:
+            return
+
+
+def ed25519_key(path: str) -> str:
+    """A new Ed25519 PKCS#8 PEM key at `path`, mode 0600, made by the openssl CLI."""
+    subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", path], check=True, capture_output=True,
+                   timeout=30)
+    os.chmod(path, 0o600)
+    return path
+
+
+def stop_process(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+class Witness:
+    """`pinset witness` on an ephemeral loopback port, following the log whose vkey is given."""
+
+    def __init__(self, binary: str, directory: str, log_vkey: str):
+        key = ed25519_key(os.path.join(directory, "witness-key.pem"))
+        self.proc = subprocess.Popen([binary, "witness", "--port", "0", "--name", "w1.console.test", "--key", key,
+                                      "--log", log_vkey, "--db", os.path.join(directory, "witness.sqlite")],
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.url = self.vkey = None
+        for line in banner(self.proc):
+            if "serving on" in line:
+                self.url = line.rsplit(" ", 1)[1].rstrip("/")
+            elif line.startswith("vkey: "):
+                self.vkey = line.split(" ", 1)[1]
+                break
+        if not self.url or not self.vkey:
+            self.stop()
+            raise RuntimeError("pinset witness did not print its URL and vkey")
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+
+
 class Server:
-    """`pinset serve --dev` on an ephemeral loopback port, with its database and key in a temp folder."""
+    """`pinset serve --dev` on an ephemeral loopback port, with its database and key in a temp folder, and a
+    transparency log (PROTOCOL §7) cosigned by a `pinset witness`."""
 
     def __init__(self, binary: str, directory: str):
         self.directory = directory
+        log_key = ed25519_key(os.path.join(directory, "log-key.pem"))
+        self.log_vkey = subprocess.run([binary, "log", "vkey", "--key", log_key, "--origin", LOG_ORIGIN], check=True,
+                                       capture_output=True, text=True, timeout=30).stdout.strip()
+        self.witness = Witness(binary, directory, self.log_vkey)
         # A 3 s monitor interval, so that full passes end while the checks run (check 12).
         args = [binary, "serve", "--dev", "--port", "0", "--bind", "127.0.0.1", "--monitor-interval", "3s",
-                "--db", os.path.join(directory, "pinset.sqlite"), "--key", os.path.join(directory, "key.pem")]
+                "--db", os.path.join(directory, "pinset.sqlite"), "--key", os.path.join(directory, "key.pem"),
+                "--log-key", log_key, "--log-origin", LOG_ORIGIN, "--witness", self.witness.url, self.witness.vkey]
         self.stderr = open(os.path.join(directory, "stderr.log"), "wb")
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.stderr, text=True)
-        lines: queue.Queue = queue.Queue()
-        threading.Thread(target=lambda: [lines.put(line) for line in self.proc.stdout], daemon=True).start()
         self.url = self.token = None
-        deadline = time.time() + 30
         want_token = False
-        while time.time() < deadline and self.token is None:
-            try:
-                line = lines.get(timeout=max(0.1, deadline - time.time())).strip()
-            except queue.Empty:
-                break
+        for line in banner(self.proc):
             if "serving on" in line:
                 self.url = line.rsplit(" ", 1)[1].rstrip("/")
             elif line.startswith("admin token"):
                 want_token = True
             elif want_token and line:
                 self.token = line
+                break
         if not self.url or not self.token:
             self.stop()
             raise RuntimeError(f"pinset serve --dev did not print its URL and token; see {directory}/stderr.log")
@@ -92,14 +153,9 @@ class Server:
             return error.code, error.read()
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        stop_process(self.proc)
         self.stderr.close()
+        self.witness.stop()
 
 
 def certificate(directory: str, name: str) -> str:
@@ -212,6 +268,46 @@ def main() -> int:
         run = Run(driver, server, Path(args.screenshots))
         current, backup = pin(), pin()
         served_cert = certificate(directory, "served")
+
+        def log_page():
+            run.go("#/log", "#log-vkey")
+            run.text_of("h1", "Transparency log", "the Log heading")
+            checkpoint = run.css("#checkpoint").text
+            assert checkpoint.startswith(LOG_ORIGIN + "\n"), checkpoint
+            assert "tree size" in run.css(".badges").text
+            # Without the vkey the signature is not checked; with it, it verifies; with another key, it does not.
+            run.text_of("#checkpoint-signature", "not checked", "the unchecked signature badge")
+            field = run.css("#log-vkey")
+            field.send_keys(server.log_vkey, Keys.ENTER)
+            run.text_of("#checkpoint-signature", "log signature verified", "the log signature verified")
+            # The witness cosigns within its round; the page shows it and its last answer.
+            def cosigned(d):
+                d.refresh()
+                return "w1.console.test" in d.find_element(By.CSS_SELECTOR, "#cosigned-by").text
+            run.wait(cosigned, "the witness's cosignature", seconds=20)
+            witnesses = run.css("#witnesses").text
+            assert "w1.console.test" in witnesses and server.witness.url in witnesses, witnesses
+            run.shot("14-log")
+            other = server.log_vkey[:-6] + ("AAAAAA" if not server.log_vkey.endswith("AAAAAA") else "BBBBBB")
+            field = run.css("#log-vkey")
+            field.clear()
+            field.send_keys(other, Keys.ENTER)
+            run.wait(lambda d: "verified" in d.find_element(By.CSS_SELECTOR, "#checkpoint-signature").text
+                     or "vkey" in d.find_element(By.CSS_SELECTOR, "#checkpoint-signature").text, "a refused key")
+            assert run.css("#checkpoint-signature").text != "log signature verified"
+            field = run.css("#log-vkey")
+            field.clear()
+            field.send_keys(server.log_vkey, Keys.ENTER)
+            run.text_of("#checkpoint-signature", "log signature verified", "the log signature verified again")
+
+        def host_proof():
+            run.go(f"#/hosts/{HOST}", "#log-proof")
+            verdict = run.wait(lambda d: (e := d.find_element(By.CSS_SELECTOR, "#proof"))
+                               and "checking" not in e.text and e, "the proof check to finish")
+            text = verdict.text
+            assert text.startswith("included") and "log signature verified" in text, text
+            assert f"of {LOG_ORIGIN}" in text, text
+            run.shot("15-host-proof")
 
         def log_in():
             driver.get(f"{server.url}/console")
@@ -379,10 +475,14 @@ def main() -> int:
             assert f"probed {hosts} host" in text, (text, hosts)
 
         def paging():
-            for n in range(205):
+            # 16 writers at once: a write costs about 0.3 s here (its pre-flight probe of a name that does not
+            # resolve), so 205 in a row took 77 s; the server's worker threads take them two at a time.
+            def put(n):
                 body = {"pins": [{"sha256": pin(), "role": "current"}, {"sha256": pin(), "role": "backup"}]}
-                status, _ = server.request("PUT", f"/admin/hosts/page-{n:03d}.example.com", body, token=server.token)
-                assert status == 201, status
+                return server.request("PUT", f"/admin/hosts/page-{n:03d}.example.com", body, token=server.token)[0]
+            with concurrent.futures.ThreadPoolExecutor(16) as pool:
+                statuses = list(pool.map(put, range(205)))
+            assert statuses == [201] * 205, statuses
             status, body = server.request("GET", "/admin/hosts", token=server.token)
             total = len(json.loads(body)["hosts"])
             run.go("#/trust", "#keys")  # leave #/hosts, which check 12 left open, so that it loads again
@@ -418,6 +518,8 @@ def main() -> int:
             ("a write from a stale page is refused (If-Match → 412) and says so", stale_etag),
             ("the hosts page says how long the monitor's last pass took (as /metrics does)", monitor_pass),
             ("the hosts page pages through the hosts, 200 at a time (GET /admin/hosts?limit&after)", paging),
+            ("the Log page: tree size, checkpoint signature verified in the browser, the witness's cosignature", log_page),
+            ("a host's page verifies its document's log proof in the browser (inclusion and log signature)", host_proof),
             ("log-out forgets the token", log_out),
             ("a readable error when the server is down", server_down),
         ], start=1):

@@ -27,6 +27,12 @@ public struct DocumentRejection: Error, Sendable, Equatable, CustomStringConvert
         /// Step 2 with root keys (PROTOCOL §6.2, freeze protection): the `kid` is a delegated signing key and the
         /// trust document in force has expired; no new document signed by a delegated key is accepted.
         case trustExpired
+        /// PROTOCOL §7.4 steps 1–2, with a tlog-policy: no proof, a proof that does not lead to a checkpoint the
+        /// policy's log signed, or too few witness cosignatures.
+        case notLogged
+        /// PROTOCOL §7.4 step 3, with a tlog-policy: the proof's checkpoint is inconsistent with the largest one
+        /// accepted before; the log forked (both notes go to the application and the report URI).
+        case logFork
     }
 
     /// The rule broken.

@@ -15,6 +15,9 @@ public struct TrustState: Sendable, Hashable {
     public let rootThreshold: Int
     /// The online keys whose pin documents are accepted while this state is in force, by `kid`.
     public let signingKeys: [String: TrustedKey]
+    /// The transparency log keys the trust document names (`logKeys`, PROTOCOL §7.1), by `kid`; empty at version 0
+    /// or when it names none. A client with a tlog-policy accepts each as an additional key of the policy's logs.
+    public let logKeys: [String: TrustedKey]
     /// When the trust document was signed; `nil` at version 0.
     public let issuedAt: Date?
     /// When the trust document expires; `nil` at version 0. After it, no new pin document signed by a
@@ -38,7 +41,9 @@ public struct TrustState: Sendable, Hashable {
     public init(rootKeys: [TrustedKey], threshold: Int = 1, crypto: any TrustCrypto) throws(TrustRejection) {
         let anchor = try TrustAnchor(
             version: 0, rootKeys: rootKeys.map(\.rawRepresentation), rootThreshold: threshold, crypto: crypto)
-        self.init(anchor: anchor, signingKeys: [:], issuedAt: nil, expiresAt: nil, document: nil, crypto: crypto)
+        self.init(
+            anchor: anchor, signingKeys: [:], logKeys: [:], issuedAt: nil, expiresAt: nil, document: nil,
+            crypto: crypto)
     }
 
     /// A trust document shipped in the app, accepted without checking time (PROTOCOL §6.2). Its structure is
@@ -53,13 +58,14 @@ public struct TrustState: Sendable, Hashable {
 
     package init(verified: VerifiedTrustDocument, crypto: any TrustCrypto) {
         self.init(
-            anchor: verified.anchor, signingKeys: verified.signingKeys, issuedAt: verified.payload.issuedAt,
-            expiresAt: verified.payload.expiresAt, document: verified.raw, crypto: crypto)
+            anchor: verified.anchor, signingKeys: verified.signingKeys, logKeys: verified.logKeys,
+            issuedAt: verified.payload.issuedAt, expiresAt: verified.payload.expiresAt, document: verified.raw,
+            crypto: crypto)
     }
 
     private init(
-        anchor: TrustAnchor, signingKeys: [String: [UInt8]], issuedAt: Date?, expiresAt: Date?, document: [UInt8]?,
-        crypto: any TrustCrypto
+        anchor: TrustAnchor, signingKeys: [String: [UInt8]], logKeys: [String: [UInt8]], issuedAt: Date?,
+        expiresAt: Date?, document: [UInt8]?, crypto: any TrustCrypto
     ) {
         self.anchor = anchor
         self.crypto = crypto
@@ -77,6 +83,9 @@ public struct TrustState: Sendable, Hashable {
                 alg: SignedDocument.algorithm, kid: key.kid, typ: SignedDocument.type)
         }
         self.signingKeys = keys
+        self.logKeys = logKeys.values.reduce(into: [:]) { result, raw in
+            if let key = try? TrustedKey(rawRepresentation: raw, crypto: crypto) { result[key.kid] = key }
+        }
         knownHeaders = headers
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
@@ -85,7 +94,8 @@ public struct TrustState: Sendable, Hashable {
 
     /// States are equal when their anchor, keys, times and document are (the crypto provider is not compared).
     public static func == (lhs: TrustState, rhs: TrustState) -> Bool {
-        lhs.anchor == rhs.anchor && lhs.signingKeys == rhs.signingKeys && lhs.issuedAt == rhs.issuedAt
+        lhs.anchor == rhs.anchor && lhs.signingKeys == rhs.signingKeys && lhs.logKeys == rhs.logKeys
+            && lhs.issuedAt == rhs.issuedAt
             && lhs.expiresAt == rhs.expiresAt && lhs.document == rhs.document
     }
 

@@ -10,12 +10,21 @@ public struct StartupError: Error, Sendable, Equatable, CustomStringConvertible 
         case signingKeyUnusable
         /// The private key on the token is extractable or not sensitive, and `--allow-extractable-key` was not given.
         case extractableKey
+        /// The transparency log's key (`--log-key`) cannot be loaded, is the signing key, or the origin is not a
+        /// valid note key name.
+        case logKeyUnusable
     }
 
     /// The kind of refusal.
     public let code: Code
     /// What happened and what to do; names files and key ids, never key material.
     public let description: String
+
+    /// A refusal of kind `code`; `description` must name no key material.
+    public init(code: Code, description: String) {
+        self.code = code
+        self.description = description
+    }
 
     /// `--dev` refuses to mint a key for a database that some key has already signed for.
     package static func keyMissingForSignedDatabase(keyPath: String, databasePath: String, kids: [String])

@@ -23,6 +23,28 @@ enum Environment {
         string(flag, "PINSET_KEY", default: PinSetServerConfiguration().keyPath)
     }
 
+    /// `--next-key`, else `PINSET_NEXT_KEY`; `nil` when neither is given (no planned rotation).
+    static func nextKeyPath(_ flag: String?) -> String? {
+        flag ?? value("PINSET_NEXT_KEY")
+    }
+
+    /// `--log-key`, else `PINSET_LOG_KEY`; `nil` when neither is given (the server keeps no log).
+    static func logKeyPath(_ flag: String?) -> String? {
+        flag ?? value("PINSET_LOG_KEY")
+    }
+
+    /// `--log-origin`, else `PINSET_LOG_ORIGIN`, else ``LogConfiguration/defaultOrigin``.
+    static func logOrigin(_ flag: String?) -> String {
+        string(flag, "PINSET_LOG_ORIGIN", default: LogConfiguration.defaultOrigin)
+    }
+
+    /// The `--witness URL VKEY` values, else `PINSET_WITNESSES` (the same words, separated by blanks).
+    static func witnesses(_ flags: [String]) -> [String] {
+        flags.isEmpty
+            ? string(nil, "PINSET_WITNESSES", default: "").split(whereSeparator: \.isWhitespace).map(String.init)
+            : flags
+    }
+
     /// The port `pinset serve` listens on by default, and `pinset health` asks (`PINSET_PORT`, else 8080).
     static func port(_ flag: Int?) throws -> Int { try int(flag, "PINSET_PORT", default: 8080) }
 

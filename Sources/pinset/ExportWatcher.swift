@@ -21,6 +21,8 @@ struct ExportWatcher {
     let out: String
     let exec: String?
     let pollInterval: Double
+    /// The log and proofs fetched from the server (`--log-from`), if any.
+    var log: ExportLog? = nil
     /// Longest an `--exec` command may run before it is killed (and logged as failed).
     var execTimeout: Double = 600
     /// A full re-export at least this often, whatever `data_version` says.
@@ -57,9 +59,12 @@ struct ExportWatcher {
                 let version = try store!.dataVersion()
                 let now = ProcessInfo.processInfo.systemUptime
                 if version != lastVersion || now - lastExport >= fullExportInterval {
-                    let (files, hosts, _) = try ExportCommand.files(store: store!, out: out)
-                    let written = try mirror.write(files)
-                    lastVersion = version
+                    let export = try ExportCommand.files(store: store!, out: out, log: log)
+                    let hosts = export.hosts
+                    let written = try mirror.write(export.files)
+                    if let files = export.log { log?.didWrite(files) }
+                    // A document held back for its proof: look again at the next poll, whatever data_version says.
+                    lastVersion = export.heldBack.isEmpty ? version : nil
                     lastExport = now
                     if failing {
                         log("the database answers again")
@@ -114,60 +119,15 @@ struct ExportWatcher {
     /// relative, space-separated) in its environment; logs its exit status and output. Never throws.
     /// - Returns: whether it exited 0 in time.
     private func runExec(_ command: String, changed: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        var environment = ProcessInfo.processInfo.environment
-        environment["PINSET_EXPORT_DIR"] = out
-        environment["PINSET_EXPORT_CHANGED"] = changed.joined(separator: " ")
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        let started = ProcessInfo.processInfo.systemUptime
-        do {
-            try process.run()
-        } catch {
-            log("exec: cannot start /bin/sh: \(error)")
-            return false
-        }
-        let output = OutputBox()
-        let reader = Thread {
-            output.data = pipe.fileHandleForReading.readDataToEndOfFile()
-            output.done.signal()
-        }
-        reader.start()
-        var timedOut = false
-        while process.isRunning {
-            if ProcessInfo.processInfo.systemUptime - started > execTimeout {
-                timedOut = true
-                process.terminate()
-                break
-            }
-            usleep(10_000)
-        }
-        process.waitUntilExit()
-        output.done.wait()
-        let seconds = String(format: "%.2f", ProcessInfo.processInfo.systemUptime - started)
-        let text = String(decoding: output.data.suffix(4096), as: UTF8.self).trimmingCharacters(
-            in: .whitespacesAndNewlines)
-        let status = timedOut ? "killed after \(Int(execTimeout)) s" : "exit \(process.terminationStatus)"
-        let failed = timedOut || process.terminationStatus != 0
-        log(
-            "exec: \(status) in \(seconds) s\(failed ? " (failed; the watch goes on)" : "")"
-                + (text.isEmpty ? "" : "; output:\n\(text)"))
-        return !failed
+        let outcome = ShellCommand(command: command, timeout: execTimeout).run(environment: [
+            "PINSET_EXPORT_DIR": out, "PINSET_EXPORT_CHANGED": changed.joined(separator: " "),
+        ])
+        log("exec: \(outcome.summary)\(outcome.succeeded ? "" : " (failed; the watch goes on)")")
+        return outcome.succeeded
     }
 
     private func log(_ message: String) {
         print("\(RFC3339.format(Date())) export: \(message)")
         fflush(nil)
     }
-}
-
-/// Output of an `--exec` command, read on its own thread.
-private final class OutputBox: @unchecked Sendable {
-    var data = Data()
-    let done = DispatchSemaphore(value: 0)
 }

@@ -6,7 +6,8 @@ import TransparencyLog
 /// `pinset log`: transparency-log tools (PROTOCOL §7).
 struct LogCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "log", abstract: "Transparency-log tools (PROTOCOL §7).", subcommands: [LogVerifyCommand.self])
+        commandName: "log", abstract: "Transparency-log tools (PROTOCOL §7).",
+        subcommands: [LogVerifyCommand.self, LogWatchCommand.self, LogVerifierKeyCommand.self])
 }
 
 /// `pinset log verify FILE.proof --doc FILE --policy FILE`: the offline check of PROTOCOL §7.4 steps 1 and 2.

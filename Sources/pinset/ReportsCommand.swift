@@ -26,12 +26,25 @@ struct ReportsCommand: AsyncParsableCommand {
         let path = "/admin/reports" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
         let data = try await options.client().send("GET", path)
         if options.printJSON(data) { return }
-        struct Groups: Decodable { var groups: [ReportGroup] }
-        let groups = try AdminOutput.decode(Groups.self, data).groups
+        struct Groups: Decodable {
+            var groups: [ReportGroup]
+            var logForks: [LogForkReportEntry]?
+        }
+        let answer = try AdminOutput.decode(Groups.self, data)
+        let groups = answer.groups
         print("HOST\tLEAF-PIN\tCOUNT\tFIRST-SEEN\tLAST-SEEN\tMATCHES-CURRENT")
         for group in groups {
             print(
                 "\(group.host)\t\(group.leafPin)\t\(group.count)\t\(RFC3339.format(group.firstSeen))\t\(RFC3339.format(group.lastSeen))\t\(group.matchesCurrentPin ? "yes" : "no")"
+            )
+        }
+        guard let forks = answer.logForks, !forks.isEmpty else { return }
+        // A fork is evidence of a split view by whoever holds the log key: never folded into the table above.
+        print("\nTRANSPARENCY LOG FORKS REPORTED BY CLIENTS (PROTOCOL §7.4; --json for both signed checkpoints)")
+        print("LOG-ORIGIN\tDOCUMENT\tCOUNT\tFIRST-SEEN\tLAST-SEEN")
+        for fork in forks {
+            print(
+                "\(fork.logOrigin)\t\(fork.document)\t\(fork.count)\t\(RFC3339.format(fork.firstSeen))\t\(RFC3339.format(fork.lastSeen))"
             )
         }
     }

@@ -4,7 +4,9 @@ import PKCS11
 import PinSetCore
 import PinSetOpenSSL
 import PinSetRules
+import PinSetServer
 import PinSetSigning
+import TransparencyLog
 
 /// Reads the key files of the trust commands: Ed25519 public keys (SPKI PEM; a PKCS#8 private key PEM gives its
 /// public half) and root private keys (PKCS#8 PEM, mode 0600). A `pkcs11:` URI names a key on a token instead,
@@ -29,6 +31,24 @@ enum RootKeyFiles {
         } catch {
             throw CLIError("\(option) \(file): \(error)")
         }
+    }
+
+    /// A log key for `logKeys` (`--log-key-pub`): a signed-note vkey (`origin+keyid+base64`, type Ed25519), or
+    /// a key file read like ``publicKey(_:option:pkcs11:)``. Raw 32 bytes.
+    static func logPublicKey(_ value: String) throws -> [UInt8] {
+        guard !FileManager.default.fileExists(atPath: value), value.contains("+") else {
+            return try publicKey(value, option: "--log-key-pub").rawRepresentation
+        }
+        let key: VerifierKey
+        do {
+            key = try VerifierKey(parsing: value, crypto: OpenSSLTrustCrypto())
+        } catch {
+            throw CLIError("--log-key-pub \(value.prefix(120)): not a vkey: \(error)")
+        }
+        guard key.type == .ed25519 else {
+            throw CLIError("--log-key-pub \(key.name): the vkey is not a log key (type 0x01, Ed25519)")
+        }
+        return key.publicKey
     }
 
     /// The root private key in `file` (refused when group or others can read it), or on the token `file` names

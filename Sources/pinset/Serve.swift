@@ -4,7 +4,9 @@ import Foundation
 import Locking
 import Logging
 import MicroHTTPD
+import PinSetOpenSSL
 import PinSetServer
+import TransparencyLog
 
 #if canImport(Glibc)
     import Glibc
@@ -27,6 +29,11 @@ struct Serve: AsyncParsableCommand {
             "Ed25519 signing key: a PKCS#8 PEM file (mode 0600) or a PKCS#11 URI such as 'pkcs11:token=pinset;object=signing-2026' (see --pkcs11-module). Env PINSET_KEY. Default ./data/signing-key.pem."
     )
     var key: String?
+    @Option(
+        help:
+            "The next signing key, for a planned rotation (PROTOCOL §6.3): a PEM file or PKCS#11 URI like --key. A pushed trust document that delegates it and drops the current key switches to it and re-signs every document before it is answered; then restart with it as --key. Env PINSET_NEXT_KEY. Default none."
+    )
+    var nextKey: String?
     @OptionGroup(title: "Keys in hardware") var pkcs11: PKCS11Options
     @Flag(
         help:
@@ -68,6 +75,29 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help: "How many distinct root keys must sign the first trust document. Env PINSET_ROOT_THRESHOLD. Default 1.")
     var rootThreshold: Int?
+    @Option(
+        help:
+            "Keep a transparency log (PROTOCOL §7) signed with this Ed25519 log key: a PKCS#8 PEM file, mode 0600, not the signing key. Every document is then logged in the transaction that stores it and served only once a signed checkpoint includes it, with its proof at /pins/{host}/proof; the log is served under /log/. Env PINSET_LOG_KEY. Default: no log."
+    )
+    var logKey: String?
+    @Option(
+        help:
+            "The log's name: the checkpoint origin line and the log key's name, e.g. pins.example.com/log (clients' policies and witnesses know the log by it; choose it once). Env PINSET_LOG_ORIGIN. Default pinset/log."
+    )
+    var logOrigin: String?
+    @Option(
+        parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "A witness to ask for cosignatures: its URL (requests go to URL/add-checkpoint) and its vkey. Repeatable. Writes are answered once the checkpoint is signed, not after the witnesses (a round, at most one a second, would add ~10 ms to every write): cosignatures are added to the proofs as they arrive, and a witness that was down is asked again every --witness-retry. Env PINSET_WITNESSES (URL VKEY pairs separated by blanks).",
+            valueName: "URL VKEY"))
+    var witness: [String] = []
+    @Option(help: "Seconds a witness round waits for answers. Env PINSET_WITNESS_DEADLINE. Default 5.")
+    var witnessDeadline: Int?
+    @Option(
+        help:
+            "Seconds between rounds while a witness has not cosigned the latest checkpoint. Env PINSET_WITNESS_RETRY. Default 10."
+    )
+    var witnessRetry: Int?
     @Flag(
         help:
             "Development start (what `make run` uses): create the signing key if it is missing, and print a new admin token if none exists."
@@ -101,6 +131,11 @@ struct Serve: AsyncParsableCommand {
         print("pinset is serving on http://\(host):\(app.port)")
         print("  database: \(configuration.databasePath)")
         print("  signing key: \(configuration.keyPath)")
+        if let next = configuration.nextKeyPath { print("  next signing key: \(next)") }
+        if let log = configuration.log {
+            print("  transparency log: \(log.origin), \(log.witnesses.count) witness(es)")
+            print("  log vkey: \(app.logVerifierKey ?? "")")
+        }
         if !configuration.rootKeys.isEmpty {
             print("  root keys: \(configuration.rootKeys.count), threshold \(configuration.rootThreshold)")
         }
@@ -160,11 +195,50 @@ struct Serve: AsyncParsableCommand {
             throw CLIError("root threshold \(threshold) must be between 1 and the number of distinct --root-pub keys")
         }
         service.probes = try probes.configuration()
-        return PinSetServerConfiguration(
+        let log = try logConfiguration()
+        var configuration = PinSetServerConfiguration(
             databasePath: Environment.databasePath(db),
             keyPath: Environment.keyPath(key),
             createKeyIfMissing: dev, http: http, service: service, rootKeys: rootKeys, rootThreshold: threshold,
-            pkcs11: pkcs11.settings(allowExtractableKey: allowExtractableKey))
+            pkcs11: pkcs11.settings(allowExtractableKey: allowExtractableKey), log: log)
+        configuration.nextKeyPath = Environment.nextKeyPath(nextKey)
+        return configuration
+    }
+
+    /// `--log-key`, `--log-origin` and the witnesses; `nil` without a log key.
+    private func logConfiguration() throws -> LogConfiguration? {
+        let words = Environment.witnesses(witness)
+        guard let keyPath = Environment.logKeyPath(logKey) else {
+            guard words.isEmpty else { throw CLIError("--witness needs a transparency log: give --log-key too") }
+            return nil
+        }
+        guard words.count % 2 == 0 else {
+            throw CLIError("--witness takes two values, the witness's URL and its vkey: --witness URL VKEY")
+        }
+        let crypto = OpenSSLTrustCrypto()
+        var witnesses: [WitnessEndpoint] = []
+        for pair in stride(from: 0, to: words.count, by: 2) {
+            guard let url = URL(string: words[pair]), let scheme = url.scheme?.lowercased(),
+                scheme == "http" || scheme == "https", url.host != nil
+            else { throw CLIError("--witness \(words[pair]): not an http(s) URL") }
+            do {
+                let key = try VerifierKey(parsing: words[pair + 1], crypto: crypto)
+                guard key.type == .cosignature else {
+                    throw CLIError("--witness \(words[pair]): the vkey is not a cosignature key (type 0x04)")
+                }
+                witnesses.append(WitnessEndpoint(url: url, key: key))
+            } catch let error as LogError {
+                throw CLIError("--witness \(words[pair]) \(words[pair + 1]): \(error.detail)")
+            }
+        }
+        let deadline = try Environment.int(witnessDeadline, "PINSET_WITNESS_DEADLINE", default: 5)
+        let retry = try Environment.int(witnessRetry, "PINSET_WITNESS_RETRY", default: 10)
+        guard (1...300).contains(deadline), (1...86_400).contains(retry) else {
+            throw CLIError("--witness-deadline must be 1 to 300 seconds and --witness-retry 1 to 86400")
+        }
+        return LogConfiguration(
+            keyPath: keyPath, origin: Environment.logOrigin(logOrigin), witnesses: witnesses,
+            witnessDeadline: TimeInterval(deadline), witnessRetryInterval: TimeInterval(retry))
     }
 
     /// Suspends until SIGTERM or SIGINT arrives.

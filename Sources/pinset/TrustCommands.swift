@@ -38,6 +38,11 @@ struct TrustSign: ParsableCommand {
             "A signing key the document delegates: Ed25519 public key PEM (or its private key PEM, or a pkcs11: URI). Repeatable."
     )
     var signingKeyPub: [String] = []
+    @Option(
+        help:
+            "A transparency log key clients accept checkpoints from (logKeys, PROTOCOL §7.1): the log's vkey as `pinset serve` prints it (origin+keyid+base64), or an Ed25519 public (or private) key PEM. Repeatable. Default: no logKeys."
+    )
+    var logKeyPub: [String] = []
     @OptionGroup(title: "Keys in hardware") var pkcs11: PKCS11Options
     @Option(help: "The trust document version: exactly one more than the version in force (1 for the first).")
     var version: Int
@@ -68,12 +73,13 @@ struct TrustSign: ParsableCommand {
         let delegated = try signingKeyPub.map {
             try RootKeyFiles.publicKey($0, option: "--signing-key-pub", pkcs11: settings).rawRepresentation
         }
+        let logKeys = try logKeyPub.map { try RootKeyFiles.logPublicKey($0) }
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let lifetime = try Environment.duration(expires, name: "--expires")
         let payload = TrustPayload(
             version: version, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime.rounded(.down)),
             rootKeys: Self.jwks(nextRoots, crypto), rootThreshold: threshold,
-            signingKeys: Self.jwks(delegated, crypto))
+            signingKeys: Self.jwks(delegated, crypto), logKeys: logKeys.isEmpty ? nil : Self.jwks(logKeys, crypto))
         var document = TrustDocument(payload: Base64URL.encode(payload.encodedJSON()), signatures: [])
         for key in signers { try TrustCosign.addSignature(to: &document, key: key) }
         try Data(document.serialized).write(to: URL(fileURLWithPath: out), options: .atomic)
@@ -154,6 +160,10 @@ struct TrustPush: AsyncParsableCommand {
         if options.printJSON(data) { return }
         let answer = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         print("pushed trust document version \(answer?["version"] as? Int ?? 0)")
+        if let kid = answer?["rotatedTo"] as? String {
+            print("the server now signs with kid \(kid); \(answer?["resigned"] as? Int ?? 0) document(s) re-signed")
+            if let note = answer?["note"] as? String { print(note) }
+        }
     }
 }
 
@@ -199,6 +209,12 @@ struct TrustShow: AsyncParsableCommand {
         print("signingKeys:   \(payload.signingKeys.count)")
         for key in payload.signingKeys {
             print("  \(key.publicKeyBytes.map { crypto.kid(publicKey: $0) } ?? "(invalid key)")")
+        }
+        if let logKeys = payload.logKeys {
+            print("logKeys:       \(logKeys.count)")
+            for key in logKeys {
+                print("  \(key.publicKeyBytes.map { crypto.kid(publicKey: $0) } ?? "(invalid key)")")
+            }
         }
         print("signatures:    \(document.signatures.count)")
         for entry in document.signatures {

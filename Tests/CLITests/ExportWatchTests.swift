@@ -6,12 +6,12 @@ import Testing
 /// second writer process: every committed write is served by nginx within 2 s and `--exec` runs once per batch,
 /// also across a server restart, and a failing `--exec` never stops the watch.
 @Suite struct ExportWatchTests {
-    private static func body() -> String {
+    static func body() -> String {
         #"{"pins":[{"sha256":"\#(HostileDocuments.pin())"},{"sha256":"\#(HostileDocuments.pin())","role":"backup"}]}"#
     }
 
     /// Polls `condition` every 50 ms for at most `seconds`; whether it became true.
-    private static func waitUntil(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+    static func waitUntil(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date() + seconds
         repeat {
             if try condition() { return true }

@@ -25,6 +25,13 @@ final class Nginx {
                     root \(root.path);
                     location /pins/ { default_type application/json; add_header Cache-Control "public, max-age=3600"; }
                     location = /keys { default_type application/json; }
+                    location = /trust { default_type application/json; try_files /trust/index.json =404; }
+                    location /trust/ { default_type application/json; }
+                    # The transparency log (pinset export --log-from): tiles, and proofs from proof/.
+                    location /log/ { default_type application/octet-stream; }
+                    location = /log/checkpoint { default_type "text/plain; charset=utf-8"; }
+                    location ~ ^/pins/([^/]+)/proof$ { default_type "text/plain; charset=utf-8"; try_files /proof/pins/$1 =404; }
+                    location ~ ^/trust/([0-9]+)/proof$ { default_type "text/plain; charset=utf-8"; try_files /proof/trust/$1 =404; }
                 }
             }
             """

@@ -7,6 +7,8 @@ final class RunningServer {
     let url: String
     let token: String
     let directory: URL
+    /// The log's vkey from the banner, when started with `--log-key`.
+    let logVerifierKey: String?
 
     /// - Parameters:
     ///   - key: the `--key` value; default `key.pem` in `directory` (made by `--dev`).
@@ -24,7 +26,9 @@ final class RunningServer {
         var buffer = Data()
         let handle = process.standardOutput!
         // The banner is 5 lines with --dev on a fresh database (6 with root keys); read until the token line.
-        let bannerLines = extraArguments.contains("--root-pub") ? 6 : 5
+        // Two more with --log-key (the log's origin and vkey).
+        let bannerLines =
+            (extraArguments.contains("--root-pub") ? 6 : 5) + (extraArguments.contains("--log-key") ? 2 : 0)
         while lines.count < bannerLines {
             let chunk = handle.availableData
             if chunk.isEmpty { break }
@@ -37,6 +41,7 @@ final class RunningServer {
         }
         url = String(first[range.lowerBound...])
         token = lines.last ?? ""
+        logVerifierKey = lines.first { $0.hasPrefix("  log vkey: ") }.map { String($0.dropFirst("  log vkey: ".count)) }
     }
 
     /// The environment for admin subcommands.

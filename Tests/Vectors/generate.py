@@ -248,6 +248,16 @@ walk_case("trust-version-as-string", [trust_doc(1, [R1], [S1], [R1], jwk_edit=la
 walk_case("trust-kid-number-in-header", [trust_doc(1, [R1], [S1], [R1], extra_header={"kid": 7})], reject("malformedHeader"))
 walk_case("trust-no-signatures", [json.dumps({"payload": b64u(b"{}"), "signatures": []}).encode()], reject("malformed"))
 
+# logKeys (PROTOCOL §7.1): optional, checked by the same rules as signingKeys (thumbprint kids, at most 256 keys).
+L1 = Key("log-1")
+walk_case("trust-log-keys", [trust_doc(1, [R1], [S1], [R1], jwk_edit=lambda p: p.update(logKeys=[L1.jwk()]))], accept(1))
+walk_case("trust-log-keys-empty", [trust_doc(1, [R1], [S1], [R1], jwk_edit=lambda p: p.update(logKeys=[]))], accept(1))
+walk_case("trust-log-key-kid-not-thumbprint", [trust_doc(1, [R1], [S1], [R1], jwk_edit=lambda p: p.update(logKeys=[dict(L1.jwk(), kid=R1.kid)]))], reject("malformed"))
+walk_case("trust-log-key-rsa", [trust_doc(1, [R1], [S1], [R1], jwk_edit=lambda p: p.update(logKeys=[dict(L1.jwk(), kty="RSA")]))], reject("malformed"))
+LOG_257 = [Key("log-many-%d" % n).jwk() for n in range(257)]
+walk_case("trust-257-log-keys", [trust_doc(1, [R1], [S1], [R1], jwk_edit=lambda p: p.update(logKeys=LOG_257))], reject("malformed"))
+walk_case("trust-256-log-keys", [trust_doc(1, [R1], [S1], [R1], jwk_edit=lambda p: p.update(logKeys=LOG_257[:256]))], accept(1))
+
 
 # --- Trust updates through the updater: /trust and /trust/{n} (PROTOCOL §6.2) -----------------------------------
 def update_case(name, in_force, served, expect):

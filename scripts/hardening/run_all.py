@@ -26,6 +26,7 @@ HOSTILE_NETWORK = ["swift", "test", "--skip-build", "--filter", "HostileNetworkT
 
 FAST = [
     ("crash durability", ["crash_durability.py", "--cycles", "5"]),
+    ("crash with log", ["crash_log.py", "--cycles", "3"]),
     ("auth and secrets", ["auth_secrets.py"]),
     ("hostile clients", ["hostile_clients.py", "--duration", "8"]),
     ("API fuzzing", ["fuzz_api.py", "--examples", "30", "--max-time", "120", "--min-cases", "1000"]),
@@ -34,6 +35,7 @@ FAST = [
 ]
 SOAK = [
     ("crash durability", ["crash_durability.py", "--cycles", "20", "--clients", "6"]),
+    ("crash with log", ["crash_log.py", "--cycles", "10", "--clients", "6"]),
     ("auth and secrets", ["auth_secrets.py"]),
     ("hostile clients", ["hostile_clients.py", "--duration", "60", "--idle", "2000", "--slowloris", "200"]),
     ("API fuzzing", ["fuzz_api.py", "--examples", "300", "--max-time", "1200", "--min-cases", "5000",

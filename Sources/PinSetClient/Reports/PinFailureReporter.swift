@@ -79,7 +79,15 @@ public final class PinFailureReporter: Sendable {
         guard let destination = Self.httpURL(failure.reportUri.flatMap(URL.init(string:))) ?? fallback else {
             return Task { .noReportURI }
         }
-        let key = Self.identity(of: report, destination: destination)
+        let body: Data
+        do { body = try JSONEncoder().encode(report) } catch { return Task { .failed("could not encode: \(error)") } }
+        return send(
+            body, identity: Self.identity(of: report, destination: destination), to: destination, fallback: fallback)
+    }
+
+    /// Posts `body` to `destination` (then to `fallback` if that fails) from a detached task, unless a body of the
+    /// same `identity` was sent less than ``interval`` ago.
+    func send(_ body: Data, identity key: String, to destination: URL, fallback: URL?) -> Task<Outcome, Never> {
         let now = clock()
         let admitted = lastSent.withLock { sent -> Bool in
             if let last = sent[key], now.timeIntervalSince(last) < interval { return false }
@@ -88,8 +96,6 @@ public final class PinFailureReporter: Sendable {
             return true
         }
         guard admitted else { return Task { .rateLimited } }
-        let body: Data
-        do { body = try JSONEncoder().encode(report) } catch { return Task { .failed("could not encode: \(error)") } }
         let session = owner.session
         let timeout = timeout
         let retry = fallback.flatMap { $0 == destination ? nil : $0 }
@@ -134,7 +140,7 @@ public final class PinFailureReporter: Sendable {
         }
     }
 
-    private static func httpURL(_ url: URL?) -> URL? {
+    static func httpURL(_ url: URL?) -> URL? {
         guard let url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else { return nil }
         return url
     }

@@ -18,11 +18,14 @@ final class TrustRefresher: Sendable {
     private let storage: PinStorage?
     private let clock: @Sendable () -> Date
     private let events: AsyncStream<UpdateEvent>.Continuation
+    /// With a tlog-policy: every trust document walked needs its proof (PROTOCOL §7.4).
+    private let log: LogAuditor?
     private let state = Locked(State())
 
     init(
         store: TrustStore, server: URL, transport: any PinSetTransport, storage: PinStorage?,
-        clock: @escaping @Sendable () -> Date, events: AsyncStream<UpdateEvent>.Continuation, skew: TimeInterval
+        clock: @escaping @Sendable () -> Date, events: AsyncStream<UpdateEvent>.Continuation, skew: TimeInterval,
+        log: LogAuditor? = nil
     ) {
         self.store = store
         self.verifier = TrustDocumentVerifier(skew: skew)
@@ -31,17 +34,18 @@ final class TrustRefresher: Sendable {
         self.storage = storage
         self.clock = clock
         self.events = events
+        self.log = log
     }
 
     /// The trust half of an updater whose manager has a ``TrustStore``; `nil` for one without root keys.
     static func make(
         _ manager: PinTrustManager, server: URL, transport: any PinSetTransport, storage: PinStorage?,
-        clock: @escaping @Sendable () -> Date, events: AsyncStream<UpdateEvent>.Continuation
+        clock: @escaping @Sendable () -> Date, events: AsyncStream<UpdateEvent>.Continuation, log: LogAuditor?
     ) -> TrustRefresher? {
         guard let store = manager.trustStore else { return nil }
         return TrustRefresher(
             store: store, server: server, transport: transport, storage: storage, clock: clock, events: events,
-            skew: manager.options.skew)
+            skew: manager.options.skew, log: log)
     }
 
     func yield(_ event: UpdateEvent) { events.yield(event) }
@@ -137,8 +141,10 @@ final class TrustRefresher: Sendable {
         var accepted: [(Int, [UInt8])] = []
         for version in (before.version + 1)...last {
             let bytes: [UInt8]
+            let etag: String?
             if version == newest.version {
                 bytes = response.body
+                etag = response.headers["etag"]
             } else {
                 let stepURL = url.appendingPathComponent(String(version))
                 do {
@@ -151,6 +157,7 @@ final class TrustRefresher: Sendable {
                                     "the server answered \(step.status) for /trust/\(version)")), response.maxAge)
                     }
                     bytes = step.body
+                    etag = step.headers["etag"]
                 } catch {
                     return failed(
                         .trustFetchFailed(UpdateError(.transport, "GET \(stepURL.absoluteString) failed: \(error)")),
@@ -159,6 +166,9 @@ final class TrustRefresher: Sendable {
             }
             switch verifier.verifyNext(bytes, after: reached) {
             case .success(let next):
+                if let refusal = await logged(bytes, version: version, etag: etag, state: next) {
+                    return failed(refusal, response.maxAge)
+                }
                 reached = next
                 accepted.append((version, bytes))
             case .failure(let rejection):
@@ -181,6 +191,27 @@ final class TrustRefresher: Sendable {
         let dropped = Set(replaced.signingKeys.keys).subtracting(reached.signingKeys.keys).sorted()
         events.yield(.trustUpdated(version: reached.version, droppedKids: dropped))
         return succeeded(replaced, response.maxAge)
+    }
+
+    /// With a tlog-policy, PROTOCOL §7.4 for trust document `version`, which makes `state`: `nil` when its proof
+    /// holds (under the policy's log keys and `state`'s `logKeys`; the larger checkpoint is kept at once: it is
+    /// consistent and cosigned whether or not the walk completes), else the event that refuses the walk.
+    private func logged(_ bytes: [UInt8], version: Int, etag: String?, state: TrustState) async -> UpdateEvent? {
+        guard let log else { return nil }
+        switch await log.check(
+            bytes, document: "/trust/\(version)", etag: etag, reportUri: nil, trust: state, accept: { true })
+        {
+        case .accepted, .documentRefused: return nil
+        case .notLogged(let detail):
+            return .trustRejected(TrustRejection(.notLogged, "trust version \(version): \(detail)"))
+        case .fork:
+            return .trustRejected(
+                TrustRejection(
+                    .logFork,
+                    "the proof of trust version \(version) has a checkpoint inconsistent with the largest accepted before: the log forked"
+                ))
+        case .fetchFailed(let error): return .trustFetchFailed(error)
+        }
     }
 
     /// PROTOCOL §6.2: the version in force with other bytes. Signed by its own root keys, it is equivocation (both

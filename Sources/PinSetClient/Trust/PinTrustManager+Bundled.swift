@@ -11,6 +11,12 @@ extension PinTrustManager {
     /// A refused file (tampered, another host's, signed by an unknown key) changes nothing and does not stop the
     /// others.
     ///
+    /// With a tlog-policy (``PinningOptions/logPolicy``), each document needs its C2SP tlog-proof in
+    /// `directory/proofs/<host>` (as `GET /pins/<host>/proof` serves it): PROTOCOL §7.4 steps 1–2 are checked, and
+    /// step 3 only against a largest checkpoint of the same size (offline there are no tiles). A missing or
+    /// failing proof refuses the document (``DocumentRejection/Code/notLogged``, or
+    /// ``DocumentRejection/Code/logFork``). A bundled proof never becomes the largest checkpoint.
+    ///
     /// In an Apple app, add the export directory to the target as a *folder reference*, so that its `pins/`
     /// folder keeps its layout, and pass `Bundle.main.url(forResource: "pinset-export", withExtension: nil)`.
     ///
@@ -36,7 +42,16 @@ extension PinTrustManager {
                 continue
             }
             guard let data = FileManager.default.contents(atPath: file.path) else { continue }
-            outcomes[name] = installTrusted(document: [UInt8](data), for: name)
+            let bytes = [UInt8](data)
+            if let log {
+                let proof = directory.appendingPathComponent("proofs", isDirectory: true)
+                    .appendingPathComponent(name, isDirectory: false)
+                if let refusal = log.checkBundled(bytes, proof: proof, trust: trustStore?.current) {
+                    outcomes[name] = .failure(refusal)
+                    continue
+                }
+            }
+            outcomes[name] = installTrusted(document: bytes, for: name)
         }
         return outcomes
     }

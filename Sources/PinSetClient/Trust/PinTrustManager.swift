@@ -22,6 +22,8 @@ public final class PinTrustManager: Sendable {
     /// How unpinned hosts and stale sets are treated.
     public let options: PinningOptions
     let state: Locked<State>
+    /// The transparency logs' largest checkpoints, when ``PinningOptions/logPolicy`` is set.
+    let log: LogCheckpoints?
     let onPinFailure: (@Sendable (PinFailure) -> Void)?
 
     /// Creates a manager with no sets.
@@ -39,6 +41,7 @@ public final class PinTrustManager: Sendable {
         self.verifier = verifier
         self.options = options
         self.onPinFailure = onPinFailure
+        log = options.logPolicy.map(LogCheckpoints.init(policy:))
         state = Locked(State(cache: CertificateHashCache(capacity: options.cacheCapacity)))
     }
 

@@ -1,5 +1,7 @@
+import TransparencyLog
+
 /// How a ``PinTrustManager`` treats hosts without pins, configured hosts without a set yet, and stale sets
-/// (PROTOCOL §5).
+/// (PROTOCOL §5), and whether documents must be in a transparency log (PROTOCOL §7.4).
 public struct PinningOptions: Sendable, Hashable {
     /// What to do with a host that no set covers.
     public enum UnpinnedHostPolicy: Sendable, Hashable {
@@ -41,16 +43,34 @@ public struct PinningOptions: Sendable, Hashable {
     public var skew: Double
     /// How many certificates' pins the manager caches. Default 256.
     public var cacheCapacity: Int
+    /// The C2SP tlog-policy documents must satisfy (PROTOCOL §7.4): the log's key, the witnesses' keys and the
+    /// quorum. Default `nil`: no log is required. With a policy, ``PinSetUpdater`` accepts a pin or trust document
+    /// only with a proof that it is in the log, under a checkpoint cosigned by the quorum and consistent with the
+    /// largest checkpoint accepted before; bundled documents need their proof beside them
+    /// (``PinTrustManager/installBundledDocuments(directory:)``). Set it from the policy's text with
+    /// ``setLogPolicy(text:)``.
+    ///
+    /// **Warning:** ``PinTrustManager/accept(_:for:now:)`` called directly checks no proof; only the updater and
+    /// the bundle installer do.
+    public var logPolicy: LogPolicy?
 
     /// Creates options; every field has the default described on it.
     public init(
         unpinnedHosts: UnpinnedHostPolicy = .allow, missingSets: MissingSetPolicy = .refuse,
-        staleSetPolicy: StaleSetPolicy = .keepEnforcing, skew: Double = 300, cacheCapacity: Int = 256
+        staleSetPolicy: StaleSetPolicy = .keepEnforcing, skew: Double = 300, cacheCapacity: Int = 256,
+        logPolicy: LogPolicy? = nil
     ) {
         self.unpinnedHosts = unpinnedHosts
         self.missingSets = missingSets
         self.staleSetPolicy = staleSetPolicy
         self.skew = skew
         self.cacheCapacity = cacheCapacity
+        self.logPolicy = logPolicy
+    }
+
+    /// Parses `text` as a C2SP tlog-policy (``LogPolicy/init(parsing:)``) and sets ``logPolicy``.
+    /// - Throws: ``LogError/Code/malformed`` naming the line at fault; ``logPolicy`` is then unchanged.
+    public mutating func setLogPolicy(text: String) throws(LogError) {
+        logPolicy = try LogPolicy(parsing: Array(text.utf8))
     }
 }

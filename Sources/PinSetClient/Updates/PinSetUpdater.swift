@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
+import Locking
 import PinSetCore
+import TransparencyLog
 
 /// Keeps the sets of a ``PinTrustManager`` fresh: polls `GET {server}/pins/{host}` for each configured host with
 /// `If-None-Match`, honours `Cache-Control: max-age` (plus jitter), backs off exponentially on errors, persists
@@ -66,6 +68,8 @@ public actor PinSetUpdater {
     private var observing = false
     /// The trust half, for a trust manager configured with root keys (PROTOCOL §6); `nil` otherwise.
     let trust: TrustRefresher?
+    /// The transparency log checks, for a trust manager with a tlog-policy (PROTOCOL §7.4); `nil` otherwise.
+    let log: LogAuditor?
 
     /// Creates an updater; nothing happens until ``start()``.
     /// - Parameters:
@@ -93,9 +97,12 @@ public actor PinSetUpdater {
         self.onPinFailure = onPinFailure
         (events, continuation) = AsyncStream.makeStream(of: UpdateEvent.self, bufferingPolicy: .bufferingNewest(256))
         trustManager.expectSets(for: configuration.hosts)
+        log = LogAuditor.make(
+            trustManager, server: configuration.server, transport: transport, storage: storage, reporter: reporter,
+            clock: clock, events: continuation)
         trust = TrustRefresher.make(
             trustManager, server: configuration.server, transport: transport, storage: storage, clock: clock,
-            events: continuation)
+            events: continuation, log: log)
     }
 
     /// Reloads persisted documents into the trust manager, starts watching its pin failures (each is classified
@@ -138,6 +145,7 @@ public actor PinSetUpdater {
     /// not: an expired one is a stale set). Called by ``start()``; public for apps that only want the reload.
     public func loadPersisted() {
         trust?.loadPersisted()
+        log?.loadPersisted()
         guard let storage else { return }
         for host in configuration.hosts {
             guard let bytes = storage.load(host: host) else { continue }
@@ -221,7 +229,11 @@ public actor PinSetUpdater {
         do {
             let response = try await transport.get(url, headers: headers)
             maxAge = response.maxAge
-            event = handle(response, host: host)
+            if response.status == 200, let log {
+                event = await handleLogged(response, host: host, log: log)
+            } else {
+                event = handle(response, host: host)
+            }
         } catch let limit as TransportLimitError where limit.kind == .bodyTooLarge {
             // Refused like any other document over the limit (PROTOCOL §5 step 1), without reading the rest.
             event = .rejected(host: host, DocumentRejection(.tooLarge, limit.description))
@@ -250,13 +262,7 @@ public actor PinSetUpdater {
         case 200:
             switch trustManager.accept(response.body, for: host, now: clock()) {
             case .success(let document):
-                etags[host] = response.headers["etag"] ?? Self.etag(of: document.raw)
-                if let storage {
-                    do { try storage.save(document.raw, for: host) } catch {
-                        continuation.yield(.persistenceFailed(host: host, error))
-                    }
-                }
-                return .updated(host: host, version: document.pinSet.version)
+                return accepted(document, etag: response.headers["etag"], host: host)
             case .failure(let rejection):
                 return .rejected(host: host, rejection)
             }
@@ -266,6 +272,50 @@ public actor PinSetUpdater {
             return .fetchFailed(
                 host: host,
                 UpdateError(.httpStatus, status: response.status, "the server answered \(response.status) for \(host)"))
+        }
+    }
+
+    private func accepted(_ document: VerifiedDocument, etag: String?, host: String) -> UpdateEvent {
+        etags[host] = etag ?? Self.etag(of: document.raw)
+        if let storage {
+            do { try storage.save(document.raw, for: host) } catch {
+                continuation.yield(.persistenceFailed(host: host, error))
+            }
+        }
+        return .updated(host: host, version: document.pinSet.version)
+    }
+
+    /// A `200` with a tlog-policy: the document is accepted only with its proof (PROTOCOL §7.4), fetched at once.
+    private func handleLogged(_ response: TransportResponse, host: String, log: LogAuditor) async -> UpdateEvent {
+        let result = Locked<Result<VerifiedDocument, DocumentRejection>?>(nil)
+        let manager = trustManager
+        let clock = clock
+        let body = response.body
+        let outcome = await log.check(
+            body, document: "/pins/\(host)", etag: response.headers["etag"],
+            reportUri: manager.pinSet(for: host)?.reportUri
+        ) {
+            let accepted = manager.accept(body, for: host, now: clock())
+            result.withLock { $0 = accepted }
+            if case .success = accepted { return true }
+            return false
+        }
+        switch outcome {
+        case .accepted, .documentRefused:
+            switch result.withLock({ $0 }) {
+            case .success(let document): return accepted(document, etag: response.headers["etag"], host: host)
+            case .failure(let rejection): return .rejected(host: host, rejection)
+            case nil: return .rejected(host: host, DocumentRejection(.notLogged, "the document was not checked"))
+            }
+        case .notLogged(let detail): return .rejected(host: host, DocumentRejection(.notLogged, detail))
+        case .fork(let fork):
+            return .rejected(
+                host: host,
+                DocumentRejection(
+                    .logFork,
+                    "the proof's checkpoint (size \((try? Checkpoint(text: fork.refused.text).size) ?? 0)) is inconsistent with the largest accepted before: the log forked; the set in force is kept"
+                ))
+        case .fetchFailed(let error): return .fetchFailed(host: host, error)
         }
     }
 

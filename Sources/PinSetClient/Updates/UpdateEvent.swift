@@ -1,4 +1,5 @@
 import PinSetCore
+import TransparencyLog
 
 /// What the updater tells the app (``PinSetUpdater/events``).
 public enum UpdateEvent: Sendable {
@@ -35,6 +36,16 @@ public enum UpdateEvent: Sendable {
     case signingKeyDropped(host: String, kid: String)
     /// A trust document was accepted but could not be persisted.
     case trustPersistenceFailed(PinStorage.Error)
+    /// With a tlog-policy (PROTOCOL §7.4): the proof of `document` (`/pins/<host>` or `/trust/<version>`) carried a
+    /// checkpoint inconsistent with the largest one accepted before: the log showed this client two histories.
+    /// The document was refused and the kept checkpoint stays; both signed notes are in the ``LogFork``, kept in
+    /// ``PinStorage`` (``PinStorage/saveFork(_:)``) and posted to the report URI as a ``LogForkReport``. A
+    /// ``rejected(host:_:)`` with ``DocumentRejection/Code/logFork`` (or a ``trustRejected(_:)`` with
+    /// ``TrustRejection/Code/logFork``) follows.
+    case logFork(document: String, LogFork)
+    /// With a tlog-policy: the largest accepted checkpoint could not be persisted (a fork after a restart may go
+    /// unseen).
+    case logPersistenceFailed(PinStorage.Error)
 }
 
 /// Why a fetch failed.

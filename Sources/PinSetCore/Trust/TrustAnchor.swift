@@ -53,6 +53,9 @@ public struct VerifiedTrustDocument: Sendable, Hashable {
     public let rootKeys: [String: [UInt8]]
     /// The signing keys of the payload, by recomputed `kid`.
     public let signingKeys: [String: [UInt8]]
+    /// The transparency log keys of the payload (`logKeys`, PROTOCOL §7.1), by recomputed `kid`; empty when it
+    /// names none.
+    public let logKeys: [String: [UInt8]]
 
     /// The anchor the following version must chain from.
     public var anchor: TrustAnchor {

@@ -15,11 +15,17 @@ public struct TrustPayload: Codable, Sendable, Hashable {
     public var rootThreshold: Int
     /// The online keys whose pin documents clients accept while this version is in force.
     public var signingKeys: [Ed25519JWK]
+    /// The transparency log keys (PROTOCOL §7.1) whose checkpoints clients accept while this version is in force,
+    /// checked like ``signingKeys``; `nil` (the member absent) when the document names none. A client with a
+    /// tlog-policy accepts each as an additional key of every log origin its policy names, so the log key rotates
+    /// like a signing key.
+    public var logKeys: [Ed25519JWK]?
 
     /// Creates a payload.
+    /// - Parameter logKeys: default `nil`: the payload has no `logKeys` member.
     public init(
         version: Int, issuedAt: Date, expiresAt: Date, rootKeys: [Ed25519JWK], rootThreshold: Int,
-        signingKeys: [Ed25519JWK]
+        signingKeys: [Ed25519JWK], logKeys: [Ed25519JWK]? = nil
     ) {
         self.version = version
         self.issuedAt = issuedAt
@@ -27,10 +33,11 @@ public struct TrustPayload: Codable, Sendable, Hashable {
         self.rootKeys = rootKeys
         self.rootThreshold = rootThreshold
         self.signingKeys = signingKeys
+        self.logKeys = logKeys
     }
 
     private enum CodingKeys: String, CodingKey {
-        case version, issuedAt, expiresAt, rootKeys, rootThreshold, signingKeys
+        case version, issuedAt, expiresAt, rootKeys, rootThreshold, signingKeys, logKeys
     }
 
     public init(from decoder: any Decoder) throws {
@@ -41,6 +48,7 @@ public struct TrustPayload: Codable, Sendable, Hashable {
         rootKeys = try container.decode([Ed25519JWK].self, forKey: .rootKeys)
         rootThreshold = try container.decode(Int.self, forKey: .rootThreshold)
         signingKeys = try container.decode([Ed25519JWK].self, forKey: .signingKeys)
+        logKeys = try container.decodeIfPresent([Ed25519JWK].self, forKey: .logKeys)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -51,6 +59,7 @@ public struct TrustPayload: Codable, Sendable, Hashable {
         try container.encode(rootKeys, forKey: .rootKeys)
         try container.encode(rootThreshold, forKey: .rootThreshold)
         try container.encode(signingKeys, forKey: .signingKeys)
+        try container.encodeIfPresent(logKeys, forKey: .logKeys)
     }
 
     /// The payload's JSON bytes as the CLI signs them: sorted keys, no escaped slashes.

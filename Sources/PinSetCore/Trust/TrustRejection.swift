@@ -38,6 +38,12 @@ public struct TrustRejection: Error, Sendable, Equatable, CustomStringConvertibl
         case equivocation
         /// Server (§6.3): `signingKeys` does not list the key the server signs with now.
         case signingKeyNotListed
+        /// Client with a tlog-policy (PROTOCOL §7.4 steps 1–2): the trust document's proof is missing or does not
+        /// lead to a checkpoint signed by the policy's log and cosigned by its quorum.
+        case notLogged
+        /// Client with a tlog-policy (PROTOCOL §7.4 step 3): the proof's checkpoint is inconsistent with the largest
+        /// one accepted before; the log forked.
+        case logFork
     }
 
     /// The rule broken.

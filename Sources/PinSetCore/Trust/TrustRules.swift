@@ -111,6 +111,7 @@ public enum TrustRules {
         let signatures: [(kid: String, input: [UInt8], signature: [UInt8])]
         let rootKeys: [String: [UInt8]]
         let signingKeys: [String: [UInt8]]
+        let logKeys: [String: [UInt8]]
 
         /// The distinct kids among `keys` whose signature verifies; every other signature is ignored.
         func validSigners(among keys: [String: [UInt8]], crypto: some TrustCrypto) -> Set<String> {
@@ -126,7 +127,8 @@ public enum TrustRules {
 
         func verified(signers: Set<String>) -> VerifiedTrustDocument {
             VerifiedTrustDocument(
-                raw: raw, payload: payload, signers: signers.sorted(), rootKeys: rootKeys, signingKeys: signingKeys)
+                raw: raw, payload: payload, signers: signers.sorted(), rootKeys: rootKeys, signingKeys: signingKeys,
+                logKeys: logKeys)
         }
     }
 
@@ -193,9 +195,11 @@ public enum TrustRules {
         guard payload.version >= 1 else { return .failure(TrustRejection(.malformed, "version must be at least 1")) }
         let rootKeys: [String: [UInt8]]
         let signingKeys: [String: [UInt8]]
+        let logKeys: [String: [UInt8]]
         do {
             rootKeys = try keys(payload.rootKeys, "rootKeys", crypto: crypto)
             signingKeys = try keys(payload.signingKeys, "signingKeys", crypto: crypto)
+            logKeys = try keys(payload.logKeys ?? [], "logKeys", crypto: crypto)
         } catch {
             return .failure(error)
         }
@@ -209,7 +213,7 @@ public enum TrustRules {
         return .success(
             Parsed(
                 raw: raw, document: document, payload: payload, signatures: signatures, rootKeys: rootKeys,
-                signingKeys: signingKeys))
+                signingKeys: signingKeys, logKeys: logKeys))
     }
 
     /// The keys of a JWK list by recomputed thumbprint; a `kid` that is not the thumbprint is refused.

@@ -50,6 +50,13 @@ final class PeriodicWorker: Sendable {
         return true
     }
 
+    /// Ends the current pause early (the next run starts at once); a run in progress is not interrupted, and the
+    /// pause after it ends at once.
+    func wakeUp() {
+        guard !isStopped else { return }
+        wake.signal()
+    }
+
     /// Stops the worker: wakes a sleeping thread and waits for a run in progress, at most `seconds` when given.
     /// Idempotent.
     func stop(waitingAtMost seconds: TimeInterval? = nil) {

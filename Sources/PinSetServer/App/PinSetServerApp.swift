@@ -4,7 +4,9 @@ import MicroHTTPD
 import OpenSSLCrypto
 import PKCS11
 import PinSetCore
+import PinSetOpenSSL
 import PinSetSigning
+import TransparencyLog
 
 /// A running pin server: the database, the signing key, the in-memory snapshot, the HTTP listener and the
 /// background re-signer, started together and stopped together.
@@ -18,6 +20,8 @@ public final class PinSetServerApp: Sendable {
     private let snapshot: DocumentIndex
     private let resigner: PeriodicWorker
     private let monitor: HostMonitor?
+    private let logPublisher: LogPublisher?
+    private let witnesses: WitnessWorker?
     private let logger: Logger
 
     /// Opens the database, loads the key and the published documents (without re-signing them), and
@@ -28,11 +32,18 @@ public final class PinSetServerApp: Sendable {
     ///   cannot be opened, or when the address cannot be bound.
     public init(configuration: PinSetServerConfiguration, logger: Logger = Logger(label: "pinset")) throws {
         self.logger = logger
-        let (key, store) = try Self.openKeyAndDatabase(configuration, logger: logger)
+        let (current, store) = try Self.openKeyAndDatabase(configuration, logger: logger)
+        let rotating = try Self.openNextKey(configuration, current: current, logger: logger)
+        let key: any DocumentSigner = rotating ?? current
         let snapshot = DocumentIndex(maxAge: Int(configuration.service.refreshInterval))
         let metrics = ServerMetrics()
+        let logPublisher = try configuration.log.map { log in
+            try Self.openLog(
+                log, store: store, signingKey: key.publicKey, maxAge: Int(configuration.service.refreshInterval),
+                logger: logger)
+        }
         let service = try PinSetService(
-            store: store, signingKey: key, configuration: configuration.service, logger: logger,
+            store: store, signingKey: key, configuration: configuration.service, logger: logger, log: logPublisher,
             publish: { snapshot.publish(CollectionOfOne($0)) })
         let started = Date()
         let hosts = try snapshot.load(from: store)
@@ -45,12 +56,31 @@ public final class PinSetServerApp: Sendable {
         let reports = PinReportService(store: store, service: service, configuration: configuration.reports)
         let trust = try TrustService(
             store: store, rootKeys: configuration.rootKeys, rootThreshold: configuration.rootThreshold,
-            signingKid: key.kid, refreshInterval: configuration.service.refreshInterval)
+            signingKid: key.kid, refreshInterval: configuration.service.refreshInterval, log: logPublisher,
+            rotation: rotating.map { (service, $0) })
         Self.warnIfNotDelegated(trust, kid: key.kid, logger: logger)
         self.trust = trust
+        if let logPublisher {
+            let loaded = try logPublisher.load()
+            logger.info(
+                "loaded the transparency log",
+                metadata: [
+                    "origin": "\(logPublisher.log.origin)", "treeSize": "\(loaded.treeSize)",
+                    "appended": "\(loaded.appended)", "proofs": "\(loaded.proofs)",
+                ])
+            logPublisher.start()
+        }
+        self.logPublisher = logPublisher
+        let witnesses = configuration.log.flatMap { log -> WitnessWorker? in
+            guard let logPublisher, !log.witnesses.isEmpty else { return nil }
+            return WitnessWorker(
+                publisher: logPublisher, witnesses: log.witnesses, deadline: log.witnessDeadline,
+                retryInterval: log.witnessRetryInterval, crypto: OpenSSLTrustCrypto(), logger: logger)
+        }
+        self.witnesses = witnesses
         let router = PinSetRouter(
             snapshot: snapshot, service: service, reports: reports, trust: trust, store: store, metrics: metrics,
-            logger: logger)
+            logger: logger, log: logPublisher, witnesses: witnesses)
         self.http = try HTTPServer(configuration: configuration.http, handler: router)
         self.store = store
         self.service = service
@@ -78,6 +108,9 @@ public final class PinSetServerApp: Sendable {
         }
     }
 
+    /// The transparency log's vkey (`origin+keyid+base64`), `nil` without a log.
+    public var logVerifierKey: String? { logPublisher?.log.verifierKey.description }
+
     /// The bound port (useful with port 0).
     public var port: UInt16 { http.port }
 
@@ -87,6 +120,8 @@ public final class PinSetServerApp: Sendable {
         resigner.stop()
         monitor?.stop()
         http.shutdown(gracePeriodSeconds: gracePeriod)
+        witnesses?.stop()
+        logPublisher?.stop()
         do {
             try store.close()
         } catch {
@@ -100,7 +135,7 @@ public final class PinSetServerApp: Sendable {
         switch try? trust.delegation() {
         case .notDelegated:
             logger.warning(
-                "the newest trust document does not list this server's signing key: clients that rely on root keys refuse its documents until a trust document naming it is pushed (PUT /admin/trust)",
+                "the newest trust document does not list this server's signing key: clients that rely on root keys refuse its documents until a trust document naming it is pushed (PUT /admin/trust); after a planned rotation (--next-key), restart with the next key as --key",
                 metadata: ["kid": "\(kid)"])
         case .noTrustDocument:
             logger.warning(
@@ -109,6 +144,31 @@ public final class PinSetServerApp: Sendable {
         default:
             break
         }
+    }
+
+    /// `--next-key`, opened and checked like the current key, beside it; `nil` without one.
+    private static func openNextKey(
+        _ configuration: PinSetServerConfiguration, current: any DocumentSigner, logger: Logger
+    ) throws -> RotatingSigner? {
+        guard let path = configuration.nextKeyPath else { return nil }
+        let next = try SignerLoader.open(path, pkcs11: configuration.pkcs11, logger: logger)
+        guard next.kid != current.kid else {
+            throw StartupError(
+                code: .signingKeyUnusable,
+                description: "--next-key is the signing key itself (kid \(next.kid)): give the key that replaces it")
+        }
+        if let log = configuration.log, let logKey = try? Ed25519SigningKey.load(pemFile: log.keyPath),
+            logKey.publicKey == next.publicKey
+        {
+            throw StartupError(
+                code: .logKeyUnusable,
+                description:
+                    "the log key must not be the next signing key (PROTOCOL §7.1): make one with `pinset keygen`")
+        }
+        logger.info(
+            "next signing key ready: a trust document that delegates it and drops the current key switches to it",
+            metadata: ["kid": "\(current.kid)", "nextKid": "\(next.kid)"])
+        return RotatingSigner(current: current, next: next)
     }
 
     /// The key is read before the database is opened, so a bad key never creates a database file. `--dev`
@@ -131,6 +191,37 @@ public final class PinSetServerApp: Sendable {
                 keyPath: configuration.keyPath, databasePath: configuration.databasePath, kids: signers)
         }
         return (try createKey(at: configuration.keyPath), store)
+    }
+
+    /// The log's state over the database, with the log key loaded (PROTOCOL §7.1).
+    /// - Throws: ``StartupError`` when the log key cannot be used or the origin is not a valid key name.
+    private static func openLog(
+        _ configuration: LogConfiguration, store: PinDatabase, signingKey: [UInt8], maxAge: Int, logger: Logger
+    ) throws -> LogPublisher {
+        let crypto = OpenSSLTrustCrypto()
+        let state: LogState
+        do {
+            let key = try Ed25519SigningKey.load(pemFile: configuration.keyPath)
+            guard key.publicKey != signingKey else {
+                throw StartupError(
+                    code: .logKeyUnusable,
+                    description:
+                        "the log key must not be the document signing key (PROTOCOL §7.1): make one with `pinset keygen`"
+                )
+            }
+            let signer = try NoteSigner(name: configuration.origin, type: .ed25519, key: key)
+            state = try LogState(origin: configuration.origin, signer: signer, crypto: crypto)
+        } catch let error as StartupError {
+            throw error
+        } catch {
+            throw StartupError(
+                code: .logKeyUnusable,
+                description:
+                    "the log key \(configuration.keyPath) cannot be used for origin \(configuration.origin): \(error)")
+        }
+        return LogPublisher(
+            log: state, store: store, witnessCount: configuration.witnesses.count, maxAge: maxAge, crypto: crypto,
+            logger: logger)
     }
 
     private static func createKey(at keyPath: String) throws -> Ed25519SigningKey {

@@ -11,6 +11,9 @@ public struct PinSetServerConfiguration: Sendable {
     /// for a key that stays on a token (see ``pkcs11``). Default `./data/signing-key.pem`.
     /// - Warning: the server refuses a key file that group or others can read.
     public var keyPath: String
+    /// The next signing key (`--next-key`, PROTOCOL §6.3): a PEM file or PKCS#11 URI like ``keyPath``. A trust
+    /// document that delegates it and drops the current key makes it active. Default `nil`: no planned rotation.
+    public var nextKeyPath: String? = nil
     /// The module and PIN for a ``keyPath`` that is a PKCS#11 URI. Default: no module, no PIN.
     public var pkcs11: PKCS11Settings
     /// Generate the key file (mode 0600) when it does not exist. Default `false`: production keys are
@@ -29,6 +32,8 @@ public struct PinSetServerConfiguration: Sendable {
     public var rootKeys: [[UInt8]]
     /// How many distinct ``rootKeys`` must sign the first trust document (`--root-threshold`). Default 1.
     public var rootThreshold: Int
+    /// The transparency log (PROTOCOL §7): its key, origin and witnesses. Default `nil`: no log, no proofs.
+    public var log: LogConfiguration?
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(
@@ -36,8 +41,9 @@ public struct PinSetServerConfiguration: Sendable {
         createKeyIfMissing: Bool = false, http: HTTPServerConfiguration = HTTPServerConfiguration(),
         service: ServiceConfiguration = ServiceConfiguration(), reports: ReportConfiguration = ReportConfiguration(),
         resignCheckInterval: TimeInterval = 60, rootKeys: [[UInt8]] = [], rootThreshold: Int = 1,
-        pkcs11: PKCS11Settings = PKCS11Settings()
+        pkcs11: PKCS11Settings = PKCS11Settings(), log: LogConfiguration? = nil
     ) {
+        self.log = log
         self.pkcs11 = pkcs11
         self.rootKeys = rootKeys
         self.rootThreshold = rootThreshold

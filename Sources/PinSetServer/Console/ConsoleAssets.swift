@@ -148,6 +148,7 @@ enum ConsoleAssets {
             import { h, replace } from "./dom.js";
             import { hostsPage } from "./hosts.js";
             import { hostPage } from "./host.js";
+            import { logPage } from "./log.js";
             import { reportsPage } from "./reports.js";
             import { trustPage } from "./trust.js";
 
@@ -160,6 +161,7 @@ enum ConsoleAssets {
               [/^#\/hosts\/([^/]+)$/, (match) => hostPage(main, decodeURIComponent(match[1]))],
               [/^#\/reports$/, () => reportsPage(main)],
               [/^#\/trust$/, () => trustPage(main)],
+              [/^#\/log$/, () => logPage(main)],
               [/^#\/hosts$/, () => hostsPage(main)],
             ];
 
@@ -674,18 +676,21 @@ enum ConsoleAssets {
             import { busy, field, isoFromLocal, PIN_RULES, ROLES, select, showError, TYPES } from "./forms.js";
             import { stateBadge } from "./hosts.js";
             import { verifyPinDocument } from "./jws.js";
+            import { logVerifierKey } from "./log.js";
+            import { verifyDocumentProof } from "./tlog.js";
 
             let flash = null; // {host, text}: the outcome of the last write, shown once after the reload
 
             export async function hostPage(main, host) {
               document.title = `${host} · pinset console`;
               replace(main, h("p", {}, h("a", { href: "#/hosts" }, "← Hosts")), h("h1", { tabindex: "-1" }, host), loading(`Loading ${host}…`));
-              const [detail, history, served, keys, status] = await Promise.all([
+              const [detail, history, served, keys, status, proof] = await Promise.all([
                 call(hostPath(host)),
                 call(`${hostPath(host)}/history`),
                 call(`/pins/${encodeURIComponent(host)}`, { auth: false }).catch((error) => error),
                 call("/keys", { auth: false }).catch((error) => error),
                 features.monitor === false ? null : optional(`${hostPath(host)}/status`).catch((error) => error),
+                optional(`/pins/${encodeURIComponent(host)}/proof`, { auth: false }).catch((error) => error),
               ]);
               const set = detail.data;
               const state = { host, set, etag: detail.etag || set.etag, reload: () => hostPage(main, host) };
@@ -704,6 +709,7 @@ enum ConsoleAssets {
                 notice,
                 pinsSection(state),
                 documentSection(state, served, keys),
+                proofSection(state, served, proof),
                 monitorSection(status),
                 historySection(history.data),
                 h("h2", { class: "part" }, "Edit"),
@@ -831,6 +837,41 @@ enum ConsoleAssets {
                   : "Report-only: clients report failures but let the connection through."),
                 set.reportUri ? h("p", { class: "muted" }, "Reports go to ", h("span", { class: "mono" }, set.reportUri)) : null,
                 button, error);
+            }
+
+            /** The document's transparency-log proof (PROTOCOL §7.3), checked in this browser: inclusion of the exact bytes
+             * served (RFC 6962, WebCrypto SHA-256) and, with the log's vkey given on the Log page, the checkpoint's signature. */
+            function proofSection(state, served, proof) {
+              const section = h("section", { "aria-labelledby": "proof-title", id: "log-proof" },
+                h("h2", { id: "proof-title" }, "Transparency log proof"));
+              if (proof === null) {
+                section.append(h("p", { class: "muted", id: "proof" }, "This server keeps no transparency log (no proof is served)."));
+                return section;
+              }
+              if (proof instanceof Error || served instanceof Error) {
+                section.append(h("p", { class: "error", id: "proof" }, `GET /pins/${state.host}/proof: ${describe(proof instanceof Error ? proof : served)}`));
+                return section;
+              }
+              const verdict = h("p", { id: "proof", role: "status" }, badge("checking…", "info"));
+              const details = h("div");
+              section.append(verdict, details);
+              const vkey = logVerifierKey();
+              verifyDocumentProof(served.text, proof.text, vkey).then((result) => {
+                const signature = result.signed === null
+                  ? badge("log signature not checked", "warn", "no log key: give it on the Log page")
+                  : result.signed ? badge("log signature verified", "ok") : badge("log signature NOT verified", "bad");
+                replace(verdict,
+                  result.included ? badge("included", "ok", "included in the log") : badge("not included", "bad", "not shown to be in the log"),
+                  " ", result.included ? signature : null, " ",
+                  result.included
+                    ? `Entry ${result.index} of ${result.checkpoint.origin}, checkpoint size ${result.checkpoint.size}: the inclusion proof of the exact bytes served was checked in this browser (WebCrypto SHA-256).`
+                    : `${result.reason}.`,
+                  result.signed === null && result.included ? h("span", { class: "muted" }, " Give the log's vkey on the ", h("a", { href: "#/log" }, "Log page"), " to check the checkpoint's signature.") : null,
+                  proof.etag && served.etag && proof.etag !== served.etag
+                    ? h("span", { class: "warn-text" }, " Note: the proof's ETag is not the document's (a write in between); reload.") : null);
+                replace(details, h("details", {}, h("summary", {}, "Proof (C2SP tlog-proof)"), h("pre", { class: "mono wrap", id: "proof-text" }, proof.text)));
+              });
+              return section;
             }
 
             function documentSection(state, served, keys) {
@@ -1087,6 +1128,7 @@ enum ConsoleAssets {
                 <a href="#/hosts">Hosts</a>
                 <a href="#/reports">Reports</a>
                 <a href="#/trust">Trust</a>
+                <a href="#/log">Log</a>
               </nav>
               <button id="logout" type="button" class="quiet" hidden>Log out</button>
             </header>
@@ -1207,6 +1249,99 @@ enum ConsoleAssets {
             """#
         ),
         (
+            "log.js", "text/javascript; charset=utf-8",
+            #"""
+            // The transparency log (PROTOCOL §7): tree size, the latest checkpoint with its log signature checked in this
+            // browser, its cosignatures, and each witness's last answer (GET /admin/log). The log's vkey is typed by the
+            // user (from the server's start-up banner or the clients' policy) and kept in this tab only: the page checks
+            // the server against a key it did not hand out itself.
+            import { optional } from "./api.js";
+            import { badge, h, loading, relative, replace, when } from "./dom.js";
+            import { canVerify } from "./jws.js";
+            import { parseCheckpoint, parseNote, parseVerifierKey, verifyNoteSignature } from "./tlog.js";
+
+            const VKEY = "pinset.logVKey";
+
+            /** The log's vkey the user gave in this tab, or "" (never one the server states: it is what is checked). */
+            export const logVerifierKey = () => sessionStorage.getItem(VKEY) || "";
+
+            async function signatureBadge(checkpointText, vkey) {
+              if (!vkey) return badge("log signature not checked", "warn", "no log key given");
+              const key = parseVerifierKey(vkey);
+              if (!key) return badge("not an Ed25519 log vkey", "bad");
+              if (!canVerify()) return badge("not checked: no WebCrypto (open the console over HTTPS or on localhost)", "warn");
+              try {
+                const note = parseNote(checkpointText);
+                const ok = key.name === parseCheckpoint(note.text).origin && await verifyNoteSignature(note, key);
+                return ok ? badge("log signature verified", "ok") : badge("log signature NOT verified", "bad");
+              } catch (error) {
+                return badge(`unreadable checkpoint: ${error.message}`, "bad");
+              }
+            }
+
+            export async function logPage(main) {
+              document.title = "Log · pinset console";
+              replace(main, h("h1", { tabindex: "-1" }, "Transparency log"), loading("Loading the log…"));
+              const answer = await optional("/admin/log");
+              if (!answer) {
+                replace(main, h("h1", { tabindex: "-1" }, "Transparency log"),
+                  h("p", { class: "muted", id: "no-log" },
+                    "This server keeps no transparency log (GET /admin/log answers 404): start it with --log-key (PROTOCOL §7)."));
+                return;
+              }
+              const log = answer.data;
+              const vkey = logVerifierKey();
+              const verdict = h("span", { id: "checkpoint-signature", role: "status" }, badge("checking…", "info"));
+              const input = h("input", { id: "log-vkey", type: "text", class: "mono", autocomplete: "off", spellcheck: "false", value: vkey,
+                placeholder: `${log.origin}+01234567+AQ…`, "aria-describedby": "log-vkey-help" });
+              const form = h("form", { class: "card", id: "log-vkey-form" },
+                h("label", { for: "log-vkey" }, "Log key (vkey)"), input,
+                h("p", { class: "muted", id: "log-vkey-help" },
+                  "The log's verifier key, as `pinset serve` prints it (log vkey) or as your clients' policy names it. ",
+                  "It stays in this tab; the checkpoint's Ed25519 signature is checked against it here, with WebCrypto."),
+                h("button", { type: "submit" }, "Check the signature"));
+              form.addEventListener("submit", (event) => {
+                event.preventDefault();
+                const value = input.value.trim();
+                if (value) sessionStorage.setItem(VKEY, value);
+                else sessionStorage.removeItem(VKEY);
+                logPage(main);
+              });
+              const pending = log.treeSize - log.checkpointSize;
+              replace(main,
+                h("h1", { tabindex: "-1" }, "Transparency log"),
+                h("p", { class: "badges" },
+                  badge(`tree size ${log.treeSize}`, "info"),
+                  pending > 0 ? badge(`${pending} entr${pending === 1 ? "y" : "ies"} awaiting a checkpoint`, "warn") : null,
+                  h("span", { class: "mono" }, log.origin)),
+                h("section", { "aria-labelledby": "checkpoint-title" },
+                  h("h2", { id: "checkpoint-title" }, `Checkpoint (size ${log.checkpointSize})`),
+                  log.checkpoint ? [h("p", {}, verdict), h("pre", { class: "mono wrap", id: "checkpoint" }, log.checkpoint)]
+                    : h("p", { class: "muted" }, "No checkpoint is signed yet: nothing has been logged."),
+                  h("h3", {}, "Cosigned by"),
+                  (log.cosignedBy || []).length
+                    ? h("ul", { id: "cosigned-by" }, log.cosignedBy.map((name) => h("li", { class: "mono" }, name)))
+                    : h("p", { class: "muted", id: "cosigned-by" }, "No witness cosignature on this checkpoint.")),
+                h("section", { "aria-labelledby": "witnesses-title" },
+                  h("h2", { id: "witnesses-title" }, "Witnesses"),
+                  (log.witnesses || []).length === 0
+                    ? h("p", { class: "muted", id: "witnesses" }, "No witness is configured (pinset serve --witness URL VKEY).")
+                    : h("div", { class: "scroll" }, h("table", { id: "witnesses" },
+                      h("thead", {}, h("tr", {}, ["Witness", "URL", "Last answer", "When", "Cosigned size"].map((name) => h("th", { scope: "col" }, name)))),
+                      h("tbody", {}, log.witnesses.map((w) => h("tr", {},
+                        h("td", { class: "mono" }, w.keyName),
+                        h("td", { class: "mono" }, w.url),
+                        h("td", {}, w.lastError ? badge(w.lastAnswer || "error", "bad") : w.lastAnswer ? badge(w.lastAnswer, "ok") : badge("not asked yet", "info"),
+                          w.lastError ? h("span", { class: "error" }, ` ${w.lastError}`) : null),
+                        h("td", {}, w.lastAt ? h("time", { datetime: w.lastAt, title: when(w.lastAt) }, relative(w.lastAt)) : "—"),
+                        h("td", {}, w.cosignedSize == null ? "—" : String(w.cosignedSize)))))))),
+                form);
+              if (log.checkpoint) replace(verdict, await signatureBadge(log.checkpoint, vkey));
+            }
+
+            """#
+        ),
+        (
             "reports.js", "text/javascript; charset=utf-8",
             #"""
             // Reports: failure reports per day and host over the last 30 days (chart), and the groups by leaf pin.
@@ -1242,6 +1377,156 @@ enum ConsoleAssets {
                         ? badge("client held an old set", "warn", "the chain matches a current pin: the client had not fetched the new set")
                         : badge("key not pinned", "bad", "the chain matches no current pin: a key change or an interception")),
                       h("td", { class: "mono small hash" }, h("ul", { class: "bare" }, (group.knownPins || []).map((pin) => h("li", {}, pin))))))))));
+            }
+
+            """#
+        ),
+        (
+            "tlog.js", "text/javascript; charset=utf-8",
+            #"""
+            // Checking transparency-log proofs in the browser with WebCrypto, independently of the server's own code
+            // (PROTOCOL §7): C2SP signed notes and checkpoints, C2SP tlog-proof, RFC 6962 hashing and the RFC 9162
+            // inclusion check, and the log's Ed25519 note signature (type 0x01) when the log's vkey is known.
+            import { canVerify } from "./jws.js";
+
+            const utf8 = (text) => new TextEncoder().encode(text);
+
+            /** base64 (standard, padded) → bytes; throws on anything else. */
+            function fromBase64(text) {
+              if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) throw new Error("not base64");
+              return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+            }
+
+            const sha256 = async (bytes) => new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+
+            function concat(...parts) {
+              const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+              let at = 0;
+              for (const part of parts) {
+                out.set(part, at);
+                at += part.length;
+              }
+              return out;
+            }
+
+            const equal = (a, b) => a.length === b.length && a.every((byte, i) => byte === b[i]);
+
+            /** RFC 6962 leaf hash: SHA-256(0x00 || entry). */
+            export const leafHash = (entry) => sha256(concat(new Uint8Array([0]), entry));
+            const nodeHash = (left, right) => sha256(concat(new Uint8Array([1]), left, right));
+
+            /** RFC 9162 §2.1.3.2: whether `proof` leads from `leaf` at `index` to `root` in a tree of `size` leaves. */
+            export async function verifyInclusion(leaf, index, size, proof, root) {
+              if (index < 0 || index >= size || proof.length > 63) return false;
+              let fn = index;
+              let sn = size - 1;
+              let r = leaf;
+              for (const p of proof) {
+                if (sn === 0) return false;
+                if (fn % 2 === 1 || fn === sn) {
+                  r = await nodeHash(p, r);
+                  if (fn % 2 === 0) {
+                    while (fn % 2 === 0 && fn !== 0) {
+                      fn = Math.floor(fn / 2);
+                      sn = Math.floor(sn / 2);
+                    }
+                  }
+                } else {
+                  r = await nodeHash(r, p);
+                }
+                fn = Math.floor(fn / 2);
+                sn = Math.floor(sn / 2);
+              }
+              return sn === 0 && equal(r, root);
+            }
+
+            /** A C2SP signed note: {text (the signed bytes), signatures: [{name, keyID, signature}]}; throws if malformed. */
+            export function parseNote(noteText) {
+              const split = noteText.lastIndexOf("\n\n");
+              if (split < 0 || !noteText.endsWith("\n")) throw new Error("not a signed note");
+              const text = noteText.slice(0, split + 1);
+              const signatures = noteText.slice(split + 2, -1).split("\n").map((line) => {
+                const match = /^\u2014 (\S+) (\S+)$/.exec(line);
+                if (!match) throw new Error("a signature line is not “— name base64”");
+                const bytes = fromBase64(match[2]);
+                if (bytes.length < 5) throw new Error("a signature is too short");
+                return { name: match[1], keyID: bytes.slice(0, 4), signature: bytes.slice(4) };
+              });
+              return { text, signatures };
+            }
+
+            /** A C2SP tlog-checkpoint body: {origin, size, root}. */
+            export function parseCheckpoint(text) {
+              const lines = text.split("\n");
+              if (lines.length < 4 || !/^(0|[1-9][0-9]*)$/.test(lines[1])) throw new Error("not a checkpoint");
+              const root = fromBase64(lines[2]);
+              if (root.length !== 32) throw new Error("the checkpoint root is not 32 bytes");
+              return { origin: lines[0], size: Number(lines[1]), root };
+            }
+
+            /** A C2SP tlog-proof: {index, proof: [hash], note (text of the signed checkpoint)}. */
+            export function parseProof(text) {
+              const blank = text.indexOf("\n\n");
+              if (blank < 0) throw new Error("a proof has a blank line before its checkpoint");
+              const lines = text.slice(0, blank).split("\n");
+              if (lines.shift() !== "c2sp.org/tlog-proof@v1") throw new Error("a proof starts with c2sp.org/tlog-proof@v1");
+              if (lines[0] && lines[0].startsWith("extra ")) lines.shift();
+              const index = /^index (0|[1-9][0-9]*)$/.exec(lines.shift() || "");
+              if (!index) throw new Error("a proof has an index line");
+              const proof = lines.map((line) => {
+                const hash = fromBase64(line);
+                if (hash.length !== 32) throw new Error("an inclusion proof line is not 32 bytes");
+                return hash;
+              });
+              return { index: Number(index[1]), proof, note: text.slice(blank + 2) };
+            }
+
+            /** A vkey `name+hexID+base64(0x01 || key)` → {name, keyID, publicKey}, or null if it is not an Ed25519 note key. */
+            export function parseVerifierKey(vkey) {
+              const match = /^([^+\s]+)\+([0-9a-f]{8})\+(.+)$/.exec(vkey || "");
+              if (!match) return null;
+              const raw = fromBase64(match[3]);
+              if (raw.length !== 33 || raw[0] !== 1) return null;
+              const id = match[2].match(/../g).map((pair) => parseInt(pair, 16));
+              return { name: match[1], keyID: new Uint8Array(id), publicKey: raw.slice(1) };
+            }
+
+            /** Whether `note` carries a valid Ed25519 signature by `key` (from parseVerifierKey). */
+            export async function verifyNoteSignature(note, key) {
+              const line = note.signatures.find((s) => s.name === key.name && equal(s.keyID, key.keyID));
+              if (!line || line.signature.length !== 64) return false;
+              const imported = await crypto.subtle.importKey("raw", key.publicKey, { name: "Ed25519" }, false, ["verify"]);
+              return crypto.subtle.verify({ name: "Ed25519" }, imported, line.signature, utf8(note.text));
+            }
+
+            /**
+             * Checks that `documentText` (exactly as served) is in the log, by `proofText` (GET …/proof): RFC 6962 leaf
+             * hash, inclusion in the proof's checkpoint, and, with the log's vkey, the checkpoint's log signature.
+             * Returns {included, signed (true, false or null when not checked), index, checkpoint, note, reason}.
+             */
+            export async function verifyDocumentProof(documentText, proofText, vkey) {
+              const result = { included: false, signed: null, index: null, checkpoint: null, note: null, reason: "" };
+              if (!canVerify()) {
+                result.reason = "this page is not a secure context, so the browser offers no WebCrypto";
+                return result;
+              }
+              try {
+                const proof = parseProof(proofText);
+                result.index = proof.index;
+                result.note = parseNote(proof.note);
+                result.checkpoint = parseCheckpoint(result.note.text);
+                const { size, root } = result.checkpoint;
+                result.included = await verifyInclusion(await leafHash(utf8(documentText)), proof.index, size, proof.proof, root);
+                if (!result.included) result.reason = `the inclusion proof of entry ${proof.index} does not lead to the checkpoint's root`;
+                const key = parseVerifierKey(vkey);
+                if (key) {
+                  result.signed = key.name === result.checkpoint.origin && await verifyNoteSignature(result.note, key);
+                  if (!result.signed) result.reason ||= `no valid signature of ${key.name} on the checkpoint`;
+                }
+              } catch (error) {
+                result.reason = `the proof is unreadable (${error.message})`;
+              }
+              return result;
             }
 
             """#

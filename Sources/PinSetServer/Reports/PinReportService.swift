@@ -29,11 +29,20 @@ public final class PinReportService: Sendable {
         public let duplicate: Bool
     }
 
-    /// Decodes, checks and stores one report.
+    /// Decodes, checks and stores one report: a TrustKit pin failure report, or a client's transparency-log fork
+    /// report (`"pinset-report":"log-fork"`, see ``submitLogFork(json:now:)``).
     ///
     /// - Throws: 400 when the body is not a TrustKit report: invalid JSON, a missing or mistyped core field, a
-    ///   host that is not a DNS name, or a chain whose first certificate is not a PEM certificate.
+    ///   host that is not a DNS name, or a chain whose first certificate is not a PEM certificate; or when it is
+    ///   a pinset report of another kind, or a malformed log-fork report.
     public func submit(json: [UInt8], now: Date = Date()) throws(ServiceError) -> Stored {
+        if let kind = try? JSONDecoder().decode(ReportKind.self, from: Data(json)).kind {
+            guard kind == "log-fork" else {
+                throw ServiceError(
+                    .badRequest, "unknown pinset-report \"\(kind.prefix(40))\": this server takes log-fork")
+            }
+            return try submitLogFork(json: json, now: now)
+        }
         let report: PinFailureReport
         do {
             report = try JSONDecoder().decode(PinFailureReport.self, from: Data(json))
@@ -109,7 +118,7 @@ public final class PinReportService: Sendable {
         return SHA256Digest.hash(Array(parts.joined(separator: "\n").utf8))
     }
 
-    private static func describe(_ error: any Error) -> String {
+    static func describe(_ error: any Error) -> String {
         switch error as? DecodingError {
         case .keyNotFound(let key, _): "missing field \"\(key.stringValue)\""
         case .typeMismatch(_, let context), .valueNotFound(_, let context):

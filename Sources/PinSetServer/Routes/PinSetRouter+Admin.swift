@@ -100,7 +100,10 @@ extension PinSetRouter {
             200,
             ReportsBody(
                 groups: reports.groups(host: host, since: since).filter { scope.covers(host: $0.host) },
-                days: reports.days(host: host, since: since).filter { scope.covers(host: $0.host) }))
+                days: reports.days(host: host, since: since).filter { scope.covers(host: $0.host) },
+                logForks: reports.logForks(host: host, since: since).filter {
+                    $0.host.map(scope.covers(host:)) ?? (scope.hosts == nil)
+                }))
     }
 
     /// `PUT /admin/trust`: stores a trust document (PROTOCOL §6.3).
@@ -125,6 +128,8 @@ extension PinSetRouter {
     private struct ReportsBody: Encodable {
         let groups: [ReportGroup]
         let days: [ReportDay]
+        /// Transparency-log forks clients reported (a trust document's only for tokens over every host).
+        let logForks: [LogForkReportEntry]
     }
 
     private struct HistoryBody: Encodable {
@@ -147,7 +152,7 @@ extension PinSetRouter {
             body: try outcome.encodedJSON())
     }
 
-    private func json(_ status: Int, _ value: some Encodable) throws -> HTTPResponse {
+    func json(_ status: Int, _ value: some Encodable) throws -> HTTPResponse {
         .dynamic(
             status: status, headers: [("Content-Type", "application/json")],
             body: [UInt8](try AdminJSON.encoder.encode(value)))

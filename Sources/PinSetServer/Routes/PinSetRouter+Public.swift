@@ -56,11 +56,7 @@ extension PinSetRouter {
     /// `GET /trust` and `GET /trust/{version}`: a pre-built answer, or `304`, or `404`.
     func serveTrust(_ context: RouteContext) throws -> HTTPResponse {
         var version: Int?
-        if let text = context.parameters.first {
-            guard let number = Int(text), number >= 1, text.utf8.count <= 18, text.first != "0", text.first != "+"
-            else { throw Problem.badRequest("the trust document version must be a whole number ≥ 1") }
-            version = number
-        }
+        if let text = context.parameters.first { version = try Self.trustVersion(text) }
         guard let document = trust.index.resource(version: version) else {
             if let version { throw Problem.notFound("there is no trust document version \(version)") }
             throw Problem.notFound("this server publishes no trust document (PROTOCOL §6)")

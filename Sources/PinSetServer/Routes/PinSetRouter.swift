@@ -17,11 +17,17 @@ final class PinSetRouter: HTTPHandler {
     let reportLimiter: ReportRateLimiter
     let keys: CachedResource
     let console = ConsoleSite()
+    /// The transparency log's publisher, `nil` without `--log-key`.
+    let log: LogPublisher?
+    let witnesses: WitnessWorker?
 
     init(
         snapshot: DocumentIndex, service: PinSetService, reports: PinReportService, trust: TrustService,
-        store: PinDatabase, metrics: ServerMetrics, logger: Logger
+        store: PinDatabase, metrics: ServerMetrics, logger: Logger, log: LogPublisher? = nil,
+        witnesses: WitnessWorker? = nil
     ) {
+        self.log = log
+        self.witnesses = witnesses
         self.trust = trust
         self.snapshot = snapshot
         self.service = service
@@ -41,12 +47,17 @@ final class PinSetRouter: HTTPHandler {
         if method == .get || method == .head, let document = snapshot.resource(forPathAfter: "/pins/", of: request) {
             return answer(document, request)
         }
+        if method == .get, let proof = log?.proofs.fastAnswer(request) {
+            metrics.count(RouteTable.pinsProof, status: proof.status)
+            return .prepared(proof)
+        }
         let path = request.path
         let match = RouteTable.match(path)
         let route = match?.route(method.name)
-        if let route, route.mayProbe, !request.isDetached, mayProbe(request) {
-            // The write waits for a probe of its host (up to the probe's deadline): off the worker thread, so that
-            // the GETs on its connections are never queued behind it.
+        if let route, route.mayProbe, !request.isDetached, log != nil || mayProbe(request) {
+            // The write waits for a probe of its host (up to the probe's deadline), or for the log's next
+            // checkpoint: off the worker thread, so that the GETs on its connections are never queued behind it,
+            // and so that concurrent writes wait together and share one checkpoint (group commit).
             return .deferred { [self] detached in handle(detached) }
         }
         let response: HTTPResponse

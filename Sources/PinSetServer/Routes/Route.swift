@@ -15,8 +15,8 @@ struct Route: Sendable {
     let access: Access
     /// Counted in `/metrics` under its template (the console's static files are not).
     let counted: Bool
-    /// A write that may probe its host before answering (pre-flight check or `capture`): answered off the
-    /// worker thread (``HTTPResponse/deferred(_:)``).
+    /// A write that may probe its host before answering (pre-flight check or `capture`), or wait for the
+    /// transparency log's checkpoint: answered off the worker thread (``HTTPResponse/deferred(_:)``).
     let mayProbe: Bool
     let handler: Handler
 

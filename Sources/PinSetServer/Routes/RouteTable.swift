@@ -13,6 +13,10 @@ enum RouteTable {
         Route(method: "POST", path: "/reports", .anyone) { try $0.receiveReport($1) },
         Route(method: "GET", path: "/trust", .anyone) { try $0.serveTrust($1) },
         Route(method: "GET", path: "/trust/{version}", .anyone) { try $0.serveTrust($1) },
+        Route(method: "GET", path: "/pins/{host}/proof", .anyone) { try $0.servePinsProof($1) },
+        Route(method: "GET", path: "/trust/{version}/proof", .anyone) { try $0.serveTrustProof($1) },
+        Route(method: "GET", path: "/log/checkpoint", .anyone) { try $0.serveLogFile($1) },
+        Route(method: "GET", path: "/log/tile/{tile}", .anyone) { try $0.serveLogFile($1) },
         Route(method: "GET", path: "/admin/hosts", .reader) { try $0.listHosts($1) },
         Route(method: "GET", path: "/admin/hosts/{host}", .readerOfHost) { try $0.hostDetail($1) },
         Route(method: "PUT", path: "/admin/hosts/{host}", .writerOfHost, mayProbe: true) { try $0.putHost($1) },
@@ -25,6 +29,7 @@ enum RouteTable {
         Route(method: "GET", path: "/admin/hosts/{host}/status", .readerOfHost) { try $0.hostStatus($1) },
         Route(method: "GET", path: "/admin/reports", .readerOfQueryHost) { try $0.listReports($1) },
         Route(method: "PUT", path: "/admin/trust", .admin) { try $0.pushTrust($1) },
+        Route(method: "GET", path: "/admin/log", .admin) { try $0.adminLog($1) },
         Route(method: "GET", path: "/console", .anyone, counted: false) { try $0.serveConsole($1) },
         Route(method: "GET", path: "/console/{asset}", .anyone, counted: false) { try $0.serveConsole($1) },
     ]
@@ -49,6 +54,8 @@ enum RouteTable {
     static let other = templates.count
     /// The label index of `/pins/{host}`, which the read path counts without matching.
     static let pins = templates.firstIndex(of: "/pins/{host}")!
+    /// The label index of `/pins/{host}/proof`, which the read path counts without matching.
+    static let pinsProof = templates.firstIndex(of: "/pins/{host}/proof")!
 
     /// The routes of each template, by template index.
     static let routes: [[Route]] = templates.map { template in all.filter { $0.path == template } }
@@ -60,8 +67,8 @@ enum RouteTable {
     static let hostFirst: [Bool] = segments.map { $0.first { $0.first == "{" } == "{host}" }
 
     /// A placeholder that may hold `/` (it takes the rest of the path): a pin in standard base64, the form every
-    /// answer carries, holds `/` once percent-decoded.
-    private static let restPlaceholders: Set<Substring> = ["{sha256}"]
+    /// answer carries, holds `/` once percent-decoded; a C2SP tlog-tiles path below `/log/tile/`.
+    private static let restPlaceholders: Set<Substring> = ["{sha256}", "{tile}"]
 
     static let segments: [[Substring]] = templates.map { $0.split(separator: "/") }
 

@@ -33,7 +33,8 @@ extension PinSetService {
 
     /// Re-signs every document issued at least ``ServiceConfiguration/effectiveResignAfter`` ago or signed by a
     /// key that is no longer active: same version and pins, new `issuedAt`/`expiresAt`, hence a new ETag.
-    /// Each is committed and published in its own serialized write; history is not touched.
+    /// Each is committed in its own serialized write and published (with a log: once a checkpoint includes it,
+    /// without waiting); history is not touched.
     ///
     /// - Returns: how many documents were re-signed.
     public func resignDue() throws(ServiceError) -> Int {
@@ -53,6 +54,7 @@ extension PinSetService {
     private func resign(host: String, threshold: TimeInterval) throws(ServiceError) -> Bool {
         try store.serializedWrite { db in
             var document: PublishedDocument?
+            var append: LogAppend?
             try db.inTransaction {
                 let now = StoredTime.truncate(clock())
                 guard let current = try HostRecords.fetch(db, name: host),
@@ -65,11 +67,13 @@ extension PinSetService {
                 set.expiresAt = now.addingTimeInterval(configuration.documentLifetime)
                 let (signed, _) = try sign(set)
                 try HostRecords.replaceDocument(db, hostId: current.id, signed)
+                append = try logDocument(db, hostId: current.id, signed)
                 document = signed
                 return .commit
             }
             guard let document else { return false }
-            publish(document)
+            // Not waited for: the old document stays served until a checkpoint includes the new one.
+            _ = published([(document, append)])
             return true
         }
     }

@@ -19,6 +19,8 @@ public final class PinSetService: Sendable {
     public let configuration: ServiceConfiguration
     let clock: @Sendable () -> Date
     let publish: @Sendable (PublishedDocument) -> Void
+    /// The transparency log's publisher (PROTOCOL §7), `nil` when the server keeps no log.
+    let log: LogPublisher?
     let logger: Logger
     let tokenCache = Locked(TokenCache())
 
@@ -30,11 +32,24 @@ public final class PinSetService: Sendable {
     ///   - logger: where the service logs; default a logger labelled `pinset.service`.
     ///   - publish: called with every newly signed document, after it is committed, in commit order, from the
     ///     writing thread. It must be quick and must not call back into the service's write methods.
-    public init(
+    public convenience init(
         store: PinDatabase, signingKey: any DocumentSigner, configuration: ServiceConfiguration,
         clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "pinset.service"),
         publish: @escaping @Sendable (PublishedDocument) -> Void
     ) throws(ServiceError) {
+        try self.init(
+            store: store, signingKey: signingKey, configuration: configuration, clock: clock, logger: logger, log: nil,
+            publish: publish)
+    }
+
+    /// The same, with a transparency log: every document is appended to it in the transaction that stores it,
+    /// and `publish` is called by the log's publisher once a signed checkpoint includes the document.
+    init(
+        store: PinDatabase, signingKey: any DocumentSigner, configuration: ServiceConfiguration,
+        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "pinset.service"),
+        log: LogPublisher?, publish: @escaping @Sendable (PublishedDocument) -> Void
+    ) throws(ServiceError) {
+        self.log = log
         self.logger = logger
         self.store = store
         self.signingKey = signingKey

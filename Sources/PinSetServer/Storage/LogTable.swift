@@ -1,12 +1,12 @@
 import Foundation
 internal import GRDB
 
-/// SQL for the transparency log (PROTOCOL §7.1): entries are appended, never changed; checkpoints are added as
-/// they are signed, and a row's note is replaced only to add cosignatures.
+/// SQL for the transparency log (PROTOCOL §7.1): entries are appended, never changed; the latest signed checkpoint
+/// is kept (a row's note is replaced only to add cosignatures).
 enum LogTable {
     /// The number of entries stored: the next leaf index.
     static func size(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(leafIndex) + 1, 0) FROM logEntry") ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(leafIndex) + 1, 0) FROM logEntry")) ?? 0
     }
 
     /// Appends entries at `firstIndex`, `firstIndex + 1`, …; a constraint failure if an index is taken.
@@ -25,14 +25,16 @@ enum LogTable {
         }
     }
 
-    /// Stores a signed checkpoint, or replaces the note of one of the same size (more cosignatures).
+    /// Stores a signed checkpoint, or replaces the note of one of the same size (more cosignatures), and drops
+    /// the smaller ones: only the latest is ever read (start-up, witnesses), and a busy log signs hundreds a second.
     static func saveCheckpoint(_ db: Database, treeSize: Int, note: [UInt8], signedAt: Date) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO logCheckpoint (treeSize, note, signedAt) VALUES (?, ?, ?)
                 ON CONFLICT (treeSize) DO UPDATE SET note = excluded.note
-                """,
-            arguments: [treeSize, Data(note), StoredTime.seconds(signedAt)])
+                """
+        ).execute(arguments: [treeSize, Data(note), StoredTime.seconds(signedAt)])
+        try db.cachedStatement(sql: "DELETE FROM logCheckpoint WHERE treeSize < ?").execute(arguments: [treeSize])
     }
 
     /// The note of the largest checkpoint signed, if any.

@@ -161,6 +161,34 @@ extension PinDatabase {
                     );
                     """)
         }
+        // Which log entry holds each served document (PROTOCOL §7.3: its proof); NULL until it is logged.
+        migrator.registerMigration("v8-served-log-index") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE document ADD COLUMN logIndex INTEGER;
+                    ALTER TABLE trustDocument ADD COLUMN logIndex INTEGER;
+                    """)
+        }
+        // Transparency-log fork reports from clients (PROTOCOL §7.4, `POST /reports` with `pinset-report: log-fork`).
+        migrator.registerMigration("v9-log-fork-reports") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE logForkReport (
+                        id INTEGER PRIMARY KEY,
+                        fingerprint BLOB NOT NULL UNIQUE,
+                        host TEXT,
+                        document TEXT NOT NULL,
+                        logOrigin TEXT NOT NULL,
+                        keptCheckpoint TEXT NOT NULL,
+                        refusedCheckpoint TEXT NOT NULL,
+                        reportedAt TEXT NOT NULL,
+                        count INTEGER NOT NULL,
+                        firstSeen INTEGER NOT NULL,
+                        lastSeen INTEGER NOT NULL
+                    );
+                    CREATE INDEX logForkReportLastSeen ON logForkReport(lastSeen);
+                    """)
+        }
         return migrator
     }
 }

@@ -16,18 +16,20 @@ public struct LogFile: Sendable, Equatable {
         path == "checkpoint" ? "text/plain; charset=utf-8" : "application/octet-stream"
     }
 
-    /// The `Cache-Control` C2SP tlog-tiles asks for: a year and `immutable` for full tiles, an hour for partial
+    /// The `Cache-Control` C2SP tlog-tiles asks for: a year and `immutable` for full tiles, a minute for partial
     /// ones, a few seconds for the checkpoint.
     public var cacheControl: String {
         if path == "checkpoint" { return "public, max-age=5" }
-        return isFull ? "public, max-age=31536000, immutable" : "public, max-age=3600"
+        return isFull ? "public, max-age=31536000, immutable" : "public, max-age=60"
     }
 
-    /// The resource served from memory, keyed by `prefix + path` (e.g. `/log/tile/0/000`), with an ETag made
-    /// from the body's SHA-256.
+    /// The resource served from memory, keyed by `prefix + path` (e.g. `/log/tile/0/000`). The checkpoint's ETag
+    /// is made from its SHA-256; a tile's or bundle's is its path, since a tile path (with its width) names bytes
+    /// that never change: no hashing of up to 256 documents for every checkpoint.
     public func resource(prefix: String, version: Int, crypto: any TrustCrypto) -> CachedResource {
-        CachedResource(
-            key: Array((prefix + path).utf8), etag: "\"\(Base64URL.encode(crypto.sha256(body).prefix(18)))\"",
-            body: body, version: version, contentType: contentType, cacheControl: cacheControl)
+        let etag = path == "checkpoint" ? Base64URL.encode(crypto.sha256(body).prefix(18)) : path
+        return CachedResource(
+            key: Array((prefix + path).utf8), etag: "\"\(etag)\"", body: body, version: version,
+            contentType: contentType, cacheControl: cacheControl)
     }
 }

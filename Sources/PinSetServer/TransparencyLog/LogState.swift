@@ -19,6 +19,8 @@ public final class LogState: Sendable {
 
     private struct Memory {
         var hashes = TileHashes()
+        /// The same leaves' complete subtrees at every level, for proofs and roots.
+        var subtrees = SubtreeHashes()
         var entries: [[UInt8]] = []
         /// Commits reported out of order, waiting for the ones before them.
         var waiting: [Int: LogAppend] = [:]
@@ -45,12 +47,14 @@ public final class LogState: Sendable {
     ///   not match them.
     func load(from db: Database) throws {
         var hashes = TileHashes()
+        var subtrees = SubtreeHashes()
         var entries: [[UInt8]] = []
         try LogTable.forEachEntry(db) { index, leafHash, body in
             guard index == entries.count, leafHash.count == 32 else {
                 throw LogError(.inconsistent, "the stored log has no entry \(entries.count), or a bad hash there")
             }
             hashes.append(leafHash: leafHash, hasher: hasher)
+            subtrees.append(leafHash: leafHash, hasher: hasher)
             entries.append(body)
         }
         var checkpoint: SignedNote? = nil
@@ -58,8 +62,11 @@ public final class LogState: Sendable {
         if let note = try LogTable.latestCheckpoint(db) {
             let parsed = try SignedNote(parsing: note)
             let body = try Checkpoint(text: parsed.text)
-            let tree = MerkleTree(hasher: hasher, reader: hashes.reader(hasher: hasher))
-            guard body.origin == origin, body.size <= hashes.treeSize,
+            guard body.origin == origin else {
+                throw LogError(.inconsistent, "the stored checkpoint's origin is \(body.origin)")
+            }
+            let tree = MerkleTree(hasher: hasher, reader: subtrees)
+            guard body.size <= hashes.treeSize,
                 try tree.rootHash(size: body.size) == body.rootHash
             else {
                 throw LogError(
@@ -69,7 +76,8 @@ public final class LogState: Sendable {
             size = body.size
         }
         memory.withLock {
-            $0 = Memory(hashes: hashes, entries: entries, checkpoint: checkpoint, checkpointSize: size)
+            $0 = Memory(
+                hashes: hashes, subtrees: subtrees, entries: entries, checkpoint: checkpoint, checkpointSize: size)
         }
     }
 
@@ -94,6 +102,7 @@ public final class LogState: Sendable {
             while let next = memory.waiting.removeValue(forKey: memory.hashes.treeSize) {
                 for (entry, hash) in zip(next.entries, next.leafHashes) {
                     memory.hashes.append(leafHash: hash, hasher: hasher)
+                    memory.subtrees.append(leafHash: hash, hasher: hasher)
                     memory.entries.append(entry)
                 }
             }
@@ -102,6 +111,12 @@ public final class LogState: Sendable {
 
     /// The number of entries in memory (committed and applied).
     public var treeSize: Int { memory.withLock { $0.hashes.treeSize } }
+
+    /// The log key's public side (its vkey is what client policies and witnesses are given).
+    public var verifierKey: VerifierKey { signer.key }
+
+    /// The size of the latest signed checkpoint (0 before the first).
+    public var checkpointSize: Int { memory.withLock { $0.checkpointSize } }
 
     /// The latest signed checkpoint, with the cosignatures added so far.
     public var checkpoint: SignedNote? { memory.withLock { $0.checkpoint } }
@@ -113,7 +128,7 @@ public final class LogState: Sendable {
         let signed: (note: SignedNote, size: Int)? = try memory.withLock { memory in
             let size = memory.hashes.treeSize
             guard memory.checkpoint == nil || size > memory.checkpointSize else { return nil }
-            let tree = MerkleTree(hasher: hasher, reader: memory.hashes.reader(hasher: hasher))
+            let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
             let text = try Checkpoint(origin: origin, size: size, rootHash: tree.rootHash(size: size)).text
             let note = SignedNote(text: text, signatures: [signer.signature(of: text, timestamp: 0)])
             try LogTable.saveCheckpoint(db, treeSize: size, note: note.bytes, signedAt: now)
@@ -142,7 +157,7 @@ public final class LogState: Sendable {
             guard let note = memory.checkpoint, index < memory.checkpointSize else {
                 return .failure(LogError(.outOfRange, "entry \(index) is not in a signed checkpoint yet"))
             }
-            let tree = MerkleTree(hasher: hasher, reader: memory.hashes.reader(hasher: hasher))
+            let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
             return Result { () throws(LogError) in
                 LogProof(
                     index: index, inclusionProof: try tree.inclusionProof(index: index, size: memory.checkpointSize),
@@ -157,7 +172,7 @@ public final class LogState: Sendable {
             guard new <= memory.hashes.treeSize else {
                 return .failure(LogError(.outOfRange, "the log has no size \(new) yet"))
             }
-            let tree = MerkleTree(hasher: hasher, reader: memory.hashes.reader(hasher: hasher))
+            let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
             return Result { () throws(LogError) in try tree.consistencyProof(from: old, to: new) }
         }.get()
     }
@@ -170,7 +185,7 @@ public final class LogState: Sendable {
             guard let note = memory.checkpoint, oldSize <= memory.checkpointSize else {
                 return .failure(LogError(.outOfRange, "no checkpoint of size \(oldSize) or more is signed"))
             }
-            let tree = MerkleTree(hasher: hasher, reader: memory.hashes.reader(hasher: hasher))
+            let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
             return Result { () throws(LogError) in
                 AddCheckpointRequest(
                     oldSize: oldSize,
@@ -182,7 +197,10 @@ public final class LogState: Sendable {
 
     /// The files served for the latest checkpoint that differ from those of a checkpoint of `oldSize`: the
     /// checkpoint, and every tile and entry bundle that is new or wider (all of them for `oldSize` 0).
-    public func files(changedSince oldSize: Int) -> [LogFile] {
+    /// - Parameter partialBundles: whether to include the partial entry bundle (default `true`); without it,
+    ///   ``bundle(_:)`` makes it when it is asked for (the publisher: a partial bundle holds up to 255 documents and
+    ///   changes with every checkpoint, and few are ever fetched).
+    public func files(changedSince oldSize: Int, partialBundles: Bool = true) -> [LogFile] {
         memory.withLock { memory in
             guard let note = memory.checkpoint else { return [] }
             let size = memory.checkpointSize
@@ -191,13 +209,25 @@ public final class LogState: Sendable {
             where tile.index >= Tile.hashCount(level: tile.level, treeSize: min(oldSize, size)) / Tile.fullWidth {
                 // The tile exists at `size`, so its hashes and entries are in memory.
                 files.append(LogFile(path: tile.path, body: try! memory.hashes.data(of: tile), isFull: !tile.isPartial))
-                if tile.level == 0 {
+                if tile.level == 0, partialBundles || !tile.isPartial {
                     let start = tile.index * Tile.fullWidth
                     let bundle = try! EntryBundle.encode(memory.entries[start..<(start + tile.width)])
                     files.append(LogFile(path: tile.entriesPath, body: bundle, isFull: !tile.isPartial))
                 }
             }
             return files
+        }
+    }
+
+    /// The entry bundle of level-0 `tile` (full or partial), or `nil` when the latest checkpoint does not cover it.
+    public func bundle(_ tile: Tile) -> LogFile? {
+        memory.withLock { memory in
+            let start = tile.index * Tile.fullWidth
+            guard tile.level == 0, start >= 0, tile.width > 0, start + tile.width <= memory.checkpointSize else {
+                return nil
+            }
+            let bundle = try! EntryBundle.encode(memory.entries[start..<(start + tile.width)])
+            return LogFile(path: tile.entriesPath, body: bundle, isFull: !tile.isPartial)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+internal import GRDB
 import Logging
 import PinSetCore
 import PinSetOpenSSL
@@ -31,18 +32,30 @@ public final class TrustService: Sendable {
         public let signingKeys: [String]
         /// The name of the admin token that pushed it.
         public let tokenName: String
+        /// After a planned rotation (PROTOCOL §6.3, `--next-key`): the `kid` the server signs with from now on;
+        /// absent otherwise.
+        public var rotatedTo: String? = nil
+        /// After a planned rotation: how many host documents were re-signed with the new key before the answer.
+        public var resigned: Int? = nil
+        /// After a planned rotation: what the operator must do next (restart with the new key as `--key`).
+        public var note: String? = nil
     }
 
     let store: PinDatabase
     /// The root keys given at start-up (version 0), or `nil` when none were.
     let roots: TrustAnchor?
     /// The `kid` of the key the server signs with now.
-    public let signingKid: String
+    public var signingKid: String { rotation?.signer.kid ?? startKid }
+    private let startKid: String
+    /// The service and the signer with its next key, when the server was started with `--next-key`.
+    let rotation: (service: PinSetService, signer: RotatingSigner)?
     let index: TrustIndex
     let clock: @Sendable () -> Date
     /// Clock tolerance for a pushed document's `issuedAt`/`expiresAt`, as clients use. 300 seconds.
     let skew: TimeInterval = 300
     private let crypto = OpenSSLTrustCrypto()
+    /// The transparency log's publisher (PROTOCOL §7), `nil` when the server keeps no log.
+    let log: LogPublisher?
 
     /// Loads every stored trust document into memory.
     /// - Parameters:
@@ -52,10 +65,25 @@ public final class TrustService: Sendable {
     ///   - signingKid: the `kid` of the key the server signs with now.
     ///   - refreshInterval: the `max-age` of `GET /trust`.
     /// - Throws: 400 when the threshold is out of range; 500 when the database fails.
-    public init(
+    public convenience init(
         store: PinDatabase, rootKeys: [[UInt8]], rootThreshold: Int, signingKid: String, refreshInterval: TimeInterval,
         clock: @escaping @Sendable () -> Date = Date.init
     ) throws(ServiceError) {
+        try self.init(
+            store: store, rootKeys: rootKeys, rootThreshold: rootThreshold, signingKid: signingKid,
+            refreshInterval: refreshInterval, clock: clock, log: nil, rotation: nil)
+    }
+
+    /// The same, with a transparency log: a pushed document is appended to it in the transaction that stores it,
+    /// and served once a signed checkpoint includes it. With `rotation` (a signer with a next key), a document
+    /// that delegates the next key and drops the current one rotates the key (``push(_:tokenName:)``).
+    init(
+        store: PinDatabase, rootKeys: [[UInt8]], rootThreshold: Int, signingKid: String, refreshInterval: TimeInterval,
+        clock: @escaping @Sendable () -> Date = Date.init, log: LogPublisher?,
+        rotation: (service: PinSetService, signer: RotatingSigner)?
+    ) throws(ServiceError) {
+        self.log = log
+        self.rotation = rotation
         self.store = store
         do {
             roots =
@@ -66,7 +94,7 @@ public final class TrustService: Sendable {
         } catch {
             throw ServiceError(.badRequest, "root keys: \(error.detail)")
         }
-        self.signingKid = signingKid
+        startKid = signingKid
         self.clock = clock
         index = TrustIndex(maxAge: Int(refreshInterval))
         for row in try store.read({ db in try TrustTable.all(db) }) {
@@ -88,55 +116,117 @@ public final class TrustService: Sendable {
     /// `PUT /admin/trust`: checks `bytes` by PROTOCOL §6.2 steps 1–4 against the newest stored version (or the
     /// start-up root keys for the first), checks it is fresh and lists the server's signing key, stores it and
     /// serves it from the next request on.
+    ///
+    /// A server started with a next key also accepts a document that lists the next key but not the current one
+    /// (a planned rotation, §6.3): in the same transaction it makes the next key active and re-signs every host's
+    /// document with it, and it answers once those documents are served (re-signed documents first, then the
+    /// trust document, so a client that fetches the new trust document then a pin set gets one that verifies).
     /// - Throws: 400 malformed; 409 no root keys and nothing stored; 422 with ``ServiceError/trustRule``.
     public func push(_ bytes: [UInt8], tokenName: String) throws(ServiceError) -> PushOutcome {
-        let outcome: (PushOutcome, [UInt8]) = try store.serializedWrite { db in
+        let index = self.index
+        let (outcome, tickets): (PushOutcome, [LogPublisher.Ticket]) = try store.serializedWrite { db in
             var result: (PushOutcome, [UInt8])?
-            try db.inTransaction {
-                let anchor: TrustAnchor
-                if let newest = try TrustTable.newest(db) {
-                    guard case .success(let previous) = TrustRules.verifySelfSigned(newest.body, crypto: crypto) else {
-                        throw ServiceError(.storage, "stored trust document \(newest.version) no longer parses")
+            var append: LogAppend?
+            var rotated: KeyRotation?
+            do {
+                try db.inTransaction {
+                    let verified = try verifyNext(bytes, db)
+                    let now = clock()
+                    if let rejection = TrustRules.checkTime(verified.payload, now: now, skew: skew) {
+                        throw ServiceError(rejection)
                     }
-                    anchor = previous.anchor
-                } else if let roots {
-                    anchor = roots
-                } else {
-                    throw ServiceError(
-                        .conflict,
-                        "this server was started without root keys: restart it with --root-pub (the root public keys apps ship) to accept a first trust document"
-                    )
-                }
-                let verified: VerifiedTrustDocument
-                switch TrustRules.verifyNext(bytes, after: anchor, crypto: crypto) {
-                case .success(let value): verified = value
-                case .failure(let rejection): throw ServiceError(rejection)
-                }
-                let now = clock()
-                if let rejection = TrustRules.checkTime(verified.payload, now: now, skew: skew) {
-                    throw ServiceError(rejection)
-                }
-                guard verified.signingKeys[signingKid] != nil else {
-                    throw ServiceError(
-                        TrustRejection(
-                            .signingKeyNotListed,
-                            "signingKeys does not list the key this server signs with now (kid \(signingKid)); publishing it would make every client refuse the server's next documents"
-                        ))
-                }
-                try TrustTable.insert(
-                    db, version: verified.payload.version, body: verified.raw, issuedAt: verified.payload.issuedAt,
-                    expiresAt: verified.payload.expiresAt, pushedAt: now, tokenName: tokenName)
-                result = (
-                    PushOutcome(
+                    let rotates = try rotates(to: verified)
+                    try TrustTable.insert(
+                        db, version: verified.payload.version, body: verified.raw, issuedAt: verified.payload.issuedAt,
+                        expiresAt: verified.payload.expiresAt, pushedAt: now, tokenName: tokenName)
+                    if let log {
+                        append = try log.log.append([verified.raw], in: db)
+                        try ServedLogIndexTable.setTrust(
+                            db, version: verified.payload.version, leafIndex: append!.firstIndex)
+                    }
+                    var outcome = PushOutcome(
                         version: verified.payload.version, signers: verified.signers,
-                        signingKeys: verified.signingKeys.keys.sorted(), tokenName: tokenName), verified.raw
-                )
-                return .commit
+                        signingKeys: verified.signingKeys.keys.sorted(), tokenName: tokenName)
+                    if rotates, let rotation {
+                        rotated = try rotation.service.rotateAndResignAll(db, signer: rotation.signer)
+                        outcome.rotatedTo = rotation.signer.kid
+                        outcome.resigned = rotated?.documents.count
+                        outcome.note =
+                            "the server now signs with its next key (kid \(rotation.signer.kid)): restart it with that key as --key and without --next-key; restarted with the old key it would re-sign every document with a key this trust document no longer delegates"
+                    }
+                    result = (outcome, verified.raw)
+                    return .commit
+                }
+            } catch {
+                if let rotated, let rotation { rotation.signer.undoRotation(rotated.previous) }
+                throw error
             }
-            guard let result else { throw ServiceError(.storage, "the trust document was not stored") }
-            return result
+            guard let (outcome, body) = result else {
+                throw ServiceError(.storage, "the trust document was not stored")
+            }
+            // Committed; still inside the serialized section, so publication follows commit order. Re-signed
+            // documents go first: once the new trust document is served, every pin set served verifies under it.
+            var tickets: [LogPublisher.Ticket] = []
+            if let rotated, let ticket = rotation?.service.published(rotated.documents) { tickets.append(ticket) }
+            guard let log, let append else {
+                index.publish(version: outcome.version, body: body)
+                return (outcome, tickets)
+            }
+            let version = outcome.version
+            let ticket = log.committed(
+                [append],
+                [
+                    LogPublisher.Pending(
+                        key: .trust(version), leafIndex: append.firstIndex, etag: PublishedDocument.etag(for: body),
+                        version: version, publish: { index.publish(version: version, body: body) })
+                ])
+            return (outcome, tickets + [ticket])
         }
-        index.publish(version: outcome.0.version, body: outcome.1)
-        return outcome.0
+        if let kid = outcome.rotatedTo {
+            rotation?.service.logger.notice(
+                "planned key rotation: the pushed trust document delegates the next key, which now signs every document; restart the server with it as --key",
+                metadata: [
+                    "kid": "\(kid)", "resigned": "\(outcome.resigned ?? 0)", "trustVersion": "\(outcome.version)",
+                ])
+        }
+        for ticket in tickets { try PinSetService.waitUntilServed(ticket) }
+        return outcome
+    }
+
+    /// PROTOCOL §6.2 steps 1–4 from the newest stored version, or from the start-up root keys for the first.
+    private func verifyNext(_ bytes: [UInt8], _ db: Database) throws -> VerifiedTrustDocument {
+        let anchor: TrustAnchor
+        if let newest = try TrustTable.newest(db) {
+            guard case .success(let previous) = TrustRules.verifySelfSigned(newest.body, crypto: crypto) else {
+                throw ServiceError(.storage, "stored trust document \(newest.version) no longer parses")
+            }
+            anchor = previous.anchor
+        } else if let roots {
+            anchor = roots
+        } else {
+            throw ServiceError(
+                .conflict,
+                "this server was started without root keys: restart it with --root-pub (the root public keys apps ship) to accept a first trust document"
+            )
+        }
+        switch TrustRules.verifyNext(bytes, after: anchor, crypto: crypto) {
+        case .success(let value): return value
+        case .failure(let rejection): throw ServiceError(rejection)
+        }
+    }
+
+    /// Whether `verified` starts a planned rotation: it lists the next key and not the current one. `false` when
+    /// it lists the current key.
+    /// - Throws: 422 ``TrustRejection/Code/signingKeyNotListed`` when it lists neither.
+    private func rotates(to verified: VerifiedTrustDocument) throws(ServiceError) -> Bool {
+        let current = signingKid
+        if verified.signingKeys[current] != nil { return false }
+        if let next = rotation?.signer.nextKid, verified.signingKeys[next] != nil { return true }
+        let nextKey = rotation?.signer.nextKid.map { " nor its next key (kid \($0))" } ?? ""
+        throw ServiceError(
+            TrustRejection(
+                .signingKeyNotListed,
+                "signingKeys does not list the key this server signs with now (kid \(current))\(nextKey); publishing it would make every client refuse the server's next documents"
+            ))
     }
 }

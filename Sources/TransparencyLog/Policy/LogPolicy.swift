@@ -5,9 +5,9 @@ import PinSetCore
 ///
 /// Parsing enforces the spec's rules: names are defined before use and only once, group members are listed
 /// once, `1 ≤ k ≤ n`, no two logs or witnesses share a public key, exactly one `quorum` line.
-public struct LogPolicy: Sendable, Equatable {
+public struct LogPolicy: Sendable, Hashable {
     /// A `log <vkey> [<url>]` line.
-    public struct Log: Sendable, Equatable {
+    public struct Log: Sendable, Hashable {
         /// The log's key; its name is the log's origin.
         public let key: VerifierKey
         /// Where the log is, if given.
@@ -15,7 +15,7 @@ public struct LogPolicy: Sendable, Equatable {
     }
 
     /// A `witness <name> <vkey> [<url>]` line.
-    public struct Witness: Sendable, Equatable {
+    public struct Witness: Sendable, Hashable {
         /// The name the policy uses for it.
         public let name: String
         /// The witness's cosigning key (type 0x04).
@@ -25,7 +25,7 @@ public struct LogPolicy: Sendable, Equatable {
     }
 
     /// A `group <name> <all|any|k> <name>...` line.
-    public struct Group: Sendable, Equatable {
+    public struct Group: Sendable, Hashable {
         /// How many members must have witnessed.
         public let threshold: Int
         /// Witness or group names.

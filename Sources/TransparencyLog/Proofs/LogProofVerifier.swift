@@ -46,7 +46,9 @@ public struct LogProofVerifier: Sendable {
         return VerifiedCheckpoint(note: note, checkpoint: checkpoint, witnesses: names)
     }
 
-    private func requireQuorum(_ verified: VerifiedCheckpoint) throws(LogError) {
+    /// Whether the witnesses that cosigned `verified` meet the policy's quorum (step 2's last part).
+    /// - Throws: ``LogError/Code/quorumNotMet``.
+    public func requireQuorum(_ verified: VerifiedCheckpoint) throws(LogError) {
         guard policy.isQuorumMet(by: verified.witnesses) else {
             throw LogError(
                 .quorumNotMet,
@@ -61,6 +63,13 @@ public struct LogProofVerifier: Sendable {
         let verified = try included(entry, proof)
         try requireQuorum(verified)
         return verified
+    }
+
+    /// Step 1 and the log's signature of step 2, without the quorum: what a fork check needs (two checkpoints the
+    /// log signed that disagree prove a split view whether or not witnesses cosigned them). Check the quorum with
+    /// ``requireQuorum(_:)`` before accepting anything.
+    public func verifyInclusion(entry: some Collection<UInt8>, proof: LogProof) throws(LogError) -> VerifiedCheckpoint {
+        try included(entry, proof)
     }
 
     private func included(_ entry: some Collection<UInt8>, _ proof: LogProof) throws(LogError) -> VerifiedCheckpoint {

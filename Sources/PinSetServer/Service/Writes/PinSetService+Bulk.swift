@@ -18,7 +18,7 @@ extension PinSetService {
         for (host, request) in sets {
             prepared.append((try Self.normalize(host), try PinResolver.resolve(request.pins), request))
         }
-        return try store.serializedWrite { db in
+        let (outcomes, ticket) = try store.serializedWrite { db in
             var outcomes: [WriteOutcome] = []
             outcomes.reserveCapacity(prepared.count)
             try db.inTransaction {
@@ -35,8 +35,9 @@ extension PinSetService {
                 }
                 return .commit
             }
-            for outcome in outcomes { publish(outcome.document) }
-            return outcomes
+            return (outcomes, published(outcomes.map { ($0.document, $0.logAppend) }))
         }
+        try Self.waitUntilServed(ticket)
+        return outcomes
     }
 }

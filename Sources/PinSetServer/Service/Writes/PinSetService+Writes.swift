@@ -87,7 +87,7 @@ extension PinSetService {
         }
         var checked: CheckedPlan?
         if let probe { checked = try preflightCheck(probe, command: command, plan: plan) }
-        return try store.serializedWrite { db in
+        let (outcome, ticket) = try store.serializedWrite { db in
             var outcome: WriteOutcome?
             try db.inTransaction {
                 outcome = try apply(
@@ -104,9 +104,10 @@ extension PinSetService {
                 return .commit
             }
             // Committed (synchronous=FULL: durable). Still inside the serialized section: publish in commit order.
-            publish(outcome!.document)
-            return outcome!
+            return (outcome!, published([(outcome!.document, outcome!.logAppend)]))
         }
+        try Self.waitUntilServed(ticket)
+        return outcome
     }
 
     /// What `command` makes of the host's `current` state, with its resolved `pins`.
@@ -185,6 +186,7 @@ extension PinSetService {
             pins: set.pins, document: document)
         var outcome = WriteOutcome(detail: state.detail, document: document, created: planned.change == .create)
         outcome.preflight = checked?.report
+        outcome.logAppend = try logDocument(db, hostId: hostId, document)
         return outcome
     }
 

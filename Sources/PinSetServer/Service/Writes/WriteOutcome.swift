@@ -14,6 +14,8 @@ public struct WriteOutcome: Sendable, Encodable {
     public let created: Bool
     /// The pre-flight check of the write, when one ran.
     public var preflight: PreflightReport?
+    /// The log entry of ``document``, when the server keeps a transparency log.
+    var logAppend: LogAppend?
 
     /// Creates an outcome.
     public init(detail: HostDetail, document: PublishedDocument, created: Bool) {

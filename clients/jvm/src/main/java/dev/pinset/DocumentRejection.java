@@ -30,7 +30,14 @@ public final class DocumentRejection extends Exception {
         /** Step 6: older than the version already accepted. */
         ROLLBACK("rollback"),
         /** §6.2 freeze protection: signed by a delegated key while the trust document in force has expired. */
-        TRUST_EXPIRED("trustExpired");
+        TRUST_EXPIRED("trustExpired"),
+        /**
+         * PROTOCOL §7.4 steps 1–2, with a tlog-policy: the proof does not lead to a checkpoint the policy's log signed,
+         * or too few witnesses cosigned it ({@link UpdateEvent#logError()} has the {@link LogError} code).
+         */
+        NOT_LOGGED("notLogged"),
+        /** PROTOCOL §7.4 step 3, with a tlog-policy: the proof's checkpoint is inconsistent with the largest before. */
+        LOG_FORK("logFork");
 
         private final String wireName;
 

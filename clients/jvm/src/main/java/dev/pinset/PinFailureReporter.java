@@ -76,7 +76,11 @@ public final class PinFailureReporter {
         String first = reportUri != null ? reportUri : fallback;
         if (first == null) return executor.submit(() -> Outcome.NO_REPORT_URI);
         String body = failure.reportJson(port);
-        String key = first + " " + body.replaceFirst("\"date-time\":\"[^\"]*\"", "");
+        return send(first, fallback, first + " " + body.replaceFirst("\"date-time\":\"[^\"]*\"", ""), body);
+    }
+
+    /** Posts {@code body} to {@code first}, then to {@code fallback}, unless {@code key} went out within the interval. */
+    private Future<Outcome> send(String first, String fallback, String key, String body) {
         long now = System.currentTimeMillis();
         Long last = lastSent.get(key);
         if (last != null && now - last < intervalMillis) return executor.submit(() -> Outcome.RATE_LIMITED);
@@ -95,6 +99,38 @@ public final class PinFailureReporter {
             lastSent.remove(key);
             return Outcome.FAILED;
         });
+    }
+
+    /**
+     * The report of a transparency-log fork (PROTOCOL §7.4) seen on the proof of {@code document}
+     * ({@code /pins/<host>} or {@code /trust/<n>}), the Swift client's {@code LogForkReport}:
+     * {@code {"pinset-report":"log-fork","date-time","document","log-origin","kept-checkpoint","refused-checkpoint"}},
+     * both checkpoints the signed notes as received. Holds no secret.
+     */
+    static byte[] logForkJson(String document, LogDecision fork) {
+        String origin;
+        try {
+            origin = Checkpoint.parse(fork.kept().text()).origin();
+        } catch (LogError e) {
+            origin = "";
+        }
+        return ("{\"pinset-report\":\"log-fork\",\"date-time\":" + Json.quote(Rfc3339.format(System.currentTimeMillis()))
+                + ",\"document\":" + Json.quote(document) + ",\"log-origin\":" + Json.quote(origin)
+                + ",\"kept-checkpoint\":" + Json.quote(new String(fork.kept().bytes(), StandardCharsets.UTF_8))
+                + ",\"refused-checkpoint\":" + Json.quote(new String(fork.refused().bytes(), StandardCharsets.UTF_8)) + "}")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Queues a fork report ({@link #logForkJson}) and returns at once: to {@code reportUri} (the set's in force, if
+     * any), else, or when that fails, to {@code fallbackReportUri}; the same fork is sent once per interval.
+     */
+    public Future<Outcome> submitLogFork(byte[] report, String reportUri, String fallbackReportUri) {
+        String fallback = httpUrl(fallbackReportUri);
+        String first = httpUrl(reportUri) != null ? httpUrl(reportUri) : fallback;
+        if (first == null) return executor.submit(() -> Outcome.NO_REPORT_URI);
+        String body = new String(report, StandardCharsets.UTF_8);
+        return send(first, fallback, first + " " + body.replaceFirst("\"date-time\":\"[^\"]*\"", ""), body);
     }
 
     private static boolean coveredByFailingSet(String reportUri, PinFailure failure) {

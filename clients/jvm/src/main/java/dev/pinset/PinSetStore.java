@@ -118,6 +118,19 @@ public final class PinSetStore {
      * @return the outcome per file name: the document, or the {@link DocumentRejection}
      */
     public Map<String, Object> installBundledDocuments(File directory) {
+        return installBundledDocuments(directory, null);
+    }
+
+    /**
+     * {@link #installBundledDocuments(File)} under a C2SP tlog-policy (PROTOCOL §7.4): each document also needs its
+     * tlog-proof in {@code DIR/proofs/<host>} (as {@code GET /pins/<host>/proof} serves it), checked by steps 1–2
+     * (inclusion, the log's signature, the quorum; the trust document's {@code logKeys} count as log keys). Offline
+     * there are no tiles, so step 3 waits for the first fetch; a bundled proof never becomes the largest checkpoint.
+     * A missing or failing proof refuses the document with {@code notLogged}, as in the Swift client.
+     *
+     * @param logPolicy the policy; {@code null} checks no proof
+     */
+    public Map<String, Object> installBundledDocuments(File directory, LogPolicy logPolicy) {
         File pins = new File(directory, "pins");
         File folder = pins.isDirectory() ? pins : directory;
         Map<String, Object> outcomes = new TreeMap<>();
@@ -135,12 +148,25 @@ public final class PinSetStore {
             byte[] bytes = PinStorage.read(file);
             if (bytes == null) continue;
             try {
+                if (logPolicy != null) checkBundledProof(bytes, new File(new File(directory, "proofs"), name), logPolicy);
                 outcomes.put(name, installTrusted(bytes, name));
             } catch (DocumentRejection rejection) {
                 outcomes.put(name, rejection);
             }
         }
         return outcomes;
+    }
+
+    private void checkBundledProof(byte[] document, File file, LogPolicy logPolicy) throws DocumentRejection {
+        byte[] proof = file.length() > SignedNote.MAX_BYTES + 4096 ? null : PinStorage.read(file);
+        if (proof == null) {
+            throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "no readable proof at proofs/" + file.getName());
+        }
+        try {
+            new LogProofVerifier(logPolicy.withLogKeysOf(verifier.trustStore() == null ? null : verifier.trustStore().current()), verifier.ed25519()).verify(document, LogProof.parse(proof));
+        } catch (LogError e) {
+            throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "proofs/" + file.getName() + ": " + e.getMessage());
+        }
     }
 
     private VerifiedDocument install(VerifiedDocument document, String host) throws DocumentRejection {

@@ -21,7 +21,8 @@ import java.util.function.LongSupplier;
  * plus jitter), backs off exponentially on errors, persists every accepted document and reloads them on
  * {@link #start()}. With root keys it also walks {@code /trust} (PROTOCOL §6.2). A pin failure of an enforcing
  * set makes it fetch that host at once (at most once a minute) and classify the failure {@code staleSet} or
- * {@code unexpectedKey}; then it is reported.
+ * {@code unexpectedKey}; then it is reported. With a tlog-policy ({@link Configuration#logPolicy}) every fetched
+ * document comes with its proof ({@code GET {server}/pins/{host}/proof}) and is accepted only if PROTOCOL §7.4 holds.
  *
  * <p>Runs on one daemon thread of its own; fetches are serialised. Listener calls happen on that thread.
  */
@@ -44,6 +45,15 @@ public final class PinSetUpdater {
         public long initialBackoffSeconds = 5;
         /** Cap of the retry delay, seconds. Default 3600. */
         public long maximumBackoffSeconds = 3600;
+        /**
+         * A C2SP tlog-policy (PROTOCOL §7.4; {@link LogPolicy#parse}). Default {@code null}: no transparency log.
+         * With one, a document is accepted only with a proof that it is in the log, that the checkpoint is signed by
+         * the policy's log (or a {@code logKeys} key of the trust document in force) and cosigned by a quorum of its
+         * witnesses, and that the checkpoint is consistent with the largest one accepted before (which is persisted
+         * with the documents). A fork is refused, reported ({@link UpdateEvent.Kind#LOG_FORK}, and to the set's
+         * {@code reportUri} or the server's {@code /reports}), and the set in force stays.
+         */
+        public LogPolicy logPolicy;
 
         /** A configuration for {@code server} and {@code hosts}. */
         public Configuration(String server, List<String> hosts) {
@@ -66,6 +76,8 @@ public final class PinSetUpdater {
     private final Map<String, Long> failureRefreshes = new ConcurrentHashMap<>();
     /** The trust half, for a store configured with root keys (PROTOCOL §6); {@code null} otherwise. */
     private final TrustRefresher trust;
+    /** The transparency-log checks (PROTOCOL §7.4) with a policy; {@code null} otherwise. */
+    private final LogCheckpoints log;
     private ScheduledExecutorService executor;
 
     /**
@@ -87,8 +99,12 @@ public final class PinSetUpdater {
         this.clock = clock == null ? System::currentTimeMillis : clock;
         this.listener = listener == null ? event -> {} : listener;
         store.expectSets(configuration.hosts);
+        log = configuration.logPolicy == null ? null : new LogCheckpoints(configuration.logPolicy,
+                store.verifier().ed25519(), store.verifier().trustStore(), storage, configuration.server, this.transport,
+                e -> emit(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, null, 0, e.getMessage())));
         trust = store.verifier().trustStore() == null ? null
-                : new TrustRefresher(store.verifier(), configuration.server, this.transport, storage, this.clock, this::emit);
+                : new TrustRefresher(store.verifier(), configuration.server, this.transport, storage, this.clock, this::emit,
+                        log, (document, fork) -> reportFork(null, document, fork));
     }
 
     /** Reloads persisted documents, watches pin failures, then polls every host (and /trust with root keys). */
@@ -140,6 +156,7 @@ public final class PinSetUpdater {
     public synchronized void loadPersisted() {
         if (storage == null) return;
         if (trust != null) trust.loadPersisted();
+        if (log != null) log.loadPersisted();
         for (String host : configuration.hosts) {
             byte[] bytes = storage.load(host);
             if (bytes == null) continue;
@@ -243,21 +260,89 @@ public final class PinSetUpdater {
             return UpdateEvent.of(UpdateEvent.Kind.FETCH_FAILED, host, 0,
                     "the server answered " + response.status() + " for " + host);
         }
+        if (log != null) return handleLogged(response, host);
         try {
-            VerifiedDocument document = store.accept(response.body(), host, clock.getAsLong());
-            String etag = response.header("etag");
-            etags.put(host, etag != null ? etag : etagOf(response.body()));
-            if (storage != null) {
-                try {
-                    storage.save(host, response.body());
-                } catch (IOException e) {
-                    emit(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, host, 0, e.getMessage()));
-                }
-            }
-            return UpdateEvent.of(UpdateEvent.Kind.UPDATED, host, document.pinSet().version(), null);
+            return updated(host, response, store.accept(response.body(), host, clock.getAsLong()));
         } catch (DocumentRejection rejection) {
             return UpdateEvent.rejected(host, rejection);
         }
+    }
+
+    /** Remembers the ETag of an accepted document and persists it. */
+    private UpdateEvent updated(String host, TransportResponse response, VerifiedDocument document) {
+        String etag = response.header("etag");
+        etags.put(host, etag != null ? etag : etagOf(response.body()));
+        if (storage != null) {
+            try {
+                storage.save(host, response.body());
+            } catch (IOException e) {
+                emit(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, host, 0, e.getMessage()));
+            }
+        }
+        return UpdateEvent.of(UpdateEvent.Kind.UPDATED, host, document.pinSet().version(), null);
+    }
+
+    /**
+     * A {@code 200} with a tlog-policy (PROTOCOL §7.4): the proof is fetched and checked, then the document is
+     * accepted (§5) and the larger checkpoint kept, in one step; a refusal at any point changes nothing.
+     */
+    private UpdateEvent handleLogged(TransportResponse response, String host) {
+        VerifiedDocument[] accepted = new VerifiedDocument[1];
+        DocumentRejection[] refused = new DocumentRejection[1];
+        LogDecision decision;
+        try {
+            decision = log.check("/pins/" + host, response.body(), response.header("etag"), null, () -> {
+                try {
+                    accepted[0] = store.accept(response.body(), host, clock.getAsLong());
+                    return true;
+                } catch (DocumentRejection rejection) {
+                    refused[0] = rejection;
+                    return false;
+                }
+            });
+        } catch (IOException e) {
+            return UpdateEvent.of(UpdateEvent.Kind.FETCH_FAILED, host, 0, e.getMessage());
+        }
+        if (decision.kind() == LogDecision.Kind.FORK) {
+            reportFork(host, "/pins/" + host, decision);
+            return UpdateEvent.rejected(host, new DocumentRejection(DocumentRejection.Code.LOG_FORK, "the proof's checkpoint"
+                    + " (size " + sizeOf(decision.refused()) + ") is inconsistent with the largest accepted before: the log"
+                    + " forked; the set in force is kept"), decision.error());
+        }
+        if (decision.kind() == LogDecision.Kind.REFUSED) {
+            return UpdateEvent.rejected(host, new DocumentRejection(DocumentRejection.Code.NOT_LOGGED,
+                    decision.error().getMessage()), decision.error());
+        }
+        if (refused[0] != null) return UpdateEvent.rejected(host, refused[0]);
+        return updated(host, response, accepted[0]);
+    }
+
+    private static long sizeOf(SignedNote note) {
+        try {
+            return Checkpoint.parse(note.text()).size();
+        } catch (LogError e) {
+            return 0;
+        }
+    }
+
+    /**
+     * A fork seen on the proof of {@code document}: told to the listener with both notes, kept in the storage, and
+     * posted to the reportUri of {@code host}'s set in force (none for a trust document) or the server's /reports.
+     */
+    private void reportFork(String host, String document, LogDecision fork) {
+        emit(UpdateEvent.logFork(host, document, fork));
+        byte[] report = PinFailureReporter.logForkJson(document, fork);
+        if (storage != null) {
+            try {
+                storage.saveFork(fork.kept(), report);
+            } catch (IOException e) {
+                emit(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, host, 0, e.getMessage()));
+            }
+        }
+        if (reporter == null) return;
+        VerifiedDocument inForce = host == null ? null : store.document(host);
+        reporter.submitLogFork(report, inForce == null ? null : inForce.pinSet().reportUri(),
+                configuration.server + "/reports");
     }
 
     private TrustRefresher.Outcome updateTrust() {

@@ -10,7 +10,8 @@ import java.util.List;
 /**
  * Persists accepted documents in a directory the app chooses (on Android, {@code context.getNoBackupFilesDir()}),
  * with the Swift client's file names: {@code <host>.pinset.jws.json} and
- * {@code trust-<version>.pinset-trust.jws.json}. Files hold the documents exactly as received, so they are
+ * {@code trust-<version>.pinset-trust.jws.json}, plus the largest checkpoint of each transparency log
+ * ({@code log-<base64url(origin)>.checkpoint}, PROTOCOL §7.4) and the evidence of any fork. Files hold the documents exactly as received, so they are
  * verified again on reload and rollback protection holds across restarts.
  */
 public final class PinStorage {
@@ -54,6 +55,43 @@ public final class PinStorage {
             if (bytes == null) return chain;
             chain.add(bytes);
         }
+    }
+
+    /** Writes the largest accepted checkpoint of the log {@code origin} (a signed note) atomically. */
+    public void saveCheckpoint(String origin, byte[] note) throws IOException {
+        write(checkpointFile(origin), note);
+    }
+
+    /** The stored largest checkpoint of the log {@code origin}, or {@code null}. */
+    public byte[] loadCheckpoint(String origin) {
+        return read(checkpointFile(origin));
+    }
+
+    /**
+     * Keeps the evidence of a fork (the report JSON, both signed notes) as {@code log-fork-<base64url(origin)>-<n>.json},
+     * {@code n} the first free number from 1; at most 100 are kept, as the Swift client does.
+     */
+    public void saveFork(SignedNote kept, byte[] report) throws IOException {
+        String origin;
+        try {
+            origin = Checkpoint.parse(kept.text()).origin();
+        } catch (LogError e) {
+            origin = "";
+        }
+        String prefix = "log-fork-" + Base64Codec.encodeUrl(NoteText.utf8(origin)) + "-";
+        for (int number = 1; number <= 100; number++) {
+            File file = new File(directory, prefix + number + ".json");
+            if (!file.exists()) {
+                write(file, report);
+                return;
+            }
+        }
+        throw new IOException("100 log forks are stored already in " + directory + "; the newest is not kept");
+    }
+
+    /** {@code log-<base64url(origin)>.checkpoint}, the Swift client's name. */
+    private File checkpointFile(String origin) {
+        return new File(directory, "log-" + Base64Codec.encodeUrl(NoteText.utf8(origin)) + ".checkpoint");
     }
 
     private File trustFile(long version) {

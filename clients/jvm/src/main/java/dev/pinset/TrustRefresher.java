@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -23,17 +24,22 @@ final class TrustRefresher {
     private final PinStorage storage;
     private final LongSupplier clock;
     private final Consumer<UpdateEvent> emit;
+    /** The transparency-log checks with a tlog-policy; {@code null} otherwise. */
+    private final LogCheckpoints log;
+    private final BiConsumer<String, LogDecision> reportFork;
     private String etag;
     private int failures;
 
     TrustRefresher(DocumentVerifier verifier, String server, PinSetTransport transport, PinStorage storage,
-            LongSupplier clock, Consumer<UpdateEvent> emit) {
+            LongSupplier clock, Consumer<UpdateEvent> emit, LogCheckpoints log, BiConsumer<String, LogDecision> reportFork) {
         this.verifier = verifier;
         this.server = server;
         this.transport = transport;
         this.storage = storage;
         this.clock = clock;
         this.emit = emit;
+        this.log = log;
+        this.reportFork = reportFork;
     }
 
     /** Re-verifies the stored chain from the shipped state (no time check) and installs the newest version reached. */
@@ -145,6 +151,29 @@ final class TrustRefresher {
                 accepted.add(bytes);
             } catch (TrustRejection rejection) {
                 return failed(UpdateEvent.trustRejected(rejection), maxAge);
+            }
+            if (log != null) {
+                // PROTOCOL §7.4: a trust document too is accepted only with its proof, checked under the logKeys of
+                // the state it makes (its root keys vouch for them). The larger checkpoint is kept at once: it is
+                // consistent and cosigned whether or not the walk completes, as in the Swift client.
+                LogDecision decision;
+                try {
+                    decision = log.check("/trust/" + version, bytes, version == newest ? response.header("etag") : null,
+                            reached, () -> true);
+                } catch (IOException | RuntimeException e) {
+                    return failed(UpdateEvent.of(UpdateEvent.Kind.TRUST_FETCH_FAILED, null, version,
+                            "the proof of /trust/" + version + ": " + e.getMessage()), maxAge);
+                }
+                if (decision.kind() == LogDecision.Kind.FORK) {
+                    reportFork.accept("/trust/" + version, decision);
+                    return failed(UpdateEvent.trustRejected(new TrustRejection(TrustRejection.Code.LOG_FORK, "the proof of "
+                            + "trust version " + version + " has a checkpoint inconsistent with the largest accepted before: "
+                            + "the log forked"), decision.error()), maxAge);
+                }
+                if (decision.kind() == LogDecision.Kind.REFUSED) {
+                    return failed(UpdateEvent.trustRejected(new TrustRejection(TrustRejection.Code.NOT_LOGGED, "trust version "
+                            + version + ": " + decision.error().getMessage()), decision.error()), maxAge);
+                }
             }
         }
         TrustRejection late = TrustRules.checkTime(reached, clock.getAsLong(), verifier.skewMillis());

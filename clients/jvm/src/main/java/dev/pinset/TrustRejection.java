@@ -34,7 +34,11 @@ public final class TrustRejection extends Exception {
         /** Step 5: the newest version reached is not yet valid. */
         NOT_YET_VALID("notYetValid"),
         /** The version in force, validly signed, with other bytes: two signed histories. */
-        EQUIVOCATION("equivocation");
+        EQUIVOCATION("equivocation"),
+        /** With a tlog-policy (PROTOCOL §7.4 steps 1–2): the trust document's proof does not hold. */
+        NOT_LOGGED("notLogged"),
+        /** With a tlog-policy (PROTOCOL §7.4 step 3): its proof's checkpoint is inconsistent with the largest before. */
+        LOG_FORK("logFork");
 
         private final String wireName;
 

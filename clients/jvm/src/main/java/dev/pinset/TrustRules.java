@@ -41,6 +41,7 @@ public final class TrustRules {
         final List<Signature> signatures = new ArrayList<>();
         final Map<String, byte[]> rootKeys = new HashMap<>();
         final Map<String, byte[]> signingKeys = new HashMap<>();
+        final Map<String, byte[]> logKeys = new HashMap<>();
 
         Parsed(byte[] raw) {
             this.raw = raw;
@@ -61,7 +62,9 @@ public final class TrustRules {
             for (Map.Entry<String, byte[]> entry : signingKeys.entrySet()) {
                 signing.put(entry.getKey(), TrustedKey.fromRaw(entry.getValue()));
             }
-            return new TrustState(version, rootKeys, rootThreshold, signing, issuedAt, expiresAt, raw);
+            Map<String, TrustedKey> log = new HashMap<>();
+            for (Map.Entry<String, byte[]> entry : logKeys.entrySet()) log.put(entry.getKey(), TrustedKey.fromRaw(entry.getValue()));
+            return new TrustState(version, rootKeys, rootThreshold, signing, log, issuedAt, expiresAt, raw);
         }
     }
 
@@ -158,6 +161,7 @@ public final class TrustRules {
             PinSet.integer(body, "rootThreshold");
             jwkFields(body.get("rootKeys"), "rootKeys");
             jwkFields(body.get("signingKeys"), "signingKeys");
+            if (hasLogKeys(body)) jwkFields(body.get("logKeys"), "logKeys");
             return version;
         } catch (Json.ParseException | PinSet.FormatException e) {
             return null;
@@ -239,6 +243,7 @@ public final class TrustRules {
                     PinSet.integer(body, "rootThreshold")));
             keys(body.get("rootKeys"), "rootKeys", parsed.rootKeys);
             keys(body.get("signingKeys"), "signingKeys", parsed.signingKeys);
+            if (hasLogKeys(body)) keys(body.get("logKeys"), "logKeys", parsed.logKeys);
         } catch (Json.ParseException | PinSet.FormatException e) {
             throw malformed("the payload is not a trust payload: " + e.getMessage());
         }
@@ -248,6 +253,12 @@ public final class TrustRules {
                     + parsed.rootKeys.size() + " distinct root key(s)");
         }
         return parsed;
+    }
+
+    /** {@code logKeys} (PROTOCOL §7.1) is optional: absent or {@code null} names no log key, as in the Swift client. */
+    private static boolean hasLogKeys(Map<String, Object> body) {
+        Object value = body.get("logKeys");
+        return value != null && value != Json.NULL;
     }
 
     /** A JSON object whose every value is a string, or {@code null}. */

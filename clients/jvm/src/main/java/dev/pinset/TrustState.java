@@ -14,16 +14,18 @@ public final class TrustState {
     private final Map<String, byte[]> rootKeys;
     private final int rootThreshold;
     private final Map<String, TrustedKey> signingKeys;
+    private final Map<String, TrustedKey> logKeys;
     private final Long issuedAt;
     private final Long expiresAt;
     private final byte[] document;
 
     TrustState(long version, Map<String, byte[]> rootKeys, int rootThreshold, Map<String, TrustedKey> signingKeys,
-            Long issuedAt, Long expiresAt, byte[] document) {
+            Map<String, TrustedKey> logKeys, Long issuedAt, Long expiresAt, byte[] document) {
         this.version = version;
         this.rootKeys = Collections.unmodifiableMap(new TreeMap<>(rootKeys));
         this.rootThreshold = rootThreshold;
         this.signingKeys = Collections.unmodifiableMap(new TreeMap<>(signingKeys));
+        this.logKeys = Collections.unmodifiableMap(new TreeMap<>(logKeys));
         this.issuedAt = issuedAt;
         this.expiresAt = expiresAt;
         this.document = document;
@@ -41,7 +43,8 @@ public final class TrustState {
             throw new TrustRejection(TrustRejection.Code.MALFORMED, "rootThreshold " + threshold
                     + " must be between 1 and the " + keys.size() + " distinct root key(s)");
         }
-        return new TrustState(0, keys, threshold, Collections.emptyMap(), null, null, null);
+        return new TrustState(0, keys, threshold, Collections.emptyMap(), Collections.emptyMap(), null, null,
+                null);
     }
 
     /**
@@ -70,6 +73,15 @@ public final class TrustState {
     /** The online keys whose pin documents are accepted while this state is in force, by {@code kid}. */
     public Map<String, TrustedKey> signingKeys() {
         return signingKeys;
+    }
+
+    /**
+     * The transparency-log keys of the trust document ({@code logKeys}, PROTOCOL §7.1), by {@code kid}; empty when it
+     * names none. With a tlog-policy, the updater accepts each as a further key of every log the policy names
+     * ({@link LogPolicy#withLogKeys}), so a log key rotates like a signing key.
+     */
+    public Map<String, TrustedKey> logKeys() {
+        return logKeys;
     }
 
     /** When the trust document was signed (epoch ms); {@code null} at version 0. */

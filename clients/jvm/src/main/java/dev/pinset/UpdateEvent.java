@@ -32,7 +32,15 @@ public final class UpdateEvent {
         /** {@code GET /trust} failed. */
         TRUST_FETCH_FAILED,
         /** The set in force for {@link #host()} was signed by a key the trust in force no longer lists. */
-        SIGNING_KEY_DROPPED
+        SIGNING_KEY_DROPPED,
+        /**
+         * With a tlog-policy: the log forked. The checkpoint of the proof of {@link #document()} is inconsistent with
+         * the largest one accepted before: {@link #inForce()} is that one (kept), {@link #offered()} the new one
+         * (refused); both are signed notes, proof of a split view. They are stored ({@link PinStorage#saveFork}) and
+         * posted to the report URI; a {@link #REJECTED} (or {@link #TRUST_REJECTED}) with code {@code logFork}
+         * follows. (A proof that fails steps 1–2 is a {@code REJECTED} with code {@code notLogged}.)
+         */
+        LOG_FORK
     }
 
     private final Kind kind;
@@ -45,9 +53,11 @@ public final class UpdateEvent {
     private final byte[] inForce;
     private final byte[] offered;
     private final List<String> droppedKids;
+    private final LogError logError;
 
     private UpdateEvent(Kind kind, String host, long version, String detail, DocumentRejection rejection,
-            TrustRejection trustRejection, PinFailure failure, byte[] inForce, byte[] offered, List<String> droppedKids) {
+            TrustRejection trustRejection, PinFailure failure, byte[] inForce, byte[] offered, List<String> droppedKids,
+            LogError logError) {
         this.kind = kind;
         this.host = host;
         this.version = version;
@@ -57,32 +67,50 @@ public final class UpdateEvent {
         this.failure = failure;
         this.inForce = inForce;
         this.offered = offered;
+        this.logError = logError;
         this.droppedKids = droppedKids == null ? Collections.<String>emptyList() : droppedKids;
     }
 
     static UpdateEvent of(Kind kind, String host, long version, String detail) {
-        return new UpdateEvent(kind, host, version, detail, null, null, null, null, null, null);
+        return new UpdateEvent(kind, host, version, detail, null, null, null, null, null, null, null);
     }
 
     static UpdateEvent rejected(String host, DocumentRejection rejection) {
-        return new UpdateEvent(Kind.REJECTED, host, 0, rejection.getMessage(), rejection, null, null, null, null, null);
+        return rejected(host, rejection, null);
+    }
+
+    /** A refusal by PROTOCOL §7.4, with the {@link LogError} behind it. */
+    static UpdateEvent rejected(String host, DocumentRejection rejection, LogError logError) {
+        return new UpdateEvent(Kind.REJECTED, host, 0, rejection.getMessage(), rejection, null, null, null, null, null,
+                logError);
     }
 
     static UpdateEvent trustRejected(TrustRejection rejection) {
-        return new UpdateEvent(Kind.TRUST_REJECTED, null, 0, rejection.getMessage(), null, rejection, null, null, null, null);
+        return trustRejected(rejection, null);
+    }
+
+    static UpdateEvent trustRejected(TrustRejection rejection, LogError logError) {
+        return new UpdateEvent(Kind.TRUST_REJECTED, null, 0, rejection.getMessage(), null, rejection, null, null, null,
+                null, logError);
     }
 
     static UpdateEvent trustUpdated(long version, List<String> dropped) {
-        return new UpdateEvent(Kind.TRUST_UPDATED, null, version, null, null, null, null, null, null, dropped);
+        return new UpdateEvent(Kind.TRUST_UPDATED, null, version, null, null, null, null, null, null, dropped, null);
     }
 
     static UpdateEvent equivocation(long version, byte[] inForce, byte[] offered) {
-        return new UpdateEvent(Kind.TRUST_EQUIVOCATION, null, version, null, null, null, null, inForce, offered, null);
+        return new UpdateEvent(Kind.TRUST_EQUIVOCATION, null, version, null, null, null, null, inForce, offered, null, null);
+    }
+
+    /** {@code document}: {@code /pins/<host>} or {@code /trust/<version>} (the event's detail). */
+    static UpdateEvent logFork(String host, String document, LogDecision fork) {
+        return new UpdateEvent(Kind.LOG_FORK, host, 0, document, null, null, null, fork.kept().bytes(),
+                fork.refused().bytes(), null, fork.error());
     }
 
     static UpdateEvent pinFailure(PinFailure failure) {
         return new UpdateEvent(Kind.PIN_FAILURE, failure.host(), failure.version(), failure.toString(), null, null,
-                failure, null, null, null);
+                failure, null, null, null, null);
     }
 
     /** The kind. */
@@ -120,12 +148,25 @@ public final class UpdateEvent {
         return failure;
     }
 
-    /** For {@link Kind#TRUST_EQUIVOCATION}: the document in force. */
+    /**
+     * For a {@link Kind#REJECTED} or {@link Kind#TRUST_REJECTED} with code {@code notLogged}: why the proof failed;
+     * for {@link Kind#LOG_FORK}: code {@code inconsistent}. {@code null} otherwise.
+     */
+    public LogError logError() {
+        return logError;
+    }
+
+    /** For {@link Kind#LOG_FORK}: the path of the document whose proof forked, {@code /pins/<host>} or {@code /trust/<n>}. */
+    public String document() {
+        return kind == Kind.LOG_FORK ? detail : null;
+    }
+
+    /** For {@link Kind#TRUST_EQUIVOCATION}: the document in force; for {@link Kind#LOG_FORK}: the checkpoint kept. */
     public byte[] inForce() {
         return inForce == null ? null : inForce.clone();
     }
 
-    /** For {@link Kind#TRUST_EQUIVOCATION}: the other document offered. */
+    /** For {@link Kind#TRUST_EQUIVOCATION}: the other document offered; for {@link Kind#LOG_FORK}: the checkpoint refused. */
     public byte[] offered() {
         return offered == null ? null : offered.clone();
     }

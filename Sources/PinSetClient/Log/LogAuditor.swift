@@ -1,0 +1,232 @@
+import Foundation
+import PinSetCore
+import TransparencyLog
+
+/// The network half of PROTOCOL §7.4 for a ``PinSetUpdater`` whose manager has a tlog-policy: fetches a
+/// document's proof, reads the log's tiles for a consistency proof, runs ``LogProofVerifier``, and accepts the
+/// document together with the larger checkpoint (``LogCheckpoints/commit(_:basis:accept:)``). A fork is told to
+/// the application, kept in storage and reported.
+final class LogAuditor: Sendable {
+    /// What became of a document checked against the log.
+    enum Outcome {
+        /// Steps 1–3 held and `accept` took the document.
+        case accepted
+        /// `accept` refused the document (its own rules, §5 or §6.2); nothing changed.
+        case documentRefused
+        /// Steps 1–2 failed, or the consistency proof could not be read; nothing changed.
+        case notLogged(String)
+        /// Step 3: the log forked; nothing changed, the fork is reported.
+        case fork(LogFork)
+        /// The proof could not be fetched; retried at the next refresh.
+        case fetchFailed(UpdateError)
+    }
+
+    let checkpoints: LogCheckpoints
+    private let trustStore: TrustStore?
+    private let server: URL
+    private let transport: any PinSetTransport
+    private let storage: PinStorage?
+    private let reporter: PinFailureReporter?
+    private let clock: @Sendable () -> Date
+    private let events: AsyncStream<UpdateEvent>.Continuation
+    private let hasher = MerkleHasher(crypto: SwiftCryptoTrust())
+
+    /// The auditor of an updater whose manager has a policy; `nil` for one without.
+    static func make(
+        _ manager: PinTrustManager, server: URL, transport: any PinSetTransport, storage: PinStorage?,
+        reporter: PinFailureReporter?, clock: @escaping @Sendable () -> Date,
+        events: AsyncStream<UpdateEvent>.Continuation
+    ) -> LogAuditor? {
+        guard let checkpoints = manager.log else { return nil }
+        return LogAuditor(
+            checkpoints: checkpoints, trustStore: manager.trustStore, server: server, transport: transport,
+            storage: storage, reporter: reporter, clock: clock, events: events)
+    }
+
+    private init(
+        checkpoints: LogCheckpoints, trustStore: TrustStore?, server: URL, transport: any PinSetTransport,
+        storage: PinStorage?, reporter: PinFailureReporter?, clock: @escaping @Sendable () -> Date,
+        events: AsyncStream<UpdateEvent>.Continuation
+    ) {
+        self.checkpoints = checkpoints
+        self.trustStore = trustStore
+        self.server = server
+        self.transport = transport
+        self.storage = storage
+        self.reporter = reporter
+        self.clock = clock
+        self.events = events
+    }
+
+    /// Installs the persisted largest checkpoint of every policy log that still verifies.
+    func loadPersisted() {
+        guard let storage else { return }
+        for origin in Set(checkpoints.policy.logs.map(\.key.name)) {
+            if let note = storage.loadCheckpoint(origin: origin) {
+                checkpoints.restore(note, trust: trustStore?.current)
+            }
+        }
+    }
+
+    /// Fetches `<document>/proof` and checks the document's bytes against it (§7.4 steps 1–3), then calls
+    /// `accept` and keeps the larger checkpoint only if it returns `true`.
+    /// - Parameters:
+    ///   - entry: the document's bytes as received.
+    ///   - document: its path (`/pins/<host>`, `/trust/<version>`), for the proof URL and a fork report.
+    ///   - etag: the document's `ETag`; the proof's must equal it (the same document).
+    ///   - reportUri: where a fork report goes first (the set in force's `reportUri`).
+    ///   - trust: whose `logKeys` the checkpoint may be signed with; default the trust state in force. A trust
+    ///     document's own proof is checked under the state it makes (its root keys vouch for its `logKeys`).
+    ///   - accept: installs the document; called at most once, under the checkpoints' lock.
+    func check(
+        _ entry: [UInt8], document: String, etag: String?, reportUri: String?, trust: TrustState? = nil,
+        accept: @Sendable () -> Bool
+    ) async -> Outcome {
+        let url = server.appendingPathComponent(String(document.dropFirst()))
+            .appendingPathComponent("proof")
+        let response: TransportResponse
+        do {
+            response = try await transport.get(url, headers: ["Accept": "text/plain"])
+        } catch {
+            return .fetchFailed(UpdateError(.transport, "GET \(url.absoluteString) failed: \(error)"))
+        }
+        switch response.status {
+        case 200: break
+        case 404: return .notLogged("the server has no proof for \(document) (404)")
+        default:
+            return .fetchFailed(
+                UpdateError(
+                    .httpStatus, status: response.status,
+                    "the server answered \(response.status) for \(document)/proof"))
+        }
+        if let etag, let proofTag = response.headers["etag"], proofTag != etag {
+            return .notLogged(
+                "the proof's ETag \(proofTag.prefix(64)) is not the document's \(etag.prefix(64)): the document changed between the two requests"
+            )
+        }
+        let proof: LogProof
+        do { proof = try LogProof(parsing: response.body) } catch { return .notLogged("\(document)/proof: \(error)") }
+        return await check(
+            entry, proof: proof, document: document, reportUri: reportUri, trust: trust ?? trustStore?.current,
+            accept: accept)
+    }
+
+    /// Checks `entry` against `proof` (§7.4 steps 1–3) and commits it with `accept`. Retries when another document
+    /// moved the largest checkpoint meanwhile (at most 4 times).
+    func check(
+        _ entry: [UInt8], proof: LogProof, document: String, reportUri: String?, trust: TrustState?,
+        accept: @Sendable () -> Bool
+    ) async -> Outcome {
+        let checkpoint: Checkpoint
+        do { checkpoint = try Checkpoint(text: proof.checkpoint.text) } catch {
+            return .notLogged("the proof's checkpoint: \(error)")
+        }
+        let verifier = checkpoints.verifier(trust: trust)
+        // Inclusion and the log's signature first, with no request: tiles are fetched only for a checkpoint the log
+        // signed. A fork needs no quorum; the quorum is checked after the consistency.
+        let verified: VerifiedCheckpoint
+        do { verified = try verifier.verifyInclusion(entry: entry, proof: proof) } catch {
+            return .notLogged(error.description)
+        }
+        for _ in 0..<4 {
+            let basis = checkpoints.largest(origin: checkpoint.origin)
+            var consistency: [TreeHash] = []
+            if let basis, basis.checkpoint.size != checkpoint.size {
+                let sizes = (min(basis.checkpoint.size, checkpoint.size), max(basis.checkpoint.size, checkpoint.size))
+                do {
+                    consistency = try await consistencyProof(from: sizes.0, to: sizes.1, origin: checkpoint.origin)
+                } catch {
+                    return .notLogged("no consistency proof from size \(sizes.0) to \(sizes.1): \(error)")
+                }
+            }
+            let kept: VerifiedCheckpoint
+            do {
+                kept = try verifier.checkConsistency(verified, with: basis, proof: consistency)
+            } catch {
+                reportFork(error, document: document, reportUri: reportUri)
+                return .fork(error)
+            }
+            do { try verifier.requireQuorum(verified) } catch { return .notLogged(error.description) }
+            switch checkpoints.commit(kept, basis: basis, accept: accept) {
+            case .stale: continue
+            case .refused: return .documentRefused
+            case .accepted(let advanced):
+                if advanced, let storage {
+                    do { try storage.saveCheckpoint(kept.note, origin: kept.checkpoint.origin) } catch {
+                        events.yield(.logPersistenceFailed(error))
+                    }
+                }
+                return .accepted
+            }
+        }
+        return .notLogged("the log's largest checkpoint kept moving while this document was checked; try again")
+    }
+
+    private func reportFork(_ fork: LogFork, document: String, reportUri: String?) {
+        events.yield(.logFork(document: document, fork))
+        let report = LogForkReport(fork, document: document, at: clock())
+        if let storage {
+            do { try storage.saveFork(report) } catch { events.yield(.logPersistenceFailed(error)) }
+        }
+        reporter?.submit(report, reportUri: reportUri, fallbackReportURI: server.appendingPathComponent("reports"))
+    }
+
+    /// The consistency proof between sizes `old` < `new` of the log named `origin`, from its tiles (C2SP
+    /// tlog-tiles), each fetched once. The tiles are not trusted: a wrong one makes the proof fail.
+    func consistencyProof(from old: Int, to new: Int, origin: String) async throws(LogError) -> [TreeHash] {
+        let base = logURL(origin: origin)
+        let tiles = TileCache()
+        // A proof touches at most two tiles per level; each round fetches the one tile found missing.
+        for _ in 0..<128 {
+            let reader = TileReader(treeSize: new, hasher: hasher) { tile in
+                guard let bytes = tiles.bytes[tile] else {
+                    tiles.missing = tile
+                    throw LogError(.missingHash, "\(tile.path) not fetched yet")
+                }
+                return bytes
+            }
+            tiles.missing = nil
+            do {
+                return try MerkleTree(hasher: hasher, reader: reader).consistencyProof(from: old, to: new)
+            } catch {
+                guard let tile = tiles.missing else { throw error }
+                tiles.bytes[tile] = try await fetch(tile, base: base)
+            }
+        }
+        throw LogError(.missingHash, "a consistency proof from \(old) to \(new) needed more than 128 tiles")
+    }
+
+    /// A tile's bytes: the partial tile, or (once the log has grown past it) the first hashes of the full one.
+    private func fetch(_ tile: Tile, base: URL) async throws(LogError) -> [UInt8] {
+        let wanted = tile.width * 32
+        var candidates = [tile]
+        if tile.isPartial { candidates.append(Tile(level: tile.level, index: tile.index)) }
+        var last = "no answer"
+        for candidate in candidates {
+            let url = base.appendingPathComponent(candidate.path)
+            do {
+                let response = try await transport.get(url, headers: [:])
+                if response.status == 200, response.body.count >= wanted { return Array(response.body.prefix(wanted)) }
+                last = "GET \(url.absoluteString) answered \(response.status) with \(response.body.count) bytes"
+            } catch {
+                last = "GET \(url.absoluteString) failed: \(error)"
+            }
+        }
+        throw LogError(.missingHash, last)
+    }
+
+    /// The log's tile prefix: the policy's URL for the log, else `<server>/log`.
+    private func logURL(origin: String) -> URL {
+        if let text = checkpoints.policy.logs.first(where: { $0.key.name == origin })?.url, let url = URL(string: text)
+        {
+            return url
+        }
+        return server.appendingPathComponent("log")
+    }
+}
+
+/// The tiles one consistency proof has fetched, read by ``TileReader``'s synchronous callback.
+private final class TileCache {
+    var bytes: [Tile: [UInt8]] = [:]
+    var missing: Tile?
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Locking
+import PinSetCore
+import TransparencyLog
+
+/// The client's knowledge of its transparency logs (PROTOCOL §7.4): the policy, and the largest checkpoint of
+/// each log accepted so far. Shared by everything that accepts documents for one ``PinTrustManager`` (pin
+/// documents, trust documents, bundled documents), so that a fork is seen whichever path brought the checkpoint.
+final class LogCheckpoints: Sendable {
+    /// The policy the app configured (``PinningOptions/logPolicy``).
+    let policy: LogPolicy
+    private let largest = Locked<[String: VerifiedCheckpoint]>([:])
+
+    init(policy: LogPolicy) {
+        self.policy = policy
+    }
+
+    /// A verifier for `policy`, with the trust state's `logKeys` accepted as further keys of the policy's logs
+    /// (PROTOCOL §7.1: the log key rotates like a signing key).
+    func verifier(trust: TrustState?) -> LogProofVerifier {
+        guard let trust, !trust.logKeys.isEmpty else { return LogProofVerifier(policy: policy) }
+        let extended = policy.addingLogKeys(trust.logKeys.values.map(\.rawRepresentation), crypto: SwiftCryptoTrust())
+        return LogProofVerifier(policy: extended)
+    }
+
+    /// The largest checkpoint accepted of the log named `origin`.
+    func largest(origin: String) -> VerifiedCheckpoint? {
+        largest.withLock { $0[origin] }
+    }
+
+    /// Installs a persisted checkpoint at start, if it verifies under the policy now (a policy that changed may
+    /// refuse it; the client then starts from none) and is larger than the one held.
+    /// - Returns: whether it was installed.
+    @discardableResult
+    func restore(_ note: SignedNote, trust: TrustState?) -> Bool {
+        guard let verified = try? verifier(trust: trust).verifyCheckpoint(note) else { return false }
+        return largest.withLock { largest in
+            if let held = largest[verified.checkpoint.origin], held.checkpoint.size >= verified.checkpoint.size {
+                return false
+            }
+            largest[verified.checkpoint.origin] = verified
+            return true
+        }
+    }
+
+    /// What ``commit(_:basis:accept:)`` did.
+    enum Commit {
+        /// Another document moved the largest checkpoint since `basis` was read: check again against it.
+        case stale
+        /// `accept` refused the document; nothing changed.
+        case refused
+        /// The document was accepted; `advanced` when `kept` became the largest checkpoint of its log.
+        case accepted(advanced: Bool)
+    }
+
+    /// Accepts a document whose proof passed §7.4 steps 1–3 against `basis`, and keeps `kept` as its log's
+    /// largest checkpoint, atomically: if the largest moved since `basis` was read, nothing happens (`.stale`);
+    /// if `accept` refuses the document, the largest stays.
+    func commit(_ kept: VerifiedCheckpoint, basis: VerifiedCheckpoint?, accept: () -> Bool) -> Commit {
+        largest.withLock { largest in
+            let origin = kept.checkpoint.origin
+            guard largest[origin] == basis else { return .stale }
+            guard accept() else { return .refused }
+            guard largest[origin] != kept else { return .accepted(advanced: false) }
+            largest[origin] = kept
+            return .accepted(advanced: true)
+        }
+    }
+}
+
+extension LogCheckpoints {
+    /// A bundled document's proof read from `file`: PROTOCOL §7.4 steps 1–2, and step 3 against a largest
+    /// checkpoint of the same size only (equal sizes need no tiles). `nil` when it holds.
+    func checkBundled(_ entry: [UInt8], proof file: URL, trust: TrustState?) -> DocumentRejection? {
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            return DocumentRejection(.notLogged, "no proof beside the bundled document (\(file.lastPathComponent))")
+        }
+        let verified: VerifiedCheckpoint
+        do {
+            verified = try verifier(trust: trust).verify(entry: entry, proof: try LogProof(parsing: data))
+        } catch {
+            return DocumentRejection(.notLogged, "the bundled proof: \(error)")
+        }
+        if let held = largest(origin: verified.checkpoint.origin), held.checkpoint.size == verified.checkpoint.size,
+            held.checkpoint.rootHash != verified.checkpoint.rootHash
+        {
+            return DocumentRejection(
+                .logFork,
+                "the bundled proof's checkpoint has the size of the largest accepted but another root: the log forked")
+        }
+        return nil
+    }
+}

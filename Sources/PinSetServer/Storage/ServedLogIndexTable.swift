@@ -1,0 +1,79 @@
+import Foundation
+internal import GRDB
+
+/// SQL for which log entry holds each served document (PROTOCOL §7.3), so its proof can be built: the
+/// `logIndex` column of `document` (pin documents) and `trustDocument`, set in the transaction that logs it.
+enum ServedLogIndexTable {
+    /// A served document that has no log entry with its exact bytes (written before the log was configured,
+    /// or while the server ran without one).
+    struct Unlogged {
+        /// `document.hostId` for a pin document, `trustDocument.version` for a trust document.
+        let id: Int64
+        let body: [UInt8]
+    }
+
+    /// A served document and the log entry holding it.
+    struct Served {
+        /// The host name, or the trust document's version as text.
+        let key: String
+        let version: Int
+        let etag: String
+        let leafIndex: Int
+    }
+
+    /// Records that the current document of `hostId` is log entry `leafIndex`.
+    static func setHost(_ db: Database, hostId: Int64, leafIndex: Int) throws {
+        try db.cachedStatement(sql: "UPDATE document SET logIndex = ? WHERE hostId = ?").execute(arguments: [
+            leafIndex, hostId,
+        ])
+    }
+
+    /// Records that trust document `version` is log entry `leafIndex`.
+    static func setTrust(_ db: Database, version: Int, leafIndex: Int) throws {
+        try db.execute(
+            sql: "UPDATE trustDocument SET logIndex = ? WHERE version = ?", arguments: [leafIndex, version])
+    }
+
+    /// The pin documents whose recorded entry is missing or holds other bytes, by host id.
+    static func unloggedHosts(_ db: Database) throws -> [Unlogged] {
+        try unlogged(db, table: "document", id: "hostId")
+    }
+
+    /// The trust documents whose recorded entry is missing or holds other bytes, oldest first.
+    static func unloggedTrust(_ db: Database) throws -> [Unlogged] {
+        try unlogged(db, table: "trustDocument", id: "version")
+    }
+
+    private static func unlogged(_ db: Database, table: String, id: String) throws -> [Unlogged] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT t.\(id), t.body FROM \(table) t LEFT JOIN logEntry e ON e.leafIndex = t.logIndex
+                WHERE e.body IS NULL OR e.body != t.body ORDER BY t.\(id)
+                """
+        ).map { Unlogged(id: $0[0], body: [UInt8]($0[1] as Data)) }
+    }
+
+    /// Every served pin document with its entry (start-up: the proofs to build).
+    static func servedHosts(_ db: Database) throws -> [Served] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT h.name, d.version, d.etag, d.logIndex FROM document d JOIN host h ON h.id = d.hostId
+                WHERE d.logIndex IS NOT NULL
+                """
+        ).map { Served(key: $0[0], version: $0[1], etag: $0[2], leafIndex: $0[3]) }
+    }
+
+    /// Every trust document with its entry, oldest first.
+    static func servedTrust(_ db: Database) throws -> [Served] {
+        try Row.fetchAll(
+            db, sql: "SELECT version, body, logIndex FROM trustDocument WHERE logIndex IS NOT NULL ORDER BY version"
+        ).map { row in
+            let version: Int = row[0]
+            return Served(
+                key: String(version), version: version, etag: PublishedDocument.etag(for: [UInt8](row[1] as Data)),
+                leafIndex: row[2])
+        }
+    }
+}

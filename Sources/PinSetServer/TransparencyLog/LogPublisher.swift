@@ -1,0 +1,230 @@
+import Dispatch
+import Foundation
+internal import GRDB
+import Locking
+import Logging
+import PinSetCore
+import TransparencyLog
+
+/// Puts logged documents on the read path once a signed checkpoint includes them (PROTOCOL §7.3), on one thread
+/// of its own (never Swift's cooperative pool, never the GET path).
+///
+/// Group commit: a write appends its documents to the log in its own transaction and, still in the serialized
+/// writer section after COMMIT, hands them over (``committed(_:)``); it then leaves the writer section and waits
+/// on its ``Ticket``. The publisher takes everything handed over so far, signs ONE checkpoint covering it (a
+/// burst of writes costs one signature; a lone write is not delayed, the next checkpoint is signed as soon as the
+/// previous one is done), stores it, publishes the new tiles, then each document's proof and the document
+/// itself in commit order, and only then wakes the waiting writes.
+final class LogPublisher: Sendable {
+    /// A logged document waiting for its checkpoint.
+    struct Pending: Sendable {
+        let key: ProofKey
+        let leafIndex: Int
+        let etag: String
+        let version: Int
+        /// Puts the document itself on the read path (after its proof).
+        let publish: @Sendable () -> Void
+    }
+
+    /// What a write waits on: its documents are served, with proofs.
+    final class Ticket: Sendable {
+        private let done = DispatchSemaphore(value: 0)
+
+        func signal() { done.signal() }
+
+        /// Waits at most `seconds`; `false` on timeout.
+        func wait(seconds: TimeInterval) -> Bool { done.wait(timeout: .now() + seconds) == .success }
+    }
+
+    private struct Queue {
+        var pending: [Pending] = []
+        var tickets: [Ticket] = []
+        var cosigned = false
+        var stopped = false
+    }
+
+    let log: LogState
+    let proofs: ProofIndex
+    let files: LogFileIndex
+    let store: PinDatabase
+    private let witnessCount: Int
+    private let clock: @Sendable () -> Date
+    private let logger: Logger
+    private let queue = Locked(Queue())
+    private let work = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    /// Called after each new checkpoint is published (the witness round starts).
+    private let afterCheckpoint: Locked<(@Sendable () -> Void)?> = Locked(nil)
+
+    init(
+        log: LogState, store: PinDatabase, witnessCount: Int, maxAge: Int, crypto: any TrustCrypto,
+        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger
+    ) {
+        self.log = log
+        self.store = store
+        self.witnessCount = witnessCount
+        self.clock = clock
+        self.logger = logger
+        proofs = ProofIndex(maxAge: maxAge)
+        files = LogFileIndex(crypto: crypto) { [log] tile in log.bundle(tile) }
+    }
+
+    /// Sets what runs after each new checkpoint is published (the witness worker's wake-up).
+    func onCheckpoint(_ body: @escaping @Sendable () -> Void) {
+        afterCheckpoint.withLock { $0 = body }
+    }
+
+    /// Starts the publisher thread.
+    func start() {
+        let thread = Thread { [self] in
+            while waitForWork() { runOnce() }
+            finished.signal()
+        }
+        thread.name = "pinset.log-publisher"
+        thread.start()
+    }
+
+    /// Stops the thread after the batch in progress (waits for it). Writes still queued are not published:
+    /// they are committed and logged, and the next start-up signs a checkpoint for them.
+    func stop() {
+        let first = queue.withLock { queue -> Bool in
+            defer { queue.stopped = true }
+            return !queue.stopped
+        }
+        guard first else { return }
+        work.signal()
+        finished.wait()
+    }
+
+    /// Hands over the documents of a committed write, in its order: call it after COMMIT, still inside the
+    /// serialized writer section (so hand-overs follow commit order), with the write's log appends.
+    func committed(_ appends: [LogAppend], _ documents: [Pending]) -> Ticket {
+        let ticket = Ticket()
+        for append in appends { log.didCommit(append) }
+        queue.withLock { queue in
+            queue.pending += documents
+            queue.tickets.append(ticket)
+        }
+        work.signal()
+        return ticket
+    }
+
+    /// Cosignatures were stored for the latest checkpoint: republish it and the proofs that lacked them.
+    func cosigned() {
+        queue.withLock { $0.cosigned = true }
+        work.signal()
+    }
+
+    private func waitForWork() -> Bool {
+        work.wait()
+        return !queue.withLock { $0.stopped }
+    }
+
+    private func runOnce() {
+        let cosigned = queue.withLock { queue in
+            defer { queue.cosigned = false }
+            return queue.cosigned
+        }
+        if cosigned { republishUnderCosigned() }
+        guard queue.withLock({ !$0.pending.isEmpty || !$0.tickets.isEmpty }) else { return }
+        let batch: (pending: [Pending], tickets: [Ticket])
+        do {
+            batch = try store.serializedWrite { db in
+                // Everything handed over so far is in memory (hand-overs happen in this same section), so the
+                // checkpoint about to be signed covers exactly the documents taken here.
+                let taken = queue.withLock { queue in
+                    defer {
+                        queue.pending = []
+                        queue.tickets = []
+                    }
+                    return (queue.pending, queue.tickets)
+                }
+                do {
+                    try signCheckpoint(db)
+                } catch {
+                    // Put the batch back in front of what was handed over since.
+                    queue.withLock { queue in
+                        queue.pending = taken.0 + queue.pending
+                        queue.tickets = taken.1 + queue.tickets
+                    }
+                    throw error
+                }
+                return taken
+            }
+        } catch {
+            // The documents are committed and logged, and still queued: try again shortly (the writers keep
+            // waiting, up to their own limit).
+            logger.error("cannot sign a checkpoint; retrying in 1 s", metadata: ["error": "\(error)"])
+            Thread.sleep(forTimeInterval: 1)
+            work.signal()
+            return
+        }
+        publishFiles()
+        publish(batch.pending)
+        for ticket in batch.tickets { ticket.signal() }
+        afterCheckpoint.withLock { $0 }?()
+    }
+
+    /// Signs and stores a checkpoint of everything in memory, in a transaction of its own without an fsync.
+    ///
+    /// Why no fsync keeps "never two inconsistent checkpoints" (PROTOCOL §7.1): a checkpoint is only ever signed
+    /// over entries that are already durable (each write's transaction, `synchronous = FULL`, committed them
+    /// before it handed them over), and entries are append-only, so every checkpoint this log signs, stored or
+    /// lost, commits to a prefix of one and the same durable sequence. Losing the last checkpoint row in a power
+    /// cut only means the next start-up signs again, for a size at least as large: consistent with it. The WAL
+    /// keeps commits in order, so a later durable commit makes this one durable too.
+    func signCheckpoint(_ db: Database) throws {
+        try Self.withoutSync(db) { db in _ = try log.signCheckpoint(in: db, at: clock()) }
+    }
+
+    /// Runs `body` in a transaction committed without an fsync (`synchronous = NORMAL` in WAL mode: durable at
+    /// the next synced commit, and never out of order): for checkpoints and cosignatures only, which a crash
+    /// may lose without harm (see ``signCheckpoint(_:)``; cosignatures are asked for again).
+    static func withoutSync(_ db: Database, _ body: (Database) throws -> Void) throws {
+        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+        try db.inTransaction {
+            try body(db)
+            return .commit
+        }
+    }
+
+    /// Serves the checkpoint and every tile that changed since the files last served.
+    func publishFiles() {
+        let served = files.size
+        files.publish(log.files(changedSince: served, partialBundles: false), size: log.checkpointSize)
+    }
+
+    /// Each document's proof, then the document, in commit order.
+    func publish(_ documents: [Pending]) {
+        let complete = isComplete(log.checkpoint)
+        for document in documents {
+            do {
+                let proof = try log.proof(index: document.leafIndex)
+                proofs.publish(
+                    document.key, etag: document.etag, version: document.version, proof: proof, complete: complete)
+            } catch {
+                logger.error(
+                    "no proof for a logged document", metadata: ["index": "\(document.leafIndex)", "error": "\(error)"])
+            }
+            document.publish()
+        }
+    }
+
+    /// Whether `checkpoint` carries a cosignature of every configured witness.
+    private func isComplete(_ checkpoint: SignedNote?) -> Bool {
+        guard let checkpoint else { return false }
+        return checkpoint.signatures.count - 1 >= witnessCount
+    }
+
+    /// The latest checkpoint gained cosignatures: serve it, and rebuild the proofs that lacked some against it.
+    private func republishUnderCosigned() {
+        publishFiles()
+        guard let latest = log.checkpoint else { return }
+        let complete = isComplete(latest)
+        for (key, entry) in proofs.underCosigned(than: latest.signatures.count - 1) {
+            guard let proof = try? log.proof(index: entry.leafIndex) else { continue }
+            proofs.publish(key, etag: entry.etag, version: entry.version, proof: proof, complete: complete)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Locking
+import MicroHTTPD
+import PinSetCore
+import TransparencyLog
+
+/// The document a served proof is for: a host's current pin document or one trust document.
+enum ProofKey: Hashable, Sendable {
+    case pins(String)
+    case trust(Int)
+}
+
+/// The C2SP tlog-proofs served at `/pins/{host}/proof` and `/trust/{version}/proof` (PROTOCOL §7.3): one
+/// ``CachedResource`` per served document, built when the document is published (never per request), with the
+/// document's ETag. Only the publisher thread replaces them; readers hold the lock for one dictionary lookup.
+///
+/// A proof refers to the checkpoint that first included its document and is rebuilt only when the latest
+/// checkpoint carries more cosignatures than the proof's (``underCosigned(than:)``): a proof is rebuilt at most
+/// once per witness, and documents whose proofs are complete are never touched again, however many checkpoints
+/// follow (even with a witness down for good).
+final class ProofIndex: Sendable {
+    /// What the publisher needs to rebuild a proof.
+    struct Entry: Sendable {
+        let resource: CachedResource
+        let leafIndex: Int
+        let etag: String
+        let version: Int
+        /// How many cosignatures the proof's checkpoint carries.
+        let cosignatures: Int
+        /// Whether it carries every configured witness's cosignature.
+        let complete: Bool
+    }
+
+    private struct State {
+        var proofs: [ProofKey: Entry] = [:]
+        /// Proofs whose checkpoint lacks some witness's cosignature, by how many cosignatures it has.
+        var underCosigned: [Int: Set<ProofKey>] = [:]
+    }
+
+    private let state = Locked(State())
+    /// The pin documents' proofs again, keyed by the path after `/pins/` (`api.example.com/proof`), for the read
+    /// path's allocation-free lookup (``fastAnswer(_:)``). A resource's `version` is `2 · leafIndex + 1` when the
+    /// proof is complete and `2 · leafIndex` when not: a later entry's proof replaces an earlier one, a complete one
+    /// replaces an incomplete one of the same entry, never the reverse.
+    private let pinsByPath = Locked(ResourceTable())
+    /// `Cache-Control` of a complete proof: the documents' refresh interval.
+    let cacheControl: String
+    /// `Cache-Control` of a proof still missing cosignatures: `no-cache`, and its answer is always a `200` (see
+    /// ``answer(_:to:)``).
+    static let incompleteCacheControl = "no-cache"
+
+    /// `text/plain; charset=utf-8`: C2SP tlog-proof is a text format and names no media type.
+    static let contentType = "text/plain; charset=utf-8"
+
+    init(maxAge: Int) {
+        cacheControl = "public, max-age=\(maxAge)"
+    }
+
+    /// Serves `proof` for `key`'s document (its `etag` and `version`), unless a proof of a later log entry is
+    /// served for it already. `complete` says whether its checkpoint has every witness's cosignature.
+    func publish(_ key: ProofKey, etag: String, version: Int, proof: LogProof, complete: Bool) {
+        let path: String
+        switch key {
+        case .pins(let host): path = "/pins/\(host)/proof"
+        case .trust(let number): path = "/trust/\(number)/proof"
+        }
+        let resource = CachedResource(
+            key: path.utf8.dropFirst("/pins/".count), etag: etag, body: proof.bytes,
+            version: 2 * proof.index + (complete ? 1 : 0), contentType: Self.contentType,
+            cacheControl: complete ? cacheControl : Self.incompleteCacheControl)
+        let cosignatures = proof.checkpoint.signatures.count - 1
+        let entry = Entry(
+            resource: resource, leafIndex: proof.index, etag: etag, version: version, cosignatures: cosignatures,
+            complete: complete)
+        let replaced: Entry? = state.withLock { state in
+            if let current = state.proofs[key], current.leafIndex > proof.index { return nil }
+            let old = state.proofs.updateValue(entry, forKey: key)
+            if let old, state.underCosigned[old.cosignatures]?.remove(key) != nil,
+                state.underCosigned[old.cosignatures]?.isEmpty == true
+            {
+                state.underCosigned[old.cosignatures] = nil
+            }
+            if !complete { state.underCosigned[cosignatures, default: []].insert(key) }
+            return old
+        }
+        if case .pins = key {
+            _ = pinsByPath.withLock { $0.insert(resource) { $0.version <= resource.version } }
+        }
+        _ = replaced  // released here, out of the lock
+    }
+
+    /// The read path's answer to `GET /pins/{host}/proof` for a host in normal form: one hash-table lookup, no
+    /// allocation; `nil` when the path is not such a proof (the route then answers it).
+    @inline(__always)
+    func fastAnswer(_ request: HTTPRequest) -> PreparedResponse? {
+        guard let resource = pinsByPath.withLock({ $0.find(pathAfter: "/pins/", of: request) }) else { return nil }
+        return resource.version & 1 == 1 ? resource.response(to: request) : resource.okResponse
+    }
+
+    /// The answer to a `GET` of `key`'s proof, `nil` when none is served. The proof's ETag is its document's
+    /// (PROTOCOL §7.3), so it stays the same when cosignatures are added: a proof still missing some is always
+    /// answered `200` (never `304`), or a client that revalidates would keep the proof without them until the
+    /// document changes.
+    func answer(_ key: ProofKey, to request: HTTPRequest) -> PreparedResponse? {
+        guard let entry = state.withLock({ $0.proofs[key] }) else { return nil }
+        return entry.complete ? entry.resource.response(to: request) : entry.resource.okResponse
+    }
+
+    /// The incomplete proofs whose checkpoint carries fewer than `count` cosignatures: those worth rebuilding
+    /// against a checkpoint with `count`.
+    func underCosigned(than count: Int) -> [(ProofKey, Entry)] {
+        state.withLock { state in
+            state.underCosigned.filter { $0.key < count }.values.flatMap { keys in
+                keys.compactMap { key in state.proofs[key].map { (key, $0) } }
+            }
+        }
+    }
+
+    /// How many proofs are served.
+    var count: Int { state.withLock { $0.proofs.count } }
+}

@@ -1,0 +1,259 @@
+import Foundation
+import OpenSSLCrypto
+import PinSetClient
+import PinSetCore
+import Testing
+import TransparencyLog
+
+@testable import PinSetServer
+
+/// PROTOCOL §7.4 through ``PinSetUpdater``: documents, proofs and tiles made by the server's log code (OpenSSL,
+/// SQLite, two witnesses), served to the client's updater by an in-memory transport.
+@Suite struct UpdaterLogTests {
+    static let host = "api.example"
+
+    /// A pin server's paths as the updater reads them: `/pins/<host>`, `/pins/<host>/proof` with the same ETag,
+    /// `/trust/<n>/proof` and `/log/…`; every request path recorded.
+    final class LogTransport: PinSetTransport, @unchecked Sendable {
+        let bodies = Guarded<[String: [UInt8]]>([:])
+        let requests = Guarded<[String]>([])
+
+        /// Serves `document` for `host` with the proof of leaf `index`, and the log's files, as `server` has them.
+        func serve(_ document: [UInt8], host: String, index: Int, from server: LogServer) throws {
+            let proof = try server.log.proof(index: index).bytes
+            let files = server.log.files(changedSince: 0)
+            bodies.withLock { bodies in
+                bodies["/pins/\(host)"] = document
+                bodies["/pins/\(host)/proof"] = proof
+                for file in files { bodies["/log/" + file.path] = file.body }
+            }
+        }
+
+        func get(_ url: URL, headers: [String: String]) async throws -> TransportResponse {
+            requests.withLock { $0.append(url.path) }
+            guard let body = bodies.withLock({ $0[url.path] }) else { return TransportResponse(status: 404) }
+            // A proof carries its document's ETag.
+            let owner = url.path.hasSuffix("/proof") ? String(url.path.dropLast("/proof".count)) : url.path
+            let tagged = bodies.withLock { $0[owner] } ?? body
+            let etag = "\"" + Base64URL.encode(crypto.sha256(tagged).prefix(18)) + "\""
+            if headers["If-None-Match"] == etag { return TransportResponse(status: 304, headers: ["ETag": etag]) }
+            return TransportResponse(status: 200, headers: ["ETag": etag], body: body)
+        }
+    }
+
+    /// Two witnesses, a log key, a signing key and the 2-of-2 policy over them.
+    struct World {
+        let directory: URL
+        let logKey: Ed25519SigningKey
+        let signingKey: Ed25519SigningKey
+        let witnesses: [Witness]
+        let policyText: String
+
+        init() throws {
+            directory = try makeTemporaryDirectory("pinset-updater-log")
+            logKey = try Ed25519SigningKey.generate()
+            signingKey = try Ed25519SigningKey.generate()
+            let logVKey = try NoteSigner(name: LogServer.origin, type: .ed25519, key: logKey).key
+            let directory = directory
+            witnesses = try (1...2).map { i in
+                try Witness(
+                    signer: NoteSigner(name: "w\(i).example", type: .cosignature, key: Ed25519SigningKey.generate()),
+                    logs: [logVKey], databasePath: directory.appendingPathComponent("w\(i).sqlite").path,
+                    crypto: crypto)
+            }
+            policyText = """
+                log \(logVKey)
+                witness w1 \(witnesses[0].verifierKey)
+                witness w2 \(witnesses[1].verifierKey)
+                group both all w1 w2
+                quorum both
+                """
+        }
+
+        /// A signed pin document for ``UpdaterLogTests/host``.
+        func document(version: Int) -> [UInt8] {
+            let now = Date()
+            let set = PinSet(
+                host: UpdaterLogTests.host, version: version, issuedAt: now.addingTimeInterval(-60),
+                expiresAt: now.addingTimeInterval(86_400),
+                pins: [Pin(sha256: Base64.encode([UInt8](repeating: UInt8(version % 256), count: 32)))])
+            let protected = Base64URL.encode(SignedDocument.protectedHeader(kid: signingKey.kid))
+            let payload = Base64URL.encode(set.encodedJSON())
+            let signature = signingKey.sign(Array((protected + "." + payload).utf8))
+            return SignedDocument(protected: protected, payload: payload, signature: Base64URL.encode(signature))
+                .serialized
+        }
+
+        func manager(policy: Bool = true) throws -> PinTrustManager {
+            var options = PinningOptions()
+            if policy { try options.setLogPolicy(text: policyText) }
+            return PinTrustManager(
+                verifier: DocumentVerifier(trustedKeys: [try TrustedKey(rawRepresentation: signingKey.publicKey)]),
+                options: options)
+        }
+
+        func updater(_ manager: PinTrustManager, _ transport: LogTransport, storage: PinStorage?) -> PinSetUpdater {
+            PinSetUpdater(
+                configuration: .init(server: URL(string: "https://pins.example")!, hosts: [UpdaterLogTests.host]),
+                trustManager: manager, transport: transport, storage: storage)
+        }
+    }
+
+    func storedSize(_ storage: PinStorage) -> Int? {
+        storage.loadCheckpoint(origin: LogServer.origin).flatMap { try? Checkpoint(text: $0.text).size }
+    }
+
+    static func filler(_ n: Int) -> String { #"{"filler":\#(n)}"# }
+
+    @Test func aLoggedDocumentIsAcceptedTheLogGrowsThroughTilesAndAForkIsRefusedAfterARestart() async throws {
+        let world = try World()
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let storage = PinStorage(directory: world.directory.appendingPathComponent("client"))
+        let honest = try LogServer(logKey: world.logKey, witnesses: world.witnesses)
+        let transport = LogTransport()
+
+        // Version 1 at leaf 40, cosigned by both witnesses: accepted, the checkpoint of 41 persisted.
+        let v1 = world.document(version: 1)
+        #expect(
+            try honest.publish((0..<40).map(Self.filler) + [String(decoding: v1, as: UTF8.self)]) == [200, 200])
+        try transport.serve(v1, host: Self.host, index: 40, from: honest)
+        let manager = try world.manager()
+        let updater = world.updater(manager, transport, storage: storage)
+        guard case .updated(_, 1) = await updater.refreshNow(host: Self.host) else {
+            Issue.record("version 1 was not accepted")
+            return
+        }
+        #expect(storedSize(storage) == 41)
+        #expect(transport.requests.withLock { $0 } == ["/pins/\(Self.host)", "/pins/\(Self.host)/proof"])
+
+        // Version 2 at leaf 300: its checkpoint is checked against 41 with a consistency proof read from tiles.
+        let v2 = world.document(version: 2)
+        #expect(
+            try honest.publish((41..<300).map(Self.filler) + [String(decoding: v2, as: UTF8.self)]) == [200, 200])
+        try transport.serve(v2, host: Self.host, index: 300, from: honest)
+        guard case .updated(_, 2) = await updater.refreshNow(host: Self.host) else {
+            Issue.record("version 2 was not accepted")
+            return
+        }
+        #expect(transport.requests.withLock { $0 }.contains { $0.hasPrefix("/log/tile/") })
+        #expect(storedSize(storage) == 301)
+        let honestCheckpoint = try #require(storage.loadCheckpoint(origin: LogServer.origin))
+
+        // The same document with a proof for other bytes: refused, nothing changes.
+        transport.bodies.withLock { $0["/pins/\(Self.host)"] = world.document(version: 3) }
+        guard case .rejected(_, let notLogged) = await updater.refreshNow(host: Self.host) else {
+            Issue.record("a document whose proof is for other bytes was accepted")
+            return
+        }
+        #expect(notLogged.code == .notLogged)
+        #expect(manager.pinSet(for: Self.host)?.version == 2)
+        await updater.stop()
+
+        // A split view (same log key, another history with a rogue version 666), seen by a client restarted from
+        // storage: refused as a fork with both notes, the set in force stays, the evidence is stored.
+        let rogue = try LogServer(logKey: world.logKey, witnesses: world.witnesses)
+        let rogueDocument = world.document(version: 666)
+        _ = try rogue.publish((0..<40).map(Self.filler) + [String(decoding: v1, as: UTF8.self)])
+        rogue.witnessSizes = honest.witnessSizes
+        #expect(
+            try rogue.publish((41..<300).map(Self.filler) + [String(decoding: rogueDocument, as: UTF8.self)])
+                == [422, 422], "the honest witnesses will not cosign the rogue history")
+        let rogueTransport = LogTransport()
+        try rogueTransport.serve(rogueDocument, host: Self.host, index: 300, from: rogue)
+        let restarted = try world.manager()
+        let again = world.updater(restarted, rogueTransport, storage: storage)
+        await again.loadPersisted()
+        guard case .rejected(_, let forked) = await again.refreshNow(host: Self.host) else {
+            Issue.record("the rogue document was accepted")
+            return
+        }
+        #expect(forked.code == .logFork)
+        #expect(restarted.pinSet(for: Self.host)?.version == 2)
+        let events = await again.stopAndCollect()
+        let forks = events.compactMap {
+            if case .logFork(let document, let fork) = $0 { (document, fork) } else { nil }
+        }
+        #expect(forks.count == 1)
+        #expect(forks.first?.0 == "/pins/\(Self.host)")
+        #expect(forks.first?.1.kept == honestCheckpoint)
+        #expect(forks.first?.1.refused == (try rogue.log.proof(index: 300)).checkpoint)
+        let stored = try FileManager.default.contentsOfDirectory(atPath: storage.directory.path)
+            .filter { $0.hasPrefix("log-fork-") }
+        #expect(stored.count == 1)
+        #expect(storage.loadCheckpoint(origin: LogServer.origin) == honestCheckpoint)
+
+        // A client that has seen neither log: refused all the same, the quorum is not met.
+        let fresh = try world.manager()
+        guard
+            case .rejected(_, let unwitnessed) = await world.updater(fresh, rogueTransport, storage: nil)
+                .refreshNow(host: Self.host)
+        else {
+            Issue.record("the rogue document was accepted by a fresh client")
+            return
+        }
+        #expect(unwitnessed.code == .notLogged && unwitnessed.detail.contains("quorumNotMet"))
+        #expect(fresh.pinSet(for: Self.host) == nil)
+    }
+
+    @Test func aBundledDocumentNeedsItsProofUnderAPolicy() throws {
+        let world = try World()
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let server = try LogServer(logKey: world.logKey, witnesses: world.witnesses)
+        let v1 = world.document(version: 1)
+        #expect(try server.publish([String(decoding: v1, as: UTF8.self)]) == [200, 200])
+        let export = world.directory.appendingPathComponent("export")
+        for folder in ["pins", "proofs"] {
+            try FileManager.default.createDirectory(
+                at: export.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try Data(v1).write(to: export.appendingPathComponent("pins/\(Self.host)"))
+
+        // No proof beside it: refused under a policy, installed without one.
+        #expect(throws: DocumentRejection.self) {
+            try world.manager().installBundledDocuments(directory: export)[Self.host]?.get()
+        }
+        #expect(try world.manager(policy: false).installBundledDocuments(directory: export)[Self.host] != nil)
+        // A proof for other bytes: refused.
+        try Data(try server.log.proof(index: 0).bytes).write(to: export.appendingPathComponent("proofs/\(Self.host)"))
+        try Data(world.document(version: 2)).write(to: export.appendingPathComponent("pins/\(Self.host)"))
+        let wrong = try world.manager().installBundledDocuments(directory: export)[Self.host]
+        #expect(throws: DocumentRejection.self) { try wrong?.get() }
+        // Its own proof: installed.
+        try Data(v1).write(to: export.appendingPathComponent("pins/\(Self.host)"))
+        let manager = try world.manager()
+        _ = try #require(manager.installBundledDocuments(directory: export)[Self.host]).get()
+        #expect(manager.pinSet(for: Self.host)?.version == 1)
+    }
+
+    @Test func anInvalidPolicyIsRefusedAtConfigurationNamingTheLine() {
+        var options = PinningOptions()
+        #expect {
+            try options.setLogPolicy(text: "log not-a-vkey\nquorum none\n")
+        } throws: { error in
+            (error as? LogError)?.code == .malformed && "\(error)".contains("line 1")
+        }
+        #expect(options.logPolicy == nil)
+    }
+}
+
+/// A value behind a lock (this target does not import Locking).
+final class Guarded<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+extension PinSetUpdater {
+    /// Stops the updater and returns every event it emitted.
+    fileprivate func stopAndCollect() async -> [UpdateEvent] {
+        await stop()
+        var events: [UpdateEvent] = []
+        for await event in self.events { events.append(event) }
+        return events
+    }
+}

@@ -1,0 +1,169 @@
+package dev.pinset;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * The updater's half of PROTOCOL §7.4, as the Swift client's {@code LogAuditor}: fetches a document's tlog-proof,
+ * checks it under the configured policy (plus the trust document's {@code logKeys}), computes the consistency proof
+ * with the largest checkpoint accepted before from the log's tiles, and commits: the document is installed and the
+ * larger checkpoint kept (and persisted) in one step under this object's lock, so a refusal at any point changes
+ * nothing.
+ */
+final class LogCheckpoints {
+    /** How often a check is redone when another document moved the largest checkpoint meanwhile. */
+    private static final int ATTEMPTS = 4;
+
+    private final LogPolicy policy;
+    private final Ed25519Verifier ed25519;
+    private final TrustStore trust;
+    private final PinStorage storage;
+    private final String server;
+    private final PinSetTransport transport;
+    private final Consumer<IOException> persistenceFailed;
+    private final Map<String, VerifiedCheckpoint> largest = new HashMap<>();
+
+    /**
+     * @param trust the trust store whose {@code logKeys} extend the policy; {@code null} without root keys
+     * @param storage where the largest checkpoints are persisted; {@code null} keeps them in memory only
+     * @param server the pin server's base URL, where proofs (and, without a URL in the policy, tiles) are fetched
+     * @param persistenceFailed told when a larger checkpoint could not be persisted
+     */
+    LogCheckpoints(LogPolicy policy, Ed25519Verifier ed25519, TrustStore trust, PinStorage storage, String server,
+            PinSetTransport transport, Consumer<IOException> persistenceFailed) {
+        this.policy = policy;
+        this.ed25519 = ed25519;
+        this.trust = trust;
+        this.storage = storage;
+        this.server = server;
+        this.transport = transport;
+        this.persistenceFailed = persistenceFailed;
+    }
+
+    /** The verifier under {@code state}'s {@code logKeys} (the trust in force when {@code null}). */
+    private LogProofVerifier verifier(TrustState state) {
+        TrustState keys = state != null ? state : trust != null ? trust.current() : null;
+        return new LogProofVerifier(policy.withLogKeysOf(keys), ed25519);
+    }
+
+    /** Reloads the persisted largest checkpoints; one the policy no longer verifies is dropped (none is kept). */
+    synchronized void loadPersisted() {
+        if (storage == null) return;
+        LogProofVerifier verifier = verifier(null);
+        for (VerifierKey log : policy.logs()) {
+            byte[] bytes = storage.loadCheckpoint(log.name());
+            if (bytes == null) continue;
+            try {
+                largest.put(log.name(), verifier.verifyCheckpoint(SignedNote.parse(bytes)));
+            } catch (LogError ignored) {
+                continue;
+            }
+        }
+    }
+
+    /** The largest checkpoint of {@code origin} accepted so far, or {@code null}. */
+    synchronized VerifiedCheckpoint largest(String origin) {
+        return largest.get(origin);
+    }
+
+    /**
+     * PROTOCOL §7.4 for the document served at {@code path} ({@code /pins/{host}} or {@code /trust/{n}}): fetches
+     * {@code path + "/proof"}, checks steps 1–3, and, when they hold, calls {@code accept} (which installs the
+     * document and says whether it was accepted) and keeps the larger checkpoint if it returns {@code true}, both
+     * under this object's lock. A proof that is missing ({@code 404}) or for another document (its ETag is not
+     * {@code etag}) is refused ({@code notIncluded}).
+     *
+     * @param state whose {@code logKeys} count as log keys: a trust document's proof is checked under the state it
+     *     makes (its root keys vouch for them); {@code null}: the trust in force
+     * @return the decision: {@link LogDecision.Kind#ACCEPTED} when steps 1–3 held (whether {@code accept} took the
+     *     document is the caller's to know), else the refusal or the fork (not yet reported)
+     * @throws IOException when the proof or a tile cannot be fetched (nothing changes; retried later)
+     */
+    LogDecision check(String path, byte[] document, String etag, TrustState state, BooleanSupplier accept)
+            throws IOException {
+        String url = server + path + "/proof";
+        TransportResponse response = transport.get(url, Collections.singletonMap("Accept", "text/plain"));
+        if (response.status() == 404) {
+            return LogDecision.refused(new LogError(LogError.Code.NOT_INCLUDED, "the server has no proof for " + path + " (404)"));
+        }
+        if (response.status() != 200) throw new IOException("the server answered " + response.status() + " for " + path + "/proof");
+        String proofEtag = response.header("etag");
+        if (etag != null && proofEtag != null && !etag.equals(proofEtag)) {
+            return LogDecision.refused(new LogError(LogError.Code.NOT_INCLUDED, "the proof's ETag " + PinSet.clip(proofEtag, 64)
+                    + " is not the document's " + PinSet.clip(etag, 64) + ": the document changed between the two requests"));
+        }
+        LogProof proof;
+        Checkpoint checkpoint;
+        try {
+            proof = LogProof.parse(response.body());
+            checkpoint = Checkpoint.parse(proof.checkpoint().text());
+        } catch (LogError e) {
+            return LogDecision.refused(e);
+        }
+        String given = policy.logUrl(checkpoint.origin());
+        String base = given != null ? (given.endsWith("/") ? given.substring(0, given.length() - 1) : given) : server + "/log";
+        LogProofVerifier verifier = verifier(state);
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            VerifiedCheckpoint basis = largest(checkpoint.origin());
+            List<byte[]> consistency = new ArrayList<>();
+            if (basis != null && basis.checkpoint().size() != checkpoint.size()) {
+                long small = Math.min(basis.checkpoint().size(), checkpoint.size());
+                long large = Math.max(basis.checkpoint().size(), checkpoint.size());
+                try {
+                    consistency = new TileReader(large, tile -> fetchTile(base, tile)).consistencyProof(small, large);
+                } catch (LogError e) {
+                    return LogDecision.refused(e);
+                }
+            }
+            LogDecision decision = verifier.decide(document, proof, basis, consistency);
+            if (decision.kind() != LogDecision.Kind.ACCEPTED) return decision;
+            synchronized (this) {
+                if (largest.get(checkpoint.origin()) != basis) continue; // another document moved it: check again
+                if (accept.getAsBoolean()) keep(decision.largest());
+                return decision;
+            }
+        }
+        return LogDecision.refused(new LogError(LogError.Code.INCONSISTENT,
+                "the log's largest checkpoint kept moving while this document was checked; try again"));
+    }
+
+    /** Keeps {@code checkpoint} as its log's largest if it is larger, and persists it. Under the lock. */
+    private void keep(VerifiedCheckpoint checkpoint) {
+        String origin = checkpoint.checkpoint().origin();
+        VerifiedCheckpoint before = largest.get(origin);
+        if (before != null && before.checkpoint().size() >= checkpoint.checkpoint().size()) return;
+        largest.put(origin, checkpoint);
+        if (storage == null) return;
+        try {
+            storage.saveCheckpoint(origin, checkpoint.note().bytes());
+        } catch (IOException e) {
+            persistenceFailed.accept(e);
+        }
+    }
+
+    /**
+     * A tile's bytes from {@code base} (the policy's URL for the log, else {@code {server}/log}): the partial tile, or,
+     * once the log has grown past it and it is gone, the first hashes of the full tile, as the Swift client reads them.
+     */
+    private byte[] fetchTile(String base, Tile tile) throws IOException {
+        int wanted = tile.width() * 32;
+        List<Tile> candidates = new ArrayList<>();
+        candidates.add(tile);
+        if (tile.width() < Tile.FULL_WIDTH) candidates.add(new Tile(tile.level(), tile.index(), Tile.FULL_WIDTH));
+        String last = "no answer";
+        for (Tile candidate : candidates) {
+            String url = base + "/" + candidate.path();
+            TransportResponse answer = transport.get(url, Collections.<String, String>emptyMap());
+            if (answer.status() == 200 && answer.body().length >= wanted) return Arrays.copyOf(answer.body(), wanted);
+            last = "GET " + url + " answered " + answer.status() + " with " + answer.body().length + " bytes";
+        }
+        throw new IOException(last);
+    }
+}

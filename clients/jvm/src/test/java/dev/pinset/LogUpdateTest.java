@@ -1,0 +1,259 @@
+package dev.pinset;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.File;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The updater with a tlog-policy (PROTOCOL §7.4) against a loopback HTTP server serving the log vectors
+ * (Tests/Vectors/log): documents with their proofs, the tiles, and {@code /reports} recording what is posted. A
+ * document is accepted only with a valid proof; a tampered one, a rogue log without cosignatures, and a fork change
+ * nothing; the fork reaches the application with both notes and the report URI; the largest checkpoint survives a
+ * restart.
+ */
+class LogUpdateTest {
+    static final String HOST = "api.example.com";
+    private HttpServer server;
+    private final Map<String, byte[]> served = new ConcurrentHashMap<>();
+    private final List<String> reports = new CopyOnWriteArrayList<>();
+    private final List<UpdateEvent> events = new CopyOnWriteArrayList<>();
+    @TempDir File storage;
+
+    @BeforeEach
+    void serve() throws Exception {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/", exchange -> {
+            String path = exchange.getRequestURI().getPath();
+            if (exchange.getRequestMethod().equals("POST")) {
+                reports.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                exchange.sendResponseHeaders(204, -1);
+                exchange.close();
+                return;
+            }
+            byte[] body = path.startsWith("/log/") ? tile(path.substring(5)) : served.get(path);
+            if (body == null) {
+                exchange.sendResponseHeaders(404, -1);
+            } else {
+                // The proof's ETag is its document's (PROTOCOL §7.3).
+                byte[] document = served.get(path.endsWith("/proof") ? path.substring(0, path.length() - 6) : path);
+                if (document != null) exchange.getResponseHeaders().set("ETag", PinSetUpdater.etagOf(document));
+                exchange.sendResponseHeaders(200, body.length);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(body);
+                }
+            }
+            exchange.close();
+        });
+        server.start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop(0);
+    }
+
+    private String tilesFolder = "honest";
+
+    private byte[] tile(String path) {
+        try {
+            File file = new File(VectorTest.ROOT, "log/tiles/" + tilesFolder + "/" + path);
+            return file.isFile() ? Files.readAllBytes(file.toPath()) : null;
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    private void publish(String document, String proof, String tiles) throws Exception {
+        served.put("/pins/" + HOST, VectorTest.read("log/documents/" + document));
+        served.put("/pins/" + HOST + "/proof", VectorTest.read("log/proofs/" + proof + ".proof"));
+        tilesFolder = tiles;
+    }
+
+    private PinSetUpdater updater(PinSetStore store) throws Exception {
+        return updater(store, storage);
+    }
+
+    private PinSetUpdater updater(PinSetStore store, File folder) throws Exception {
+        PinSetUpdater.Configuration configuration = new PinSetUpdater.Configuration(
+                "http://127.0.0.1:" + server.getAddress().getPort(), List.of(HOST));
+        configuration.logPolicy = LogPolicy.parse(VectorTest.read("log/policy.txt"));
+        long now = Rfc3339.parse((String) Json.parseObject(VectorTest.read("manifest.json")).get("now"));
+        PinSetUpdater updater = new PinSetUpdater(configuration, store, null, new PinStorage(folder),
+                new PinFailureReporter(null, 1), () -> now, events::add);
+        updater.loadPersisted();
+        return updater;
+    }
+
+    private static PinSetStore store() throws Exception {
+        Map<?, ?> keys = (Map<?, ?>) Json.parseObject(VectorTest.read("manifest.json")).get("keys");
+        return new PinSetStore(new DocumentVerifier(VectorTest.keys(List.of("S1"), keys), null,
+                new JdkEd25519Verifier(), 300_000), new PinningOptions());
+    }
+
+    private static long version(PinSetStore store) {
+        AcceptedVersion accepted = store.acceptedVersion(HOST);
+        return accepted == null ? 0 : accepted.version();
+    }
+
+    @Test
+    void onlyADocumentTheWorldCanSeeIsAccepted() throws Exception {
+        PinSetStore store = store();
+        PinSetUpdater updater = updater(store);
+        // A rogue set signed with the stolen key, in a log of the stolen log key that no witness cosigned.
+        publish("api.example.com-666.json", "rogue-log-without-history", "rogue");
+        UpdateEvent event = updater.refreshNow(HOST);
+        assertEquals(DocumentRejection.Code.NOT_LOGGED, event.rejection().code(), event.toString());
+        assertEquals(LogError.Code.QUORUM_NOT_MET, event.logError().code());
+        assertEquals(0, version(store));
+
+        publish("api.example.com-3.json", "valid-proof", "honest");
+        event = updater.refreshNow(HOST);
+        assertEquals(UpdateEvent.Kind.UPDATED, event.kind(), event.toString());
+        assertEquals(3, version(store));
+
+        // A proof that does not lead to the document served (a newer set with the old proof): nothing changes.
+        publish("api.example.com-4.json", "wrong-leaf", "honest");
+        event = updater.refreshNow(HOST);
+        assertEquals(LogError.Code.NOT_INCLUDED, event.logError().code(), event.toString());
+        assertEquals(3, version(store));
+
+        // The same document with a larger checkpoint: consistent (a proof from the tiles), kept as the largest.
+        publish("api.example.com-3.json", "consistent-larger-checkpoint", "honest");
+        served.put("/pins/" + HOST, VectorTest.read("log/documents/api.example.com-3.json"));
+        updater.refreshNow(HOST);
+        assertArrayEquals(VectorTest.read("log/notes/honest-300.note"),
+                new PinStorage(storage).loadCheckpoint("pins.example.com/log"));
+    }
+
+    @Test
+    void aForkIsRefusedReportedWithBothNotesAndRememberedAcrossARestart() throws Exception {
+        PinSetStore store = store();
+        publish("api.example.com-3.json", "valid-proof", "honest");
+        assertEquals(UpdateEvent.Kind.UPDATED, updater(store).refreshNow(HOST).kind());
+        assertArrayEquals(VectorTest.read("log/notes/honest-42.note"),
+                new PinStorage(storage).loadCheckpoint("pins.example.com/log"));
+
+        // Restarted: the persisted documents and the largest checkpoint are reloaded. The split view: the same log
+        // key, another history holding the rogue set.
+        PinSetStore restarted = store();
+        PinSetUpdater updater = updater(restarted);
+        assertEquals(3, version(restarted));
+        publish("api.example.com-666.json", "fork", "rogue");
+        UpdateEvent refused = updater.refreshNow(HOST);
+        assertEquals(DocumentRejection.Code.LOG_FORK, refused.rejection().code(), refused.toString());
+        UpdateEvent event = events.stream().filter(e -> e.kind() == UpdateEvent.Kind.LOG_FORK).findFirst().orElseThrow();
+        assertEquals("/pins/" + HOST, event.document());
+        assertArrayEquals(VectorTest.read("log/notes/honest-42.note"), event.inForce());
+        assertArrayEquals(VectorTest.read("log/notes/rogue-300.note"), event.offered());
+        assertEquals(3, version(restarted));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (reports.isEmpty() && System.nanoTime() < deadline) Thread.sleep(20);
+        assertEquals(1, reports.size());
+        Map<String, Object> report = Json.parseObject(reports.get(0).getBytes(StandardCharsets.UTF_8));
+        assertEquals("log-fork", report.get("pinset-report"));
+        assertEquals("/pins/" + HOST, report.get("document"));
+        assertEquals("pins.example.com/log", report.get("log-origin"));
+        assertEquals(new String(VectorTest.read("log/notes/honest-42.note"), StandardCharsets.UTF_8), report.get("kept-checkpoint"));
+        assertEquals(new String(VectorTest.read("log/notes/rogue-300.note"), StandardCharsets.UTF_8), report.get("refused-checkpoint"));
+        List<UpdateEvent.Kind> kinds = new ArrayList<>();
+        for (UpdateEvent seen : events) kinds.add(seen.kind());
+        assertTrue(kinds.contains(UpdateEvent.Kind.LOG_FORK), kinds.toString());
+        assertNotNull(store.document(HOST));
+        // The evidence is kept with the documents, as the Swift client keeps it.
+        File evidence = new File(storage, "log-fork-" + Base64Codec.encodeUrl("pins.example.com/log".getBytes(StandardCharsets.UTF_8)) + "-1.json");
+        assertEquals(report.get("kept-checkpoint"), Json.parseObject(Files.readAllBytes(evidence.toPath())).get("kept-checkpoint"));
+    }
+
+    /** Bundled documents (pinset export) under a policy need their proofs in proofs/<host>, checked offline. */
+    @Test
+    void aBundledDocumentNeedsItsProof() throws Exception {
+        LogPolicy policy = LogPolicy.parse(VectorTest.read("log/policy.txt"));
+        Map<String, String> proofs = Map.of("valid-proof", "accept", "wrong-root", "notLogged", "", "notLogged");
+        for (Map.Entry<String, String> entry : proofs.entrySet()) {
+            File bundle = new File(storage, "bundle-" + entry.getKey());
+            new File(bundle, "pins").mkdirs();
+            new File(bundle, "proofs").mkdirs();
+            Files.write(new File(bundle, "pins/" + HOST).toPath(), VectorTest.read("log/documents/api.example.com-3.json"));
+            if (!entry.getKey().isEmpty()) {
+                Files.write(new File(bundle, "proofs/" + HOST).toPath(), VectorTest.read("log/proofs/" + entry.getKey() + ".proof"));
+            }
+            PinSetStore store = store();
+            Object outcome = store.installBundledDocuments(bundle, policy).get(HOST);
+            String result = outcome instanceof DocumentRejection ? ((DocumentRejection) outcome).code().wireName() : "accept";
+            assertEquals(entry.getValue(), result, entry.getKey() + ": " + outcome);
+            assertEquals(entry.getValue().equals("accept") ? 3 : 0, version(store));
+            // Without a policy the same folder installs, as before.
+            assertEquals(3, ((VerifiedDocument) store().installBundledDocuments(bundle).get(HOST)).pinSet().version());
+        }
+    }
+
+    /** A tile of an older tree that the log no longer serves is read from the full tile that replaced it. */
+    @Test
+    void anOlderPartialTileIsReadFromTheFullOne() throws Exception {
+        new PinStorage(storage).saveCheckpoint("pins.example.com/log", VectorTest.read("log/notes/honest-20.note"));
+        PinSetStore store = store();
+        PinSetUpdater updater = updater(store);
+        publish("api.example.com-3.json", "valid-proof", "honest");
+        assertTrue(!new File(VectorTest.ROOT, "log/tiles/honest/tile/0/000.p/42").exists());
+        UpdateEvent event = updater.refreshNow(HOST);
+        assertEquals(UpdateEvent.Kind.UPDATED, event.kind(), event.toString());
+        assertArrayEquals(VectorTest.read("log/notes/honest-42.note"), new PinStorage(storage).loadCheckpoint("pins.example.com/log"));
+    }
+
+    /**
+     * A log key the policy does not name but trust version 1 lists in {@code logKeys}: that document's own proof is
+     * checked under the state it makes (its root keys vouch for the key), then the pin document's too; without the
+     * key in the trust document, neither is accepted.
+     */
+    @Test
+    void aLogKeyNamedByTheTrustDocumentSignsItsOwnProofAndTheNextDocuments() throws Exception {
+        Map<?, ?> rotation = (Map<?, ?>) Json.parseObject(VectorTest.read("log/manifest.json")).get("rotation");
+        Map<?, ?> keys = (Map<?, ?>) Json.parseObject(VectorTest.read("manifest.json")).get("keys");
+        for (String name : List.of("named", "unnamed")) {
+            Map<?, ?> files = (Map<?, ?>) rotation.get(name);
+            served.clear();
+            served.put("/trust", VectorTest.read((String) files.get("trust")));
+            served.put("/trust/1", VectorTest.read((String) files.get("trust")));
+            served.put("/trust/1/proof", VectorTest.read((String) files.get("trustProof")));
+            served.put("/pins/" + HOST, VectorTest.read((String) files.get("document")));
+            served.put("/pins/" + HOST + "/proof", VectorTest.read((String) files.get("documentProof")));
+            TrustStore trust = new TrustStore(TrustState.ofRootKeys(VectorTest.keys(List.of("R1"), keys), 1));
+            PinSetStore store = new PinSetStore(new DocumentVerifier(List.of(), trust, new JdkEd25519Verifier(), 300_000),
+                    new PinningOptions());
+            events.clear();
+            PinSetUpdater updater = updater(store, new File(storage, name));
+            boolean named = name.equals("named");
+            assertEquals(named, updater.refreshTrust(), name + ": " + events);
+            assertEquals(named ? 1 : 0, trust.current().version());
+            if (named) {
+                assertEquals(1, trust.current().logKeys().size());
+                assertEquals(UpdateEvent.Kind.UPDATED, updater.refreshNow(HOST).kind(), events.toString());
+                assertEquals(3, version(store));
+            } else {
+                UpdateEvent refused = events.stream().filter(e -> e.kind() == UpdateEvent.Kind.TRUST_REJECTED).findFirst()
+                        .orElseThrow();
+                assertEquals(TrustRejection.Code.NOT_LOGGED, refused.trustRejection().code());
+                assertEquals(LogError.Code.UNSIGNED, refused.logError().code());
+            }
+        }
+    }
+}
