@@ -9,6 +9,7 @@ import PackageDescription
 //   transparency log        TransparencyLog             (C2SP tlog formats, RFC 6962 proofs; crypto injected)
 //   admin API types         PinSetAdminAPI              (the admin answers and their JSON coders; server and CLI)
 //   TLS probes              PinSetProbe                 (live hosts' chains via OpenSSLCrypto; server and CLI)
+//   signing keys            PinSetSigning               (PEM or PKCS#11 key behind DocumentSigner; server and CLI)
 //   server domain           PinSetServer                (storage, signing, routes)
 //   verification rules      PinSetRules                 (PROTOCOL §5/§6 checks, crypto injected; client and CLI)
 //   rules' OpenSSL crypto   PinSetOpenSSL               (OpenSSLTrustCrypto; server and CLI)
@@ -71,11 +72,20 @@ let package = Package(
         // MARK: TLS probes of live hosts: the pre-flight check and the monitor (server), `pinset check` (CLI)
         .target(name: "PinSetProbe", dependencies: ["OpenSSLCrypto", "PinSetAdminAPI", "PinSetCore", "Locking"]),
 
+        // MARK: Signing keys: a PEM file or a key on a PKCS#11 token behind one DocumentSigner (server and CLI)
+        .target(
+            name: "PinSetSigning",
+            dependencies: [
+                "OpenSSLCrypto", "PKCS11", "PinSetCore", "PinSetOpenSSL",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // MARK: Server domain
         .target(
             name: "PinSetServer",
             dependencies: [
-                "PinSetOpenSSL",
+                "PinSetOpenSSL", "PinSetSigning",
                 "MicroHTTPD", "OpenSSLCrypto", "PKCS11", "PinSetCore", "PinSetAdminAPI", "PinSetProbe", "Locking",
                 "TransparencyLog",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -116,7 +126,7 @@ let package = Package(
                 // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13). No swift-crypto:
                 // documents are checked by PinSetRules over OpenSSL (issue 22 item 4).
                 "PinSetServer", "PinSetAdminAPI", "PinSetProbe", "PinSetRules", "PinSetCore", "OpenSSLCrypto", "PKCS11",
-                "Locking", "MicroHTTPD", "TransparencyLog", "PinSetOpenSSL",
+                "Locking", "MicroHTTPD", "TransparencyLog", "PinSetOpenSSL", "PinSetSigning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -146,20 +156,22 @@ let package = Package(
         .executableTarget(name: "PinSetFuzz", dependencies: ["PinSetFuzzing", "PinSetCore", "CLibFuzzer"]),
 
         // MARK: Tests
-        // What every test target shares: the process runner and the test PKI.
+        // What every test target shares: the process runner, the test PKI, the one in-process pin server, the one
+        // HTTP client and raw connection, the one TLS test host.
         .target(
             name: "TestSupport",
             dependencies: [
-                "PinSetClient",
+                "PinSetClient", "PinSetServer", "PinSetProbe", "MicroHTTPD",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
             ],
             path: "Tests/TestSupport"
         ),
-        .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD"]),
+        .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD", "TestSupport"]),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto", "TestSupport"]),
         .testTarget(name: "PinSetCoreTests", dependencies: ["PinSetCore"]),
         .testTarget(

@@ -14,7 +14,7 @@ public enum PreflightMode: String, Sendable, CaseIterable {
 /// Every field has a default.
 public struct ProbeConfiguration: Sendable {
     /// The pre-flight mode. Default ``PreflightMode/off`` here, so that embedding code and tests never touch
-    /// the network unless asked; `pinset serve` defaults to ``PreflightMode/warn``.
+    /// the network unless asked; a served pin server starts from ``served`` (``PreflightMode/warn``).
     public var preflight: PreflightMode
     /// `HOST:PORT:ADDR:PORT` mappings (curl's `--connect-to`): probe another address for a host. A mapping
     /// also allows the address it names, even a loopback or private one.
@@ -28,7 +28,7 @@ public struct ProbeConfiguration: Sendable {
     /// Most addresses probed per host. Default 8.
     public var addressLimit: Int
     /// How often the monitor probes every enforcing host; `nil` (the default here) runs no monitor.
-    /// `pinset serve` defaults to 10 minutes. Probes are spread across the interval.
+    /// ``served`` probes every 10 minutes. Probes are spread across the interval.
     public var monitorInterval: TimeInterval?
     /// Most hosts the monitor probes at once (each with its own addresses), apart from the pre-flight probes
     /// of writes, which never wait for the monitor. Default 32.
@@ -55,4 +55,11 @@ public struct ProbeConfiguration: Sendable {
         self.expiryWarning = expiryWarning
         self.alertWebhook = alertWebhook
     }
+}
+
+extension ProbeConfiguration {
+    /// The defaults of a served pin server (`pinset serve`, and the CLI's own probes): the pre-flight check warns
+    /// (``PreflightMode/warn``) and the monitor probes every 10 minutes; every other field as ``init(preflight:connectTo:allowPrivate:timeout:addressLimit:monitorInterval:expiryWarning:alertWebhook:monitorConcurrency:)``.
+    /// The one place these defaults are written: the CLI's flags and help fall back to them.
+    public static let served = ProbeConfiguration(preflight: .warn, monitorInterval: 600)
 }

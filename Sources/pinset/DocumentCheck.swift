@@ -4,7 +4,6 @@ import OpenSSLCrypto
 import PinSetCore
 import PinSetOpenSSL
 import PinSetRules
-import PinSetServer
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

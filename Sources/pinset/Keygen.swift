@@ -4,7 +4,7 @@ import OpenSSLCrypto
 import PKCS11
 import PinSetCore
 import PinSetOpenSSL
-import PinSetServer
+import PinSetSigning
 
 /// `pinset keygen`: makes a new Ed25519 signing key, in a PEM file or on a PKCS#11 token.
 struct Keygen: ParsableCommand {

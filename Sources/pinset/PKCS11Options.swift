@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PinSetServer
+import PinSetSigning
 
 /// `--pkcs11-module` for commands that take keys as PKCS#11 URIs. The PIN is never an option: it comes from
 /// `pin-source=` in the URI or from `PINSET_PKCS11_PIN`.
@@ -18,10 +18,9 @@ struct PKCS11Options: ParsableArguments {
 
     /// The module (`module`, else `PINSET_PKCS11_MODULE`) and the PIN (`PINSET_PKCS11_PIN`).
     static func settings(module: String?, allowExtractableKey: Bool = false) -> PKCS11Settings {
-        let environment = ProcessInfo.processInfo.environment
-        return PKCS11Settings(
-            modulePath: module ?? environment["PINSET_PKCS11_MODULE"].flatMap { $0.isEmpty ? nil : $0 },
-            pin: environment["PINSET_PKCS11_PIN"].flatMap { $0.isEmpty ? nil : $0 },
+        PKCS11Settings(
+            modulePath: module ?? Environment.value("PINSET_PKCS11_MODULE"),
+            pin: Environment.value("PINSET_PKCS11_PIN"),
             allowExtractableKey: allowExtractableKey)
     }
 }

@@ -40,30 +40,33 @@ struct ProbeOptions: ParsableArguments {
 
     /// The probe configuration these options (and their environment fallbacks) describe.
     func configuration() throws -> ProbeConfiguration {
-        var configuration = ProbeConfiguration()
-        let mode = Environment.string(preflight, "PINSET_PREFLIGHT", default: "warn")
+        var configuration = ProbeConfiguration.served
+        let mode = Environment.string(preflight, "PINSET_PREFLIGHT", default: configuration.preflight.rawValue)
         guard let parsed = PreflightMode(rawValue: mode) else {
             throw CLIError("--preflight must be require, warn or off, not \"\(mode)\"")
         }
         configuration.preflight = parsed
         configuration.connectTo = try Self.rules(connectTo)
         configuration.allowPrivate = probeAllowPrivate
-        let timeout = try Environment.duration(
-            Environment.string(probeTimeout, "PINSET_PROBE_TIMEOUT", default: "5s"), name: "probe-timeout")
+        let timeout = try Self.duration(
+            probeTimeout, "PINSET_PROBE_TIMEOUT", name: "probe-timeout", default: configuration.timeout)
         guard (1...60).contains(timeout) else {
             throw CLIError("--probe-timeout must be between 1s and 60s, not \(probeTimeout ?? "\(timeout)")")
         }
         configuration.timeout = timeout
-        let interval = Environment.string(monitorInterval, "PINSET_MONITOR_INTERVAL", default: "10m")
-        configuration.monitorInterval =
-            interval == "0" || interval == "off" ? nil : try Environment.duration(interval, name: "monitor-interval")
-        let concurrency = try Environment.int(monitorConcurrency, "PINSET_MONITOR_CONCURRENCY", default: 32)
+        if let interval = monitorInterval ?? Environment.value("PINSET_MONITOR_INTERVAL") {
+            configuration.monitorInterval =
+                interval == "0" || interval == "off"
+                ? nil : try Environment.duration(interval, name: "monitor-interval")
+        }
+        let concurrency = try Environment.int(
+            monitorConcurrency, "PINSET_MONITOR_CONCURRENCY", default: configuration.monitorConcurrency)
         guard (1...1024).contains(concurrency) else {
             throw CLIError("--monitor-concurrency must be between 1 and 1024, not \(concurrency)")
         }
         configuration.monitorConcurrency = concurrency
-        configuration.expiryWarning = try Environment.duration(
-            Environment.string(expiryWarning, "PINSET_EXPIRY_WARNING", default: "21d"), name: "expiry-warning")
+        configuration.expiryWarning = try Self.duration(
+            expiryWarning, "PINSET_EXPIRY_WARNING", name: "expiry-warning", default: configuration.expiryWarning)
         if let text = alertWebhook ?? Environment.value("PINSET_ALERT_WEBHOOK"), !text.isEmpty {
             guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
                 throw CLIError("--alert-webhook \"\(text)\" is not an http(s) URL")
@@ -71,6 +74,14 @@ struct ProbeOptions: ParsableArguments {
             configuration.alertWebhook = url
         }
         return configuration
+    }
+
+    /// `flag`, else the environment variable `variable`, parsed as a duration; else `fallback`.
+    private static func duration(_ flag: String?, _ variable: String, name: String, default fallback: TimeInterval)
+        throws -> TimeInterval
+    {
+        guard let text = flag ?? Environment.value(variable) else { return fallback }
+        return try Environment.duration(text, name: name)
     }
 
     /// Parses `--connect-to` values, falling back to PINSET_CONNECT_TO (space- or comma-separated).

@@ -5,6 +5,7 @@ import PinSetCore
 import PinSetOpenSSL
 import PinSetRules
 import PinSetServer
+import PinSetSigning
 import TransparencyLog
 
 /// Reads the key files of the trust commands: Ed25519 public keys (SPKI PEM; a PKCS#8 private key PEM gives its

@@ -3,6 +3,7 @@ import Foundation
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetServer
+import PinSetSigning
 
 /// `pinset seed` (hidden, development and benchmarks only): fills a database with N synthetic hosts.
 ///

@@ -2,7 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Locking
-import PinSetServer
+import PinSetSigning
 
 /// `pinset sign-bench` (hidden, benchmarks only): how many signatures per second a key makes, a PEM file loaded
 /// into OpenSSL or a key on a PKCS#11 token, through the server's signing abstraction (bench/hsm.sh).

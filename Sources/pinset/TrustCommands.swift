@@ -4,7 +4,7 @@ import OpenSSLCrypto
 import PinSetCore
 import PinSetOpenSSL
 import PinSetRules
-import PinSetServer
+import PinSetSigning
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -13,11 +13,11 @@ import Testing
     static func randomPin() -> String { Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) }) }
 
     @Test func theRealExportInstallsAndATamperedFileIsRefusedAlone() async throws {
-        let server = try PinServerFixture()
+        let server = try TestServer(refreshInterval: 1)
         for host in ["a.example.com", "b.example.com", "c.example.com"] {
             #expect(
-                try await server.putSet(
-                    host: host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 201)
+                try server.putSet(
+                    host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 201)
         }
         let out = server.directory.appendingPathComponent("export")
         try ProcessRunner.text(

@@ -26,7 +26,7 @@ import X509
         let classified: Locked<[PinFailure]>
         let tls: PinnedTLSConfiguration
 
-        init(server: PinServerFixture, reporter: PinFailureReporter?) throws {
+        init(server: TestServer, reporter: PinFailureReporter?) throws {
             manager = PinTrustManager(verifier: DocumentVerifier(trustedKeys: [try server.trustedKey()]))
             let classified = Locked<[PinFailure]>([])
             self.classified = classified
@@ -69,12 +69,12 @@ import X509
     @Test func aRotationTheClientWasBehindIsAStaleSetAndTheNextConnectionSucceeds() async throws {
         let listener = try await ReportListener(group: Self.group)
         defer { listener.channel.close(promise: nil) }
-        let server = try PinServerFixture()
+        let server = try TestServer(refreshInterval: 1)
         let (leafA, _) = try Self.pki.makeLeaf()
         let (leafB, keyB) = try Self.pki.makeLeaf()
         let backup = Self.randomPin()
         #expect(
-            try await server.putSet(host: "localhost", pins: [(leafA.spkiPin, "current"), (backup, "backup")]) == 201)
+            try server.putSet("localhost", pins: [(leafA.spkiPin, "current"), (backup, "backup")]) == 201)
 
         let client = try Client(server: server, reporter: PinFailureReporter(fallbackReportURI: listener.url))
         await client.updater.start()
@@ -82,7 +82,7 @@ import X509
 
         // The host rotates to key B and the server publishes it; the client, polling hourly, still holds A.
         #expect(
-            try await server.putSet(host: "localhost", pins: [(leafB.spkiPin, "current"), (backup, "backup")]) == 200)
+            try server.putSet("localhost", pins: [(leafB.spkiPin, "current"), (backup, "backup")]) == 200)
         let tls = try await TLSServerFixture.start(leaf: leafB, key: keyB, pki: Self.pki, group: Self.group)
         defer { tls.channel.close(promise: nil) }
 
@@ -117,12 +117,12 @@ import X509
     @Test func aValidCertificateWithAnUnpublishedKeyIsAnUnexpectedKey() async throws {
         let listener = try await ReportListener(group: Self.group)
         defer { listener.channel.close(promise: nil) }
-        let server = try PinServerFixture()
+        let server = try TestServer(refreshInterval: 1)
         let (leafA, _) = try Self.pki.makeLeaf()
         let (leafD, keyD) = try Self.pki.makeLeaf()
         #expect(
-            try await server.putSet(
-                host: "localhost", pins: [(leafA.spkiPin, "current"), (Self.randomPin(), "backup")])
+            try server.putSet(
+                "localhost", pins: [(leafA.spkiPin, "current"), (Self.randomPin(), "backup")])
                 == 201)
         let client = try Client(server: server, reporter: PinFailureReporter(fallbackReportURI: listener.url))
         await client.updater.start()
@@ -149,10 +149,10 @@ import X509
         // are never pin-evaluated, so the report arrives.
         let listener = try await ReportListener(group: Self.group)
         defer { listener.channel.close(promise: nil) }
-        let server = try PinServerFixture()
+        let server = try TestServer(refreshInterval: 1)
         let reportUri = "http://localhost:\(listener.port)/reports"
         let pins = [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]
-        #expect(try await server.putSet(host: "localhost", pins: pins, reportUri: reportUri) == 201)
+        #expect(try server.putSet("localhost", pins: pins, reportUri: reportUri) == 201)
         let client = try Client(server: server, reporter: PinFailureReporter())
         await client.updater.start()
         #expect(await client.recorder.waitForUpdate(host: "localhost", version: 1))
@@ -173,9 +173,9 @@ import X509
         let dead = try await ReportListener(group: Self.group)
         let deadURI = dead.url.absoluteString
         try await dead.channel.close()
-        let server = try PinServerFixture()
+        let server = try TestServer(refreshInterval: 1)
         let pins = [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]
-        #expect(try await server.putSet(host: "localhost", pins: pins, reportUri: deadURI) == 201)
+        #expect(try server.putSet("localhost", pins: pins, reportUri: deadURI) == 201)
         let client = try Client(server: server, reporter: PinFailureReporter(timeout: 5))
         await client.updater.start()
         #expect(await client.recorder.waitForUpdate(host: "localhost", version: 1))
@@ -188,7 +188,7 @@ import X509
         var groups: [[String: Any]] = []
         for _ in 0..<100 where groups.isEmpty {
             try await Task.sleep(for: .milliseconds(50))
-            groups = try await server.reportGroups()
+            groups = try server.reportGroups()
         }
         #expect(groups.count == 1)
         #expect(groups.first?["host"] as? String == "localhost")

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PinSetClient
 import PinSetCore
+import TestSupport
 import Testing
 
 /// Issue 6 item 4: a hostile network between the updater and the real pin server. A loopback proxy rewrites the
@@ -35,8 +36,8 @@ import Testing
     }
 
     @Test func updaterRefusesEveryRewriteAndKeepsTheLastGoodSet() async throws {
-        let server = try PinServerFixture()
-        let proxy = try RewritingProxy(upstreamPort: server.app.port)
+        let server = try TestServer(refreshInterval: 1)
+        let proxy = try RewritingProxy(upstreamPort: server.app!.port)
         defer { proxy.stop() }
         let manager = PinTrustManager(verifier: DocumentVerifier(trustedKeys: [try server.trustedKey()]))
         let updater = PinSetUpdater(
@@ -46,19 +47,19 @@ import Testing
 
         // Version 1, then version 2, through the proxy in pass-through mode.
         #expect(
-            try await server.putSet(
-                host: Self.host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 201)
+            try server.putSet(
+                Self.host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 201)
         #expect(
-            try await server.putSet(
-                host: "other.example.com", pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 201)
+            try server.putSet(
+                "other.example.com", pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 201)
         guard case .updated(_, 1) = await updater.refreshNow(host: Self.host) else {
             Issue.record("version 1 was not accepted through the pass-through proxy")
             return
         }
         let version1 = try #require(manager.document(for: Self.host)).raw
         #expect(
-            try await server.putSet(
-                host: Self.host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 200)
+            try server.putSet(
+                Self.host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 200)
         guard case .updated(_, 2) = await updater.refreshNow(host: Self.host) else {
             Issue.record("version 2 was not accepted through the pass-through proxy")
             return
@@ -115,8 +116,8 @@ import Testing
         // The honest path still works afterwards.
         proxy.set(.pass)
         #expect(
-            try await server.putSet(
-                host: Self.host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 200)
+            try server.putSet(
+                Self.host, pins: [(Self.randomPin(), "current"), (Self.randomPin(), "backup")]) == 200)
         guard case .updated(_, 3) = await updater.refreshNow(host: Self.host) else {
             Issue.record("version 3 was not accepted after the attacks")
             return

@@ -17,39 +17,18 @@ import X509
     import FoundationNetworking
 #endif
 
-/// A real pin server process-in-process for the drill: a given SQLite file, a given key file, given root keys.
-final class DrillServer: @unchecked Sendable {
-    let app: PinSetServerApp
-    let token: String
-
-    init(database: String, key: String, rootKeys: [[UInt8]]) throws {
-        var http = HTTPServerConfiguration()
-        http.port = 0
-        app = try PinSetServerApp(
-            configuration: PinSetServerConfiguration(
-                databasePath: database, keyPath: key, http: http, service: ServiceConfiguration(refreshInterval: 1),
-                resignCheckInterval: 1, rootKeys: rootKeys))
-        token = try app.service.createToken(name: "drill-\(UUID().uuidString.prefix(8))")
+extension TestServer {
+    /// A pin server for the drill: a given SQLite file, a given key file, given root keys; re-signs every second.
+    convenience init(drillDatabase database: String, key: String, rootKeys: [[UInt8]]) throws {
+        try self.init(
+            database: database, key: key, tokenName: "drill-\(UUID().uuidString.prefix(8))", refreshInterval: 1,
+            resignCheck: 1, rootKeys: rootKeys)
     }
 
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(app.port)")! }
-
-    func send(_ method: String, _ path: String, _ body: [UInt8]) async throws -> Int {
-        var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!)
-        request.httpMethod = method
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(body)
-        let (_, response) = try await URLSession.shared.data(for: request)
-        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    /// `PUT /admin/trust` of `document`; the HTTP status.
+    func pushTrust(_ document: [UInt8]) throws -> Int {
+        try client.request("PUT", "/admin/trust", headers: auth, body: document).status
     }
-
-    func putSet(_ host: String, pins: [(String, String)]) async throws -> Int {
-        let list = pins.map { #"{"sha256":"\#($0.0)","role":"\#($0.1)"}"# }.joined(separator: ",")
-        return try await send("PUT", "/admin/hosts/\(host)", Array(#"{"pins":[\#(list)]}"#.utf8))
-    }
-
-    func pushTrust(_ document: [UInt8]) async throws -> Int { try await send("PUT", "/admin/trust", document) }
 }
 
 /// Where the client's pin server name leads: the real server, the restarted one, or a rogue one (as DNS or a
@@ -129,10 +108,10 @@ final class RoutedTransport: PinSetTransport, Sendable {
         let (leaf, leafKey) = try Self.pki.makeLeaf()
         let tls = try await TLSServerFixture.start(leaf: leaf, key: leafKey, pki: Self.pki, group: Self.group)
         defer { tls.channel.close(promise: nil) }
-        var server: DrillServer? = try DrillServer(database: database, key: keyA, rootKeys: [root.publicKey])
-        #expect(try await server!.pushTrust(Self.trustDocument(version: 1, root: root, delegating: publicA)) == 201)
+        var server: TestServer? = try TestServer(drillDatabase: database, key: keyA, rootKeys: [root.publicKey])
+        #expect(try server!.pushTrust(Self.trustDocument(version: 1, root: root, delegating: publicA)) == 201)
         let backup = Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
-        #expect(try await server!.putSet("localhost", pins: [(leaf.spkiPin, "current"), (backup, "backup")]) == 201)
+        #expect(try server!.putSet("localhost", pins: [(leaf.spkiPin, "current"), (backup, "backup")]) == 201)
 
         // The client ships only the root public key (as PEM, the way an app bundles it).
         let rootPEM = try ProcessRunner.text("openssl", "pkey", "-in", rootPath, "-pubout")
@@ -151,42 +130,41 @@ final class RoutedTransport: PinSetTransport, Sendable {
         await updater.start()
         #expect(await recorder.waitForUpdate(host: "localhost", version: 1))
         #expect(store.current.version == 1)
-        #expect(manager.document(for: "localhost")?.kid == server!.app.trust.signingKid)
+        #expect(manager.document(for: "localhost")?.kid == server!.app!.trust.signingKid)
         #expect(try await client.connects(port: tls.port))
 
         // Keep what an attacker who stole A would also have: a copy of the database as it was.
-        server!.app.shutdown(gracePeriod: 1)
+        server!.stop()
         server = nil
         let rogueDatabase = directory.appendingPathComponent("rogue.sqlite").path
         try FileManager.default.copyItem(atPath: database, toPath: rogueDatabase)
 
         // 2. A leaks. Offline, root signs trust v2 naming only B; the server restarts with B; v2 is pushed.
         let v2 = Self.trustDocument(version: 2, root: root, delegating: publicB)
-        let restarted = try DrillServer(database: database, key: keyB, rootKeys: [root.publicKey])
-        defer { restarted.app.shutdown(gracePeriod: 1) }
-        #expect(try restarted.app.trust.delegation() == .notDelegated)
+        let restarted = try TestServer(drillDatabase: database, key: keyB, rootKeys: [root.publicKey])
+        defer { restarted.stop() }
+        #expect(try restarted.app!.trust.delegation() == .notDelegated)
         transport.route(to: restarted.baseURL)
-        #expect(try await restarted.pushTrust(v2) == 201)
+        #expect(try restarted.pushTrust(v2) == 201)
 
         // 3. The same client process, no restart: it walks to v2 and accepts B's documents.
         #expect(await waitFor(recorder) { if case .trustUpdated(2, _) = $0 { true } else { false } })
-        let kidB = restarted.app.trust.signingKid
+        let kidB = restarted.app!.trust.signingKid
         let movedToB = await waitFor(recorder) { _ in manager.document(for: "localhost")?.kid == kidB }
         #expect(movedToB)
         #expect(manager.pinSet(for: "localhost")?.pins.contains { $0.sha256 == leaf.spkiPin } == true)
         #expect(try await client.connects(port: tls.port))
 
         // A rogue server holding A and the old database publishes a fresh, valid-looking set for its own key.
-        let rogue = try DrillServer(database: rogueDatabase, key: keyA, rootKeys: [root.publicKey])
-        defer { rogue.app.shutdown(gracePeriod: 1) }
+        let rogue = try TestServer(drillDatabase: rogueDatabase, key: keyA, rootKeys: [root.publicKey])
+        defer { rogue.stop() }
         let (evilLeaf, evilKey) = try Self.pki.makeLeaf()
         let evilTLS = try await TLSServerFixture.start(leaf: evilLeaf, key: evilKey, pki: Self.pki, group: Self.group)
         defer { evilTLS.channel.close(promise: nil) }
         let evilBackup = Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
         #expect(
-            try await rogue.putSet("localhost", pins: [(evilLeaf.spkiPin, "current"), (evilBackup, "backup")]) == 200)
-        let (forged, _) = try await URLSession.shared.data(
-            from: URL(string: rogue.baseURL.absoluteString + "/pins/localhost")!)
+            try rogue.putSet("localhost", pins: [(evilLeaf.spkiPin, "current"), (evilBackup, "backup")]) == 200)
+        let forged = try rogue.client.request("GET", "/pins/localhost").body
         guard case .failure(let direct) = manager.accept(Array(forged), for: "localhost", now: Date()) else {
             Issue.record("a fresh document signed by the leaked key A was accepted")
             await updater.stop()

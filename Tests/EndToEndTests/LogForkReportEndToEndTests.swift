@@ -6,10 +6,6 @@ import TestSupport
 import Testing
 import TransparencyLog
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// Issue 24: the server's `POST /reports` takes the client's log-fork report (docs/CLIENT-LOG.md) beside TrustKit
 /// reports. The real client's reporter posts a `LogForkReport` of two checkpoints signed by one log key; the
 /// server stores and counts it and lists it in `GET /admin/reports`; bad bodies get a problem+json `400`.
@@ -26,21 +22,14 @@ import TransparencyLog
         return LogFork(kept: try note(1), refused: try note(2))
     }
 
-    func post(_ server: PinServerFixture, _ body: [UInt8]) async throws -> (Int, String?, String) {
-        var request = URLRequest(url: server.baseURL.appendingPathComponent("reports"))
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(body)
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let http = response as? HTTPURLResponse
-        return (
-            http?.statusCode ?? 0, http?.value(forHTTPHeaderField: "Content-Type"),
-            String(decoding: data, as: UTF8.self)
-        )
+    func post(_ server: TestServer, _ body: [UInt8]) async throws -> (Int, String?, String) {
+        let answer = try server.client.request(
+            "POST", "/reports", headers: ["Content-Type": "application/json"], body: body)
+        return (answer.status, answer.header("Content-Type"), answer.text)
     }
 
     @Test func aClientsForkReportIsStoredCountedAndListed() async throws {
-        let server = try PinServerFixture()
+        let server = try TestServer(refreshInterval: 1)
         let report = LogForkReport(try Self.fork(), document: "/pins/api.example.com", at: Date())
         // The real reporter, twice (a second reporter: one reporter sends the same fork once a day).
         let reporters = [PinFailureReporter(), PinFailureReporter()]
@@ -50,9 +39,7 @@ import TransparencyLog
             ).value
             #expect(outcome == .sent(status: 204))
         }
-        var list = URLRequest(url: server.baseURL.appendingPathComponent("admin/reports"))
-        list.setValue("Bearer \(server.token)", forHTTPHeaderField: "Authorization")
-        let (data, _) = try await URLSession.shared.data(for: list)
+        let data = Data(try server.client.request("GET", "/admin/reports", headers: server.auth).body)
         let forks = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["logForks"] as? [[String: Any]]
         let entry = try #require(forks?.first)
         #expect(forks?.count == 1)
@@ -62,7 +49,7 @@ import TransparencyLog
         #expect(entry["count"] as? Int == 2)
         #expect(entry["keptCheckpoint"] as? String == report.keptCheckpoint)
         #expect(entry["refusedCheckpoint"] as? String == report.refusedCheckpoint)
-        #expect(try await server.reportGroups().isEmpty, "a fork is not a pin failure group")
+        #expect(try server.reportGroups().isEmpty, "a fork is not a pin failure group")
 
         // Bad bodies: problem+json 400 with what is wrong; nothing stored.
         var otherKind = report

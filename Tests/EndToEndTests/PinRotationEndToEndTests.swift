@@ -19,7 +19,7 @@ import X509
 
     /// Server, updater, trust manager and client wired together.
     struct Stack {
-        let server: PinServerFixture
+        let server: TestServer
         let manager: PinTrustManager
         let updater: PinSetUpdater
         let recorder: EventRecorder
@@ -27,7 +27,7 @@ import X509
     }
 
     func makeStack() throws -> Stack {
-        let server = try PinServerFixture()
+        let server = try TestServer(refreshInterval: 1)
         let manager = PinTrustManager(verifier: DocumentVerifier(trustedKeys: [try server.trustedKey()]))
         let updater = PinSetUpdater(
             configuration: .init(
@@ -49,7 +49,7 @@ import X509
         let pinA = leafA.spkiPin
         let backup = Self.randomPin()
 
-        #expect(try await stack.server.putSet(host: "localhost", pins: [(pinA, "current"), (backup, "backup")]) == 201)
+        #expect(try stack.server.putSet("localhost", pins: [(pinA, "current"), (backup, "backup")]) == 201)
         await stack.updater.start()
         #expect(await stack.recorder.waitForUpdate(host: "localhost", version: 1))
         #expect(try await stack.client.connects(port: tls.port))
@@ -57,13 +57,13 @@ import X509
         // Rotate to a set without A: refused after the next poll, same process, same TLS context.
         let other = Self.randomPin()
         #expect(
-            try await stack.server.putSet(host: "localhost", pins: [(backup, "current"), (other, "backup")]) == 200)
+            try stack.server.putSet("localhost", pins: [(backup, "current"), (other, "backup")]) == 200)
         #expect(await stack.recorder.waitForUpdate(host: "localhost", version: 2))
         #expect(stack.manager.pinSet(for: "localhost")?.version == 2)
         #expect(try await !stack.client.connects(port: tls.port))
 
         // Add A back: connects again.
-        #expect(try await stack.server.putSet(host: "localhost", pins: [(pinA, "current"), (backup, "backup")]) == 200)
+        #expect(try stack.server.putSet("localhost", pins: [(pinA, "current"), (backup, "backup")]) == 200)
         #expect(await stack.recorder.waitForUpdate(host: "localhost", version: 3))
         #expect(try await stack.client.connects(port: tls.port))
         await stack.updater.stop()
@@ -77,7 +77,7 @@ import X509
         let stack = try makeStack()
 
         let pins = [(leafA.spkiPin, "current"), (Self.randomPin(), "backup")]
-        #expect(try await stack.server.putSet(host: "localhost", pins: pins) == 201)
+        #expect(try stack.server.putSet("localhost", pins: pins) == 201)
         await stack.updater.start()
         #expect(await stack.recorder.waitForUpdate(host: "localhost", version: 1))
         #expect(try await !stack.client.connects(port: tls.port))

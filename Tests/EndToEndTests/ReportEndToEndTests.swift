@@ -20,7 +20,7 @@ import X509
     static let pki = try! TestPKI(name: "pinset e2e")
 
     @Test func reportOnlyFailureReachesTheServersReportList() async throws {
-        let server = try PinServerFixture()
+        let server = try TestServer(refreshInterval: 1)
         let (leaf, key) = try Self.pki.makeLeaf()
         let tls = try await TLSServerFixture.start(leaf: leaf, key: key, pki: Self.pki, group: Self.group)
         defer { tls.channel.close(promise: nil) }
@@ -28,12 +28,9 @@ import X509
         // Publish a report-only set for localhost that does not pin the served key.
         let pinned = PinRotationEndToEndTests.randomPin()
         let reportUri = server.baseURL.appendingPathComponent("reports").absoluteString
-        var put = URLRequest(url: server.baseURL.appendingPathComponent("admin/hosts/localhost"))
-        put.httpMethod = "PUT"
-        put.setValue("Bearer \(server.token)", forHTTPHeaderField: "Authorization")
-        put.httpBody = Data(#"{"pins":[{"sha256":"\#(pinned)"}],"enforce":false,"reportUri":"\#(reportUri)"}"#.utf8)
-        let (_, putResponse) = try await URLSession.shared.data(for: put)
-        #expect((putResponse as? HTTPURLResponse)?.statusCode == 201)
+        let put = try server.put(
+            "localhost", #"{"pins":[{"sha256":"\#(pinned)"}],"enforce":false,"reportUri":"\#(reportUri)"}"#)
+        #expect(put.status == 201)
 
         let reporter = PinFailureReporter()
         let manager = PinTrustManager(
@@ -56,11 +53,8 @@ import X509
         var groups: [[String: Any]] = []
         for _ in 0..<50 where groups.isEmpty {
             try await Task.sleep(for: .milliseconds(100))
-            var list = URLRequest(url: URL(string: "\(server.baseURL.absoluteString)/admin/reports?host=localhost")!)
-            list.setValue("Bearer \(server.token)", forHTTPHeaderField: "Authorization")
-            let (data, _) = try await URLSession.shared.data(for: list)
-            groups =
-                (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["groups"] as? [[String: Any]] ?? []
+            let list = try server.client.request("GET", "/admin/reports?host=localhost", headers: server.auth)
+            groups = try list.json()["groups"] as? [[String: Any]] ?? []
         }
         await updater.stop()
         let group = try #require(groups.first)

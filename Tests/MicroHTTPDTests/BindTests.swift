@@ -1,4 +1,5 @@
 import MicroHTTPD
+import TestSupport
 import Testing
 
 @Suite struct BindTests {
@@ -6,9 +7,9 @@ import Testing
         let server = try HTTPServer(
             configuration: HTTPServerConfiguration(bindAddress: "::1", port: 0), handler: TestHandler())
         #expect(server.port != 0)
-        let client = try RawHTTPClient(port: server.port, host: "::1")
+        let client = try RawConnection(port: server.port, host: "::1")
         try client.send(get("/info"))
-        #expect(try client.readResponse().bodyText.contains("remote=::1"))
+        #expect(try client.readResponse().text.contains("remote=::1"))
     }
 
     @Test func rejectsANonLiteralBindAddress() {

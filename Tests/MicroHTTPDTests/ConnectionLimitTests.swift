@@ -1,4 +1,5 @@
 import MicroHTTPD
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Testing
 @Suite struct ConnectionLimitTests {
     @Test func idleConnectionIsClosedAfterTheTimeout() throws {
         let server = try startServer { $0.idleTimeoutSeconds = 1 }
-        let client = try RawHTTPClient(port: server.port, timeout: 4)
+        let client = try RawConnection(port: server.port, timeout: 4)
         try client.send(get("/hello"))
         #expect(try client.readResponse().status == 200)
         let start = monotonicSeconds()
@@ -19,7 +20,7 @@ import Testing
 
     @Test func slowClientSendingHalfARequestIsClosed() throws {
         let server = try startServer { $0.idleTimeoutSeconds = 1 }
-        let client = try RawHTTPClient(port: server.port, timeout: 4)
+        let client = try RawConnection(port: server.port, timeout: 4)
         try client.send("GET /hello HTTP/1.1\r\nHo")
         #expect(client.waitForClose())
     }
@@ -29,14 +30,14 @@ import Testing
             $0.threads = 1
             $0.connectionLimit = 2
         }
-        let first = try RawHTTPClient(port: server.port)
-        let second = try RawHTTPClient(port: server.port)
+        let first = try RawConnection(port: server.port)
+        let second = try RawConnection(port: server.port)
         for client in [first, second] {
             try client.send(get("/hello"))
             #expect(try client.readResponse().status == 200)
         }
         // At the limit MHD stops accepting: the third connection waits in the kernel's backlog, unanswered.
-        let third = try RawHTTPClient(port: server.port, timeout: 3)
+        let third = try RawConnection(port: server.port, timeout: 3)
         try third.send(get("/hello"))
         #expect(third.pendingBytes(waitSeconds: 0.5) == 0)
         #expect(server.activeConnections == 2)
@@ -52,10 +53,10 @@ import Testing
             $0.threads = 1
             $0.perAddressConnectionLimit = 1
         }
-        let first = try RawHTTPClient(port: server.port)
+        let first = try RawConnection(port: server.port)
         try first.send(get("/hello"))
         #expect(try first.readResponse().status == 200)
-        let second = try RawHTTPClient(port: server.port, timeout: 2)
+        let second = try RawConnection(port: server.port, timeout: 2)
         try? second.send(get("/hello"))
         #expect(second.waitForClose())
     }

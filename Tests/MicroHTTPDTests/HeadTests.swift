@@ -1,10 +1,11 @@
 import MicroHTTPD
+import TestSupport
 import Testing
 
 @Suite struct HeadTests {
     @Test func headGivesTheHeadersAndLengthWithoutBody() throws {
         let server = try startServer()
-        let client = try RawHTTPClient(port: server.port)
+        let client = try RawConnection(port: server.port)
         try client.send("HEAD /hello HTTP/1.1\r\nHost: x\r\n\r\n")
         let response = try client.readResponse(bodyless: true)
         #expect(response.status == 200)

@@ -1,10 +1,11 @@
 import MicroHTTPD
+import TestSupport
 import Testing
 
 @Suite struct KeepAliveTests {
     @Test func twoRequestsOnOneConnectionStayOpen() throws {
         let server = try startServer()
-        let client = try RawHTTPClient(port: server.port)
+        let client = try RawConnection(port: server.port)
         for _ in 0..<2 {
             try client.send(get("/hello"))
             let response = try client.readResponse()
@@ -18,16 +19,16 @@ import Testing
 
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
         let server = try startServer()
-        let client = try RawHTTPClient(port: server.port)
+        let client = try RawConnection(port: server.port)
         try client.send(get("/hello") + get("/info") + get("/hello"))
         #expect(try client.readResponse().status == 200)
-        #expect(try client.readResponse().bodyText.contains("path=/info"))
+        #expect(try client.readResponse().text.contains("path=/info"))
         #expect(try client.readResponse().body == TestHandler.helloBody)
     }
 
     @Test func ifNoneMatchGivesNotModified() throws {
         let server = try startServer()
-        let client = try RawHTTPClient(port: server.port)
+        let client = try RawConnection(port: server.port)
         try client.send(get("/hello", extra: "If-None-Match: \"abc\"\r\n"))
         let response = try client.readResponse()
         #expect(response.status == 304)

@@ -1,12 +1,13 @@
 import MicroHTTPD
+import TestSupport
 import Testing
 
 @Suite struct RequestLookupTests {
     @Test func headersQueryMethodPathAndRemoteAddress() throws {
         let server = try startServer()
-        let client = try RawHTTPClient(port: server.port)
+        let client = try RawConnection(port: server.port)
         try client.send("PATCH /info?q=a%20b&flag HTTP/1.1\r\nHost: x\r\nX-Test: Value 1\r\nContent-Length: 0\r\n\r\n")
-        let lines = Set(try client.readResponse().bodyText.split(separator: "\n").map(String.init))
+        let lines = Set(try client.readResponse().text.split(separator: "\n").map(String.init))
         #expect(lines.contains("method=patch"))
         #expect(lines.contains("path=/info"))
         #expect(lines.contains("x-test=Value 1"))
@@ -18,32 +19,30 @@ import Testing
 
     @Test func otherMethodsKeepTheirSpelling() throws {
         let server = try startServer()
-        let client = try RawHTTPClient(port: server.port)
+        let client = try RawConnection(port: server.port)
         try client.send("PROPFIND /info HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(try client.readResponse().bodyText.contains("method=other(\"PROPFIND\")"))
+        #expect(try client.readResponse().text.contains("method=other(\"PROPFIND\")"))
     }
 
     @Test func malformedRequestGetsAnErrorAndTheServerLivesOn() throws {
         let server = try startServer()
-        let bad = try RawHTTPClient(port: server.port)
+        let bad = try RawConnection(port: server.port)
         try bad.send("GARBAGE\r\n\r\n")
         let response = try? bad.readResponse()
         #expect(response.map { $0.status >= 400 } ?? true)
-        let bad2 = try RawHTTPClient(port: server.port)
+        let bad2 = try RawConnection(port: server.port)
         try bad2.send("GET /hello HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n")
         _ = try? bad2.readResponse()
-        let good = try RawHTTPClient(port: server.port)
-        try good.send(get("/hello"))
-        #expect(try good.readResponse().status == 200)
+        #expect(try TestHTTPClient(port: server.port).request("GET", "/hello").status == 200)
     }
 
     @Test func dynamicResponseWithInjectedHeaderBecomesA500() throws {
         let server = try startServer()
-        let client = try RawHTTPClient(port: server.port)
+        let client = try RawConnection(port: server.port)
         try client.send(get("/bad-header"))
         let response = try client.readResponse()
         #expect(response.status == 500)
         #expect(response.headers["injected"] == nil)
-        #expect(response.bodyText.contains("urn:pinset:problem:internal"))
+        #expect(response.text.contains("urn:pinset:problem:internal"))
     }
 }

@@ -1,4 +1,5 @@
 import MicroHTTPD
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Testing
 @Suite struct RequestTimeoutTests {
     /// Sends `bytes` one at a time, `gap` seconds apart, until the server closes the connection; returns the
     /// seconds it took, or nil when it stayed open for `limit` seconds.
-    private func trickle(_ client: RawHTTPClient, _ bytes: [UInt8], gap: Double, limit: Double) -> Double? {
+    private func trickle(_ client: RawConnection, _ bytes: [UInt8], gap: Double, limit: Double) -> Double? {
         let start = monotonicSeconds()
         var index = 0
         while monotonicSeconds() - start < limit {
@@ -31,7 +32,7 @@ import Testing
 
     @Test func headersTrickledByteByByteAreClosedByTheDeadline() throws {
         let server = try deadlineServer(requestTimeout: 1)
-        let client = try RawHTTPClient(port: server.port, timeout: 6)
+        let client = try RawConnection(port: server.port, timeout: 6)
         try client.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n")
         // One header byte every 100 ms keeps the idle timer (10 s) from ever firing.
         let closedAfter = trickle(client, Array("X-Slow: aaaaaaaa\r\n".utf8), gap: 0.1, limit: 5)
@@ -39,14 +40,12 @@ import Testing
         if let closedAfter { #expect(closedAfter >= 0.6 && closedAfter < 3) }
         #expect(server.connectionsClosedByRequestTimeout == 1)
         // The server is unharmed.
-        let fresh = try RawHTTPClient(port: server.port)
-        try fresh.send(get("/hello"))
-        #expect(try fresh.readResponse().status == 200)
+        #expect(try TestHTTPClient(port: server.port).request("GET", "/hello").status == 200)
     }
 
     @Test func bodyTrickledByteByByteIsClosedByTheDeadline() throws {
         let server = try deadlineServer(requestTimeout: 1)
-        let client = try RawHTTPClient(port: server.port, timeout: 6)
+        let client = try RawConnection(port: server.port, timeout: 6)
         try client.send("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000\r\n\r\n")
         let closedAfter = trickle(client, Array("x".utf8), gap: 0.1, limit: 5)
         #expect(closedAfter != nil)
@@ -55,7 +54,7 @@ import Testing
 
     @Test func keepAliveClientWithRegularRequestsOutlivesTheWindow() throws {
         let server = try deadlineServer(requestTimeout: 1)
-        let client = try RawHTTPClient(port: server.port)
+        let client = try RawConnection(port: server.port)
         // 16 requests 150 ms apart: 2.4 s on one connection, each request well inside its own 1 s window.
         for _ in 0..<16 {
             try client.send(get("/hello"))
@@ -67,7 +66,7 @@ import Testing
 
     @Test func idleKeepAliveConnectionGoesWhenTheWindowRunsOut() throws {
         let server = try deadlineServer(requestTimeout: 1)
-        let client = try RawHTTPClient(port: server.port, timeout: 5)
+        let client = try RawConnection(port: server.port, timeout: 5)
         try client.send(get("/hello"))
         #expect(try client.readResponse().status == 200)
         let start = monotonicSeconds()
@@ -77,7 +76,7 @@ import Testing
 
     @Test func zeroTurnsTheDeadlineOff() throws {
         let server = try deadlineServer(requestTimeout: 0)
-        let client = try RawHTTPClient(port: server.port)
+        let client = try RawConnection(port: server.port)
         try client.send("GET /hello HTTP/1.1\r\n")
         #expect(trickle(client, Array("X-Slow: a\r\n".utf8), gap: 0.1, limit: 1.5) == nil)
         try client.send("\r\n\r\n")

@@ -1,4 +1,5 @@
 import MicroHTTPD
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Testing
     @Test func inFlightSlowRequestFinishesDuringGracefulShutdown() throws {
         let server = try startServer()
         let port = server.port
-        let client = try RawHTTPClient(port: port)
+        let client = try RawConnection(port: port)
         try client.send(get("/slow"))
         usleep(200_000)  // the handler is now sleeping
         let start = monotonicSeconds()
@@ -17,16 +18,16 @@ import Testing
         let took = monotonicSeconds() - start
         let response = try client.readResponse()
         #expect(response.status == 200)
-        #expect(response.bodyText == "done")
+        #expect(response.text == "done")
         #expect(took < 4)
         // No longer listening.
-        #expect(throws: (any Error).self) { try RawHTTPClient(port: port) }
+        #expect(throws: (any Error).self) { try RawConnection(port: port) }
         server.shutdown()  // idempotent
     }
 
     @Test func shutdownWithIdleKeepAliveConnectionDoesNotWaitForTheGracePeriod() throws {
         let server = try startServer()
-        let client = try RawHTTPClient(port: server.port)
+        let client = try RawConnection(port: server.port)
         try client.send(get("/hello"))
         #expect(try client.readResponse().status == 200)
         let start = monotonicSeconds()

@@ -1,4 +1,5 @@
 import MicroHTTPD
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -14,17 +15,17 @@ import Testing
             $0.threads = 3
             $0.connectionLimit = 3
         }
-        let clients = try (0..<3).map { _ in try RawHTTPClient(port: server.port) }
+        let clients = try (0..<3).map { _ in try RawConnection(port: server.port) }
         let start = monotonicSeconds()
         for client in clients { try client.send(get("/slow")) }
-        for client in clients { #expect(try client.readResponse().bodyText == "done") }
+        for client in clients { #expect(try client.readResponse().text == "done") }
         // One thread would need 3 × 0.8 s = 2.4 s.
         #expect(monotonicSeconds() - start < 2.0)
     }
 
     @Test func singleThreadServesOneSlowRequestAtATime() throws {
         let server = try startServer { $0.threads = 1 }
-        let clients = try (0..<2).map { _ in try RawHTTPClient(port: server.port) }
+        let clients = try (0..<2).map { _ in try RawConnection(port: server.port) }
         let start = monotonicSeconds()
         for client in clients { try client.send(get("/slow")) }
         for client in clients { #expect(try client.readResponse().status == 200) }

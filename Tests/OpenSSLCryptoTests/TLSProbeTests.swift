@@ -8,8 +8,8 @@ import Testing
     import Glibc
 #endif
 
-/// The OpenSSL TLS probe against real peers on loopback: `openssl s_server`, a listener that never answers,
-/// one that resets the connection, and a closed port.
+/// The OpenSSL TLS probe against real peers on loopback: `openssl s_server` (``TLSTestHost``), a listener that
+/// never answers, one that resets the connection, and a closed port.
 @Suite struct TLSProbeTests {
     /// Starts a Python TCP listener on 127.0.0.1 running `behaviour` on each accepted socket `c`; returns the
     /// process and its port.
@@ -40,32 +40,13 @@ import Testing
     }
 
     @Test func collectsTheWholeChainLeafFirstWithSNI() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try Shell.run(
-            """
-            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=CA 2>/dev/null && \
-            openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout leaf.key -out leaf.csr -subj /CN=leaf.example 2>/dev/null && \
-            openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out leaf.pem -days 2 2>/dev/null && \
-            openssl x509 -in leaf.pem -outform DER -out leaf.der && openssl x509 -in ca.pem -outform DER -out ca.der
-            """, in: dir)
-        let port = Int.random(in: 20_000...60_000)
-        let server = try ProcessRunner.start(
-            "/usr/bin/openssl",
-            [
-                "s_server", "-accept", "127.0.0.1:\(port)", "-cert", "leaf.pem", "-key", "leaf.key", "-cert_chain",
-                "ca.pem", "-quiet", "-www",
-            ], directory: dir)
-        defer {
-            server.kill()
-            server.waitUntilExit()
-        }
-        var chain: [[UInt8]] = []
-        for _ in 0..<50 where chain.isEmpty {
-            chain = (try? TLSProbe.presentedChain(to: try address(port), serverName: "leaf.example", timeout: 2)) ?? []
-            if chain.isEmpty { Thread.sleep(forTimeInterval: 0.1) }
-        }
+        let host = try TLSTestHost(name: "leaf.example", days: 2)
+        try host.shell(
+            "openssl x509 -in current.pem -outform DER -out leaf.der && openssl x509 -in ca.pem -outform DER -out ca.der"
+        )
+        let chain = try TLSProbe.presentedChain(
+            to: try AddressResolver.resolve(host.ip, port: host.port)[0], serverName: "leaf.example", timeout: 2)
+        let dir = host.directory
         let leaf = [UInt8](try Data(contentsOf: dir.appendingPathComponent("leaf.der")))
         let ca = [UInt8](try Data(contentsOf: dir.appendingPathComponent("ca.der")))
         #expect(chain == [leaf, ca])
@@ -76,8 +57,9 @@ import Testing
     }
 
     @Test func aPeerThatNeverAnswersTimesOutOnTime() throws {
-        let (process, port) = try listener("time.sleep(30)")
-        defer { stop(process) }
+        let silent = try SilentListener()
+        defer { withExtendedLifetime(silent) {} }
+        let port = Int(silent.port)
         let started = Date()
         #expect(throws: TLSProbeError.self) {
             try TLSProbe.presentedChain(to: try address(port), serverName: "a.example", timeout: 1)

@@ -26,7 +26,8 @@ import Testing
             Manifest.self, from: Data(contentsOf: root.appendingPathComponent("log/manifest.json")))
         #expect(manifest.trustCases.count == 12)
         for entry in manifest.trustCases {
-            let shipped = try TrustState(rootKeys: try SharedVectorTests.keys(entry.rootKeys), threshold: entry.threshold)
+            let shipped = try TrustState(
+                rootKeys: try SharedVectorTests.keys(entry.rootKeys), threshold: entry.threshold)
             let documents = try entry.documents.map { [UInt8](try Data(contentsOf: root.appendingPathComponent($0))) }
             switch TrustDocumentVerifier(maxSteps: 10).walk(documents, from: shipped, now: SharedVectorTests.now) {
             case .success(let state):

@@ -18,7 +18,7 @@ final class InTestServer: PinSetTransport, Sendable {
     }
 
     static func etag(_ body: [UInt8]) -> String {
-        "\"" + Base64URL.encode(SHA256.hash(data: body).prefix(18)) + "\""
+        ETag.of(sha256: SHA256.hash(data: body))
     }
 
     func get(_ url: URL, headers: [String: String]) async throws -> TransportResponse {

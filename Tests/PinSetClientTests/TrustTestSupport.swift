@@ -47,7 +47,7 @@ final class PathServer: PinSetTransport, Sendable {
     func get(_ url: URL, headers: [String: String]) async throws -> TransportResponse {
         requests.withLock { $0.append(url.path) }
         guard let body = bodies.withLock({ $0[url.path] }) else { return TransportResponse(status: 404) }
-        let etag = "\"" + Base64URL.encode(SHA256.hash(data: body).prefix(18)) + "\""
+        let etag = ETag.of(sha256: SHA256.hash(data: body))
         let common = ["ETag": etag, "Cache-Control": "public, max-age=120"]
         if headers["If-None-Match"] == etag { return TransportResponse(status: 304, headers: common) }
         return TransportResponse(status: 200, headers: common, body: body)

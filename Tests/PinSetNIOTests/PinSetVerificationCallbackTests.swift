@@ -38,19 +38,8 @@ import X509
     /// Starts a TLS server on 127.0.0.1 that sends `leaf` + `intermediate`; returns its port.
     func startServer(pki: TestPKI) async throws -> (Channel, Int, Certificate) {
         let (leaf, key) = try pki.makeLeaf()
-        let configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(leaf.nio), .certificate(pki.intermediate.nio)], privateKey: .privateKey(key)
-        )
-        let context = try NIOSSLContext(configuration: configuration)
-        let channel = try await ServerBootstrap(group: Self.group)
-            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        return (channel, channel.localAddress!.port!, leaf)
+        let server = try await TLSServerFixture.start(leaf: leaf, key: key, pki: pki, group: Self.group)
+        return (server.channel, server.port, leaf)
     }
 
     /// Connects with the pinned handler; `true` when the handshake completes.

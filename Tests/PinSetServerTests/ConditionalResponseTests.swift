@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// RFC 9110 details (issue 17 item 10): `GET /keys` has an `ETag` and answers `If-None-Match`; a `304` has no

@@ -1,5 +1,6 @@
 import Foundation
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetServer

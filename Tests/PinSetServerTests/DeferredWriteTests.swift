@@ -1,38 +1,10 @@
 import Foundation
 import Locking
 import PinSetProbe
+import TestSupport
 import Testing
 
 @testable import PinSetServer
-
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// A TCP listener that never accepts: the kernel completes the connection, nobody ever answers the ClientHello,
-/// so a probe of it waits until its deadline (a host that does not answer).
-final class SilentListener {
-    let fd: Int32
-    let port: UInt16
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.fd = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        port = UInt16(bigEndian: address.sin_port)
-    }
-
-    deinit { close(fd) }
-}
 
 /// Issue 22 item 2: a write waiting for its probe holds no libmicrohttpd worker. With one worker thread, GETs
 /// are answered at once while a write waits for a host that never answers, and stopping the server with such a

@@ -2,6 +2,7 @@ import Foundation
 import OpenSSLCrypto
 import PinSetCore
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite struct LifecycleTests {

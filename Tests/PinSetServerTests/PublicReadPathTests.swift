@@ -1,5 +1,6 @@
 import Foundation
 import PinSetCore
+import TestSupport
 import Testing
 
 @Suite struct PublicReadPathTests {

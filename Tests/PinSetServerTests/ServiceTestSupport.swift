@@ -112,3 +112,25 @@ func expectServiceError<T>(_ body: () throws -> T, sourceLocation: SourceLocatio
         return nil
     }
 }
+
+/// Runs a command, returning its standard output; throws when it exits non-zero.
+@discardableResult
+func run(_ arguments: String..., input: [UInt8]? = nil) throws -> String {
+    try runArgs(arguments, input: input)
+}
+
+@discardableResult
+func runArgs(_ arguments: [String], input: [UInt8]? = nil) throws -> String {
+    String(
+        decoding: try ProcessRunner.checked(arguments[0], Array(arguments.dropFirst()), stdin: input.map { Data($0) }),
+        as: UTF8.self)
+}
+
+/// Two valid distinct pins, the second a backup: the smallest enforcing set.
+func pinPair(_ seed: UInt8 = 1) -> String {
+    let a = Base64.encode([UInt8](repeating: seed, count: 32))
+    let b = Base64.encode([UInt8](repeating: seed &+ 100, count: 32))
+    return #"{"pins":[{"sha256":"\#(a)"},{"sha256":"\#(b)","role":"backup"}]}"#
+}
+
+func pin(_ seed: UInt8) -> String { Base64.encode([UInt8](repeating: seed, count: 32)) }

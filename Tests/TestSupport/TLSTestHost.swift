@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The test targets' one TLS test host: `openssl s_server` on a random 127.0.0.0/8 address and port, serving a
 /// leaf issued by a test CA (chain: leaf, CA), with the keys `current`, `backup` and `rogue`. ``serve(key:days:)``
 /// switches to another leaf key.
@@ -70,6 +66,12 @@ public final class TLSTestHost: @unchecked Sendable {
     /// (Re)starts the server with a leaf for `key`, on the same address and port as before.
     public func serve(key: String, days: Int = 90) throws {
         try issue(key, days: days)
+        try serve(certificate: "\(key).pem", key: "\(key).key", chain: "ca.pem")
+    }
+
+    /// (Re)starts the server with files of ``directory``: the leaf `certificate`, its `key`, and `chain` (the
+    /// certificates sent after the leaf), on the same address and port as before.
+    public func serve(certificate: String, key: String, chain: String) throws {
         stop()
         let restarting = port != 0  // a restart keeps its port: the server's --connect-to mapping names it
         for attempt in 0..<5 {
@@ -77,11 +79,11 @@ public final class TLSTestHost: @unchecked Sendable {
             let process = try ProcessRunner.start(
                 "/usr/bin/openssl",
                 [
-                    "s_server", "-accept", "\(ip):\(port)", "-cert", "\(key).pem", "-key", "\(key).key", "-cert_chain",
-                    "ca.pem", "-quiet", "-www",
+                    "s_server", "-accept", "\(ip):\(port)", "-cert", certificate, "-key", key, "-cert_chain", chain,
+                    "-quiet", "-www",
                 ], directory: directory)
             for _ in 0..<50 {
-                if Self.accepts(ip: ip, port: port) {
+                if RawConnection.accepts(host: ip, port: port) {
                     server = process
                     return
                 }
@@ -112,21 +114,5 @@ public final class TLSTestHost: @unchecked Sendable {
     @discardableResult
     public func shell(_ script: String) throws -> String {
         String(decoding: try ProcessRunner.shell(script, in: directory), as: UTF8.self)
-    }
-
-    /// Whether a TCP connection to ip:port succeeds now.
-    public static func accepts(ip: String, port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr(ip)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
     }
 }

@@ -1,12 +1,8 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// The test targets' one HTTP/1.1 client: blocking, one connection per request over a real loopback socket, so
-/// tests see exactly what the server sends (status, headers, body) with no client-side caching or redirects, fast
-/// enough for write loops of thousands of requests.
+/// The test targets' one HTTP/1.1 client: blocking, one connection per request over a real loopback socket (a
+/// ``RawConnection``), so tests see exactly what the server sends (status, headers, body) with no client-side
+/// caching or redirects, fast enough for write loops of thousands of requests.
 public struct TestHTTPClient: Sendable {
     /// An answer as received.
     public struct Response {
@@ -36,39 +32,13 @@ public struct TestHTTPClient: Sendable {
     public func request(
         _ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil
     ) throws -> Response {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        let connection = try RawConnection(port: port, timeout: 10)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
-        let bytes = Array(head.utf8) + (body ?? [])
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { break }
-            sent += n
-        }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            received += buffer[0..<n]
-        }
+        try? connection.send(Array(head.utf8) + (body ?? []))  // a server may answer (413) before the body is in
+        let received = connection.readToEnd()
         return try Self.parse(received, head: method == "HEAD")
     }
 

@@ -338,6 +338,6 @@ public actor PinSetUpdater {
 
     /// The server's ETag for a body: `"` + base64url(first 18 bytes of SHA-256(body)) + `"`.
     static func etag(of body: [UInt8]) -> String {
-        "\"" + Base64URL.encode(SHA256.hash(data: body).prefix(18)) + "\""
+        ETag.of(sha256: SHA256.hash(data: body))
     }
 }

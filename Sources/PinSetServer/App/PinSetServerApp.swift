@@ -5,6 +5,7 @@ import OpenSSLCrypto
 import PKCS11
 import PinSetCore
 import PinSetOpenSSL
+import PinSetSigning
 import TransparencyLog
 
 /// A running pin server: the database, the signing key, the in-memory snapshot, the HTTP listener and the

@@ -1,5 +1,6 @@
 import Foundation
 import MicroHTTPD
+import PinSetSigning
 
 /// Everything `pinset serve` can be told. Every field has a default; reading flags and environment
 /// variables into it is the command line's job.

@@ -84,7 +84,7 @@ public enum BackupCheck {
     }
 
     private static func integrity(_ db: Database, path: String) throws -> Void {
-        let rows = try String.fetchAll(db, sql: "PRAGMA integrity_check(20)")
+        let rows = try BackupTable.integrityCheck(db)
         guard rows == ["ok"] else {
             // One row may hold several problems on separate lines; keep the message on one line.
             let problems = rows.flatMap { $0.split(separator: "\n") }.map { $0.trimmingCharacters(in: .whitespaces) }
@@ -98,13 +98,13 @@ public enum BackupCheck {
 
     /// (applied migrations, known but not applied).
     private static func schema(_ db: Database) throws -> ([String], [String]) {
-        guard try db.tableExists("grdb_migrations"), try db.tableExists("host"), try db.tableExists("document") else {
+        guard try BackupTable.hasPinSetTables(db) else {
             throw BackupError(.schema, "this SQLite file is not a pinset database (no pinset tables)")
         }
         let migrator = PinDatabase.migrator
         let applied = try migrator.appliedMigrations(db)
         let known = migrator.migrations
-        let unknown = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        let unknown = try BackupTable.migrationIdentifiers(db)
             .filter { !known.contains($0) }
         guard unknown.isEmpty else {
             throw BackupError(
@@ -118,9 +118,7 @@ public enum BackupCheck {
     /// Verifies every host's current document against the keys the database lists.
     private static func documents(_ db: Database) throws -> BackupReport {
         var keys: [String: [UInt8]] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT kid, publicKey FROM signingKey") {
-            let kid: String = row["kid"]
-            let key = [UInt8](row["publicKey"] as Data)
+        for (kid, key) in try BackupTable.signingKeys(db) {
             guard Base64URL.encode(SHA256Digest.hash(Ed25519JWK.thumbprintInput(publicKey: key))) == kid else {
                 throw BackupError(.documents, "the signing key listed as \(kid) does not have that thumbprint")
             }
@@ -128,21 +126,14 @@ public enum BackupCheck {
         }
         var problems: [String] = []
         var verified = 0
-        let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT h.name, h.version, d.version AS documentVersion, d.body, d.kid
-                FROM host h LEFT JOIN document d ON d.hostId = h.id ORDER BY h.name
-                """)
+        let rows = try BackupTable.hostDocuments(db)
         for row in rows {
-            let host: String = row["name"]
-            guard let body = row["body"] as Data? else {
+            let host = row.host
+            guard let body = row.body else {
                 problems.append("\(host) has no document")
                 continue
             }
-            if let problem = check(
-                document: [UInt8](body), host: host, version: row["version"], kid: row["kid"], keys: keys)
-            {
+            if let problem = check(document: body, host: host, version: row.version, kid: row.kid, keys: keys) {
                 problems.append("\(host): \(problem)")
             } else {
                 verified += 1
@@ -154,10 +145,8 @@ public enum BackupCheck {
                 "\(problems.count) of \(rows.count) document(s) do not verify: "
                     + problems.prefix(5).joined(separator: "; "))
         }
-        let tokens = try Int.fetchOne(db, sql: "SELECT count(*) FROM adminToken WHERE revokedAt IS NULL") ?? 0
-        let trust =
-            try db.tableExists("trustDocument")
-            ? try Int.fetchOne(db, sql: "SELECT count(*) FROM trustDocument") ?? 0 : 0
+        let tokens = try BackupTable.activeTokenCount(db)
+        let trust = try BackupTable.trustDocumentCount(db)
         return BackupReport(
             path: "", bytes: 0, migrations: [], pendingMigrations: [], hosts: rows.count, verifiedDocuments: verified,
             keys: keys.count, activeTokens: tokens, trustDocuments: trust)

@@ -34,10 +34,8 @@ public enum DatabaseBackup {
             let from = try DatabaseQueue(path: source, configuration: sourceConfiguration)
             let to = try DatabaseQueue(path: temporary)
             try from.backup(to: to)
-            try to.writeWithoutTransaction { db in
-                // The source is in WAL mode and the copy inherits it: make the backup one self-contained file.
-                _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
-            }
+            // The source is in WAL mode and the copy inherits it: make the backup one self-contained file.
+            try to.writeWithoutTransaction { db in try BackupTable.useSingleFileJournal(db) }
             try to.close()
             try from.close()
         } catch {

@@ -4,6 +4,7 @@ import Logging
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import PinSetSigning
 
 /// The pin set service: validates writes, versions and signs sets, stores them durably and publishes each
 /// new document, in commit order, through the `publish` callback.

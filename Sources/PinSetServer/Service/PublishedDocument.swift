@@ -43,6 +43,6 @@ public struct PublishedDocument: Sendable, Hashable {
 
     /// The strong ETag of a body: `"` + base64url(first 18 bytes of SHA-256(body)) + `"`.
     public static func etag(for body: [UInt8]) -> String {
-        "\"" + Base64URL.encode(SHA256Digest.hash(body).prefix(18)) + "\""
+        ETag.of(sha256: SHA256Digest.hash(body))
     }
 }

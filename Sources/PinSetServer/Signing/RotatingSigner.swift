@@ -1,4 +1,5 @@
 import Locking
+import PinSetSigning
 
 /// The server's signing key with the **next key** beside it (`--next-key`, PROTOCOL §6.3, a planned rotation):
 /// signs with the active key until a trust document that delegates the next key and drops the current one is

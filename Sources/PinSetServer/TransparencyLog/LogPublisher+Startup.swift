@@ -1,5 +1,6 @@
 import Foundation
 internal import GRDB
+import PinSetSigning
 import TransparencyLog
 
 extension LogPublisher {

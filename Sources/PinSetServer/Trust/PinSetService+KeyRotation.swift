@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import PinSetCore
+import PinSetSigning
 
 extension PinSetService {
     /// The planned rotation's half in the pin sets (PROTOCOL §6.3), in the caller's transaction, which has just

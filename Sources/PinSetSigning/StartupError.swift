@@ -20,8 +20,16 @@ public struct StartupError: Error, Sendable, Equatable, CustomStringConvertible 
     /// What happened and what to do; names files and key ids, never key material.
     public let description: String
 
+    /// A refusal of kind `code`; `description` must name no key material.
+    public init(code: Code, description: String) {
+        self.code = code
+        self.description = description
+    }
+
     /// `--dev` refuses to mint a key for a database that some key has already signed for.
-    static func keyMissingForSignedDatabase(keyPath: String, databasePath: String, kids: [String]) -> StartupError {
+    package static func keyMissingForSignedDatabase(keyPath: String, databasePath: String, kids: [String])
+        -> StartupError
+    {
         StartupError(
             code: .keyMissingForSignedDatabase,
             description:
