@@ -96,7 +96,7 @@ public final class PinSetServerApp: Sendable {
         // cooperative pool and never on the read path.
         self.resigner = PeriodicWorker(name: "pinset.resigner", interval: configuration.resignCheckInterval) {
             do {
-                let count = try service.resignDue()
+                let count = try service.resignDue(keeping: trust.keysNotToReplace())
                 if count > 0 {
                     metrics.resigned(count)
                     logger.info("re-signed documents before expiry", metadata: ["count": "\(count)"])

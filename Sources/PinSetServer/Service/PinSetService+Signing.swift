@@ -36,8 +36,9 @@ extension PinSetService {
     /// Each is committed in its own serialized write and published (with a log: once a checkpoint includes it,
     /// without waiting); history is not touched.
     ///
+    /// - Parameter keeping: keys whose documents are left as they are (``TrustService/keysNotToReplace()``).
     /// - Returns: how many documents were re-signed.
-    public func resignDue() throws(ServiceError) -> Int {
+    public func resignDue(keeping: Set<String> = []) throws(ServiceError) -> Int {
         let threshold = configuration.effectiveResignAfter
         let kid = signingKey.kid
         let candidates = try store.read { db in
@@ -45,19 +46,19 @@ extension PinSetService {
         }
         var count = 0
         for host in candidates {
-            if try resign(host: host, threshold: threshold) { count += 1 }
+            if try resign(host: host, threshold: threshold, keeping: keeping) { count += 1 }
         }
         return count
     }
 
     /// Re-signs one host's document if it is still due once inside the serialized section.
-    private func resign(host: String, threshold: TimeInterval) throws(ServiceError) -> Bool {
+    private func resign(host: String, threshold: TimeInterval, keeping: Set<String>) throws(ServiceError) -> Bool {
         try store.serializedWrite { db in
             var document: PublishedDocument?
             var append: LogAppend?
             try db.inTransaction {
                 let now = StoredTime.truncate(clock())
-                guard let current = try HostRecords.fetch(db, name: host),
+                guard let current = try HostRecords.fetch(db, name: host), !keeping.contains(current.document.kid),
                     current.document.issuedAt <= now.addingTimeInterval(-threshold)
                         || current.document.kid != signingKey.kid,
                     let payload = try HostRecords.payload(db, hostId: current.id, version: current.version)

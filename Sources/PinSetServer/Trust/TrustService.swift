@@ -113,6 +113,19 @@ public final class TrustService: Sendable {
         return verified.signingKeys[signingKid] == nil ? .notDelegated : .delegated
     }
 
+    /// The keys whose documents the re-signer must leave alone: the newest trust document's signing keys when it
+    /// does not delegate the server's own key (a server restarted with its old key after a planned rotation, or
+    /// with a new key before its trust document is pushed). Re-signing such a document with the server's key
+    /// would turn one every root-key client accepts into one they all refuse. Empty otherwise (and on a read
+    /// error: then the re-signer works as without §6).
+    public func keysNotToReplace() -> Set<String> {
+        guard let newest = try? store.read({ db in try TrustTable.newest(db) }),
+            case .success(let verified) = TrustRules.verifySelfSigned(newest.body, crypto: crypto),
+            verified.signingKeys[signingKid] == nil
+        else { return [] }
+        return Set(verified.signingKeys.keys)
+    }
+
     /// `PUT /admin/trust`: checks `bytes` by PROTOCOL §6.2 steps 1–4 against the newest stored version (or the
     /// start-up root keys for the first), checks it is fresh and lists the server's signing key, stores it and
     /// serves it from the next request on.
