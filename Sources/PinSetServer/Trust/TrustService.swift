@@ -165,7 +165,7 @@ public final class TrustService: Sendable {
                         outcome.rotatedTo = rotation.signer.kid
                         outcome.resigned = rotated?.documents.count
                         outcome.note =
-                            "the server now signs with its next key (kid \(rotation.signer.kid)): restart it with that key as --key and without --next-key; restarted with the old key it would re-sign every document with a key this trust document no longer delegates"
+                            "the server now signs with its next key (kid \(rotation.signer.kid)): restart it with that key as --key and without --next-key; restarted with the old key it would sign every new write with a key this trust document no longer delegates, and root-key clients would refuse those documents"
                     }
                     result = (outcome, verified.raw)
                     return .commit
