@@ -50,21 +50,31 @@ final class ExportLog {
     }
 
     /// The log files and proofs for `documents` (path below the export, e.g. `pins/api.example.com`, and bytes).
+    ///
+    /// The checkpoint is read again after the proofs: checkpoints only grow, so the exported one covers every
+    /// proof's, and the exported tiles can prove each proof's consistency with it. A proof whose checkpoint is
+    /// still larger (a stale cache in front of the server) is held back with its document.
     func files(documents: [(path: String, body: [UInt8])]) throws -> Files {
-        let noteBytes = try source.read("log/checkpoint")
-        let size: Int
-        let signatures: Int
-        do {
-            let note = try SignedNote(parsing: noteBytes)
-            size = try Checkpoint(text: note.text).size
-            signatures = note.signatures.count
-        } catch {
-            throw CLIError("\(source.base)/log/checkpoint: \(error)")
+        let signatures = try checkpoint().note.signatures.count
+        var proofs: [(path: String, proof: [UInt8], digest: [UInt8], body: [UInt8])] = []
+        var heldBack: Set<String> = []
+        for (path, body) in documents {
+            let digest = crypto.sha256(body)
+            if let known = written[path], known.digest == digest, known.signatures >= signatures { continue }
+            let proofPath =
+                (path.hasPrefix("pins/") ? "pins/" + String(path.dropFirst(5)).pathSegment : path) + "/proof"
+            guard let proof = try? source.read(proofPath) else {
+                heldBack.insert(path)
+                continue
+            }
+            proofs.append((path, proof, digest, body))
         }
+        let (noteBytes, note) = try checkpoint()
+        let size = try Checkpoint(text: note.text).size
         let exported = root.appendingPathComponent("log/checkpoint")
         let oldSize =
             (try? Checkpoint(text: SignedNote(parsing: [UInt8](Data(contentsOf: exported))).text).size) ?? 0
-        var result = Files(checkpoint: (exported, Data(noteBytes)))
+        var result = Files(checkpoint: (exported, Data(noteBytes)), heldBack: heldBack)
         for tile in Tile.all(treeSize: size)
         where tile.index >= Tile.hashCount(level: tile.level, treeSize: min(oldSize, size)) / Tile.fullWidth {
             for path in tile.level == 0 ? [tile.path, tile.entriesPath] : [tile.path] {
@@ -74,12 +84,8 @@ final class ExportLog {
                 result.before.append((url, Data(try source.read("log/" + path))))
             }
         }
-        for (path, body) in documents {
-            let digest = crypto.sha256(body)
-            if let known = written[path], known.digest == digest, known.signatures >= signatures { continue }
-            let proofPath =
-                (path.hasPrefix("pins/") ? "pins/" + String(path.dropFirst(5)).pathSegment : path) + "/proof"
-            guard let proof = try? source.read(proofPath), let count = includes(proof, body) else {
+        for (path, proof, digest, body) in proofs {
+            guard let count = includes(proof, body, within: size) else {
                 result.heldBack.insert(path)
                 continue
             }
@@ -91,12 +97,22 @@ final class ExportLog {
         return result
     }
 
+    /// The source's checkpoint, its bytes and parsed.
+    private func checkpoint() throws -> (bytes: [UInt8], note: SignedNote) {
+        let bytes = try source.read("log/checkpoint")
+        do {
+            return (bytes, try SignedNote(parsing: bytes))
+        } catch {
+            throw CLIError("\(source.base)/log/checkpoint: \(error)")
+        }
+    }
+
     /// Whether `proof` (a C2SP tlog-proof) shows `body` in its checkpoint: the number of signatures on that
     /// checkpoint, or nil. Signatures are the clients' and monitors' business; this only keeps a mirror from
     /// pairing a document with another document's proof.
-    private func includes(_ proof: [UInt8], _ body: [UInt8]) -> Int? {
+    private func includes(_ proof: [UInt8], _ body: [UInt8], within size: Int) -> Int? {
         guard let parsed = try? LogProof(parsing: proof),
-            let checkpoint = try? Checkpoint(text: parsed.checkpoint.text),
+            let checkpoint = try? Checkpoint(text: parsed.checkpoint.text), checkpoint.size <= size,
             hasher.verifyInclusion(
                 leaf: hasher.leafHash(body), index: parsed.index, size: checkpoint.size, proof: parsed.inclusionProof,
                 root: checkpoint.rootHash)

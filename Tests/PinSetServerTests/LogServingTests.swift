@@ -55,6 +55,30 @@ import TransparencyLog
         #expect(partial.header("Cache-Control") == "public, max-age=60")
     }
 
+    /// A proof keeps the checkpoint that first included its document, so the partial tiles of that size stay
+    /// served until their full tile exists: a client holding a smaller checkpoint proves consistency from them,
+    /// however many writes to other hosts came since.
+    @Test func aProofsCheckpointStaysProvableAfterLaterWrites() throws {
+        let server = try TestServer()
+        try LogFixture.enableLog(server)
+        #expect(try server.put("old.example", pinPair(1)).status == 201)
+        let held = try LogFixture.checkpoint(server).body  // what a client accepted before
+        #expect(try server.put("x.example", pinPair(2)).status == 201)
+        let proof = try LogProof(parsing: try server.client.request("GET", "/pins/x.example/proof").body)
+        let proofSize = try Checkpoint(text: proof.checkpoint.text).size
+        for index in 0..<(LogFileIndex.partialGenerations + 4) {
+            #expect(try server.put("later\(index).example", pinPair(UInt8(10 + index))).status == 201)
+        }
+        #expect(try LogFixture.checkpoint(server).body.size > proofSize)
+        let tree = MerkleTree(hasher: LogFixture.hasher, reader: LogFixture.tiles(server, treeSize: proofSize))
+        let consistency = try tree.consistencyProof(from: held.size, to: proofSize)
+        let proofRoot = try Checkpoint(text: proof.checkpoint.text).rootHash
+        #expect(
+            LogFixture.hasher.verifyConsistency(
+                oldSize: held.size, newSize: proofSize, oldRoot: held.rootHash, newRoot: proofRoot,
+                proof: consistency))
+    }
+
     @Test func aProofAnswers304LikeItsDocument() throws {
         let server = try TestServer()
         try LogFixture.enableLog(server)

@@ -61,4 +61,41 @@ import TransparencyLog
             return
         }
     }
+
+    /// Writes that never pause: a round asks about the checkpoint it started with even when a newer one was signed
+    /// meanwhile, and what the witnesses cosigned is kept for that earlier checkpoint, whose proofs then carry it.
+    @Test func cosignaturesOfAnEarlierCheckpointAreKeptWhenANewerOneWasSigned() throws {
+        let directory = try makeTemporaryDirectory("pinset-cosigner-earlier")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let logKey = try Ed25519SigningKey.generate()
+        let server = try LogServer(logKey: logKey, witnesses: [])
+        let logVKey = try NoteSigner(name: LogServer.origin, type: .ed25519, key: logKey).key
+        let key = directory.appendingPathComponent("w.pem").path
+        try Ed25519SigningKey.generate().write(toNewFile: key)
+        let witness = try WitnessProcessTests.RunningWitness(arguments: [
+            "--name", "w.example", "--key", key, "--log", "\(logVKey)", "--db",
+            directory.appendingPathComponent("w.sqlite").path,
+        ])
+        defer { witness.stop() }
+        let endpoint = WitnessEndpoint(
+            url: URL(string: witness.url)!, key: try VerifierKey(parsing: witness.vkey, crypto: crypto))
+
+        try server.publish((0..<5).map { ClientVerificationTests.document("host\($0).example", 1) })
+        let earlier = try #require(server.log.checkpoint)
+        try server.publish((5..<9).map { ClientVerificationTests.document("host\($0).example", 1) })
+        let round = WitnessCosigner(log: server.log, witnesses: [endpoint], crypto: crypto)
+            .round(deadline: 5, checkpoint: earlier)
+        #expect(round.size == 5 && round.cosignatures.count == 1, "\(round.outcomes)")
+        try server.store.serializedWrite { db in
+            try server.log.addCosignatures(round.cosignatures, to: round.note, size: round.size, in: db, at: Date())
+        }
+        #expect(server.log.checkpoint?.signatures.count == 1)  // the latest (size 9) is not cosigned
+        let kept = try #require(server.log.cosignedEarlier)
+        #expect(kept.size == 5 && kept.note.signatures.count == 2)
+        let policy = try LogPolicy(
+            parsing: Array("log \(logVKey)\nwitness w \(witness.vkey)\nquorum w\n".utf8), crypto: crypto)
+        let proof = try server.log.proof(index: 3, in: kept.note, size: kept.size)
+        _ = try LogProofVerifier(policy: policy, crypto: crypto).verify(
+            entry: Array(ClientVerificationTests.document("host3.example", 1).utf8), proof: proof)
+    }
 }

@@ -106,6 +106,7 @@ public final class PinSetServerApp: Sendable {
                 logger.error("re-signing failed", metadata: ["error": "\(error)"])
             }
         }
+        trust.whenAccepted { [weak resigner] in resigner?.wakeUp() }
     }
 
     /// The transparency log's vkey (`origin+keyid+base64`), `nil` without a log.

@@ -54,10 +54,11 @@ final class PinSetRouter: HTTPHandler {
         let path = request.path
         let match = RouteTable.match(path)
         let route = match?.route(method.name)
-        if let route, route.mayProbe, !request.isDetached, log != nil || mayProbe(request) {
-            // The write waits for a probe of its host (up to the probe's deadline), or for the log's next
-            // checkpoint: off the worker thread, so that the GETs on its connections are never queued behind it,
-            // and so that concurrent writes wait together and share one checkpoint (group commit).
+        if let route, !request.isDetached, route.deferred || route.mayProbe && (log != nil || mayProbe(request)) {
+            // The write waits for a probe of its host (up to the probe's deadline), for the log's next
+            // checkpoint, or re-signs every host (a trust push with a next key): off the worker thread, so that
+            // the GETs on its connections are never queued behind it, and so that concurrent writes wait together
+            // and share one checkpoint (group commit).
             return .deferred { [self] detached in handle(detached) }
         }
         let response: HTTPResponse

@@ -18,17 +18,21 @@ struct Route: Sendable {
     /// A write that may probe its host before answering (pre-flight check or `capture`), or wait for the
     /// transparency log's checkpoint: answered off the worker thread (``HTTPResponse/deferred(_:)``).
     let mayProbe: Bool
+    /// Always answered off the worker thread: a trust push waits for the log's checkpoint and, with a next key,
+    /// re-signs every host's document.
+    let deferred: Bool
     let handler: Handler
 
     init(
         method: String, path: String, _ access: Access, counted: Bool = true, mayProbe: Bool = false,
-        _ handler: @escaping Handler
+        deferred: Bool = false, _ handler: @escaping Handler
     ) {
         self.method = method
         self.path = path
         self.access = access
         self.counted = counted
         self.mayProbe = mayProbe
+        self.deferred = deferred
         self.handler = handler
     }
 

@@ -6,9 +6,9 @@ import TransparencyLog
 /// The log's C2SP tlog-tiles files served from memory under `/log/`: the checkpoint, tiles and entry bundles,
 /// each a ``CachedResource`` made once when a checkpoint is published (``LogState/files(changedSince:)``).
 ///
-/// A partial tile is kept while a few later checkpoints are published (a client that holds an older checkpoint
-/// may still ask for it), and dropped once its full tile exists or ``partialGenerations`` checkpoints later;
-/// full tiles stay for good.
+/// A partial hash tile is kept until its full tile exists (a client that holds an older checkpoint may need it
+/// to check a proof's consistency); a partial entry bundle is dropped once its full bundle exists or
+/// ``partialGenerations`` checkpoints later; full tiles stay for good.
 final class LogFileIndex: Sendable {
     private struct State {
         var files: [String: CachedResource] = [:]
@@ -21,7 +21,7 @@ final class LogFileIndex: Sendable {
         var size = 0
     }
 
-    /// How many checkpoints a partial tile outlives.
+    /// How many checkpoints a partial entry bundle outlives.
     static let partialGenerations = 16
     private let state = Locked(State())
     private let crypto: any TrustCrypto
@@ -62,8 +62,12 @@ final class LogFileIndex: Sendable {
                     state.partials[file.path] = state.generation
                 }
             }
+            // Partial hash tiles stay until their full tile exists: a proof keeps the checkpoint that first
+            // included its document, so a client holding a smaller checkpoint needs that size's partial tiles for
+            // the consistency proof (at most 255 per level, 8 KB each). Partial entry bundles, wanted only by
+            // monitors that catch up, go after a few checkpoints.
             let oldest = state.generation - Self.partialGenerations
-            for (path, generation) in state.partials where generation < oldest {
+            for (path, generation) in state.partials where generation < oldest && path.hasPrefix("tile/entries/") {
                 state.partials[path] = nil
                 state.lazy[path] = nil
                 if let old = state.files.removeValue(forKey: path) { released.append(old) }

@@ -180,9 +180,19 @@ final class LogPublisher: Sendable {
     /// Runs `body` in a transaction committed without an fsync (`synchronous = NORMAL` in WAL mode: durable at
     /// the next synced commit, and never out of order): for checkpoints and cosignatures only, which a crash
     /// may lose without harm (see ``signCheckpoint(_:)``; cosignatures are asked for again).
+    ///
+    /// The writer connection is set back to `synchronous = FULL` afterwards, whatever happened; if even that
+    /// fails the process stops, since every later write would be acknowledged without an fsync.
     static func withoutSync(_ db: Database, _ body: (Database) throws -> Void) throws {
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+        defer {
+            do {
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            } catch {
+                fatalError(
+                    "cannot set the database back to synchronous = FULL, so writes would not be durable: \(error)")
+            }
+        }
         try db.inTransaction {
             try body(db)
             return .commit
@@ -225,6 +235,17 @@ final class LogPublisher: Sendable {
         for (key, entry) in proofs.underCosigned(than: latest.signatures.count - 1) {
             guard let proof = try? log.proof(index: entry.leafIndex) else { continue }
             proofs.publish(key, etag: entry.etag, version: entry.version, proof: proof, complete: complete)
+        }
+        // Writes that kept coming during the witnesses' round: their cosignatures are on an earlier checkpoint,
+        // which still proves every entry it includes (PROTOCOL §7.4 accepts any consistent checkpoint).
+        guard let earlier = log.cosignedEarlier else { return }
+        let earlierComplete = isComplete(earlier.note)
+        for (key, entry) in proofs.underCosigned(than: earlier.note.signatures.count - 1)
+        where entry.leafIndex < earlier.size {
+            guard let proof = try? log.proof(index: entry.leafIndex, in: earlier.note, size: earlier.size) else {
+                continue
+            }
+            proofs.publish(key, etag: entry.etag, version: entry.version, proof: proof, complete: earlierComplete)
         }
     }
 }

@@ -26,6 +26,9 @@ public final class LogState: Sendable {
         var waiting: [Int: LogAppend] = [:]
         var checkpoint: SignedNote? = nil
         var checkpointSize = 0
+        /// The largest checkpoint older than the latest that witnesses cosigned after a newer one was signed
+        /// (writes kept coming during their round): proofs of the entries it includes can carry its cosignatures.
+        var cosignedEarlier: (note: SignedNote, size: Int)? = nil
     }
 
     /// Creates an empty log; ``load(from:)`` fills it from the database.
@@ -141,13 +144,42 @@ public final class LogState: Sendable {
 
     /// Adds witnesses' cosignature lines to the checkpoint of `size` if it is still the latest, in memory and in
     /// `db`. Lines are not verified here: the caller checked them against its witnesses' keys.
-    func addCosignatures(_ cosignatures: [NoteSignature], size: Int, in db: Database, at now: Date) throws {
+    /// When a newer checkpoint was signed meanwhile, `note` (the checkpoint of `size` the witnesses were sent)
+    /// with the lines is kept in memory as ``cosignedEarlier`` instead, if it is larger than the one kept: writes
+    /// that never pause must not starve the proofs of cosignatures.
+    func addCosignatures(
+        _ cosignatures: [NoteSignature], to sent: SignedNote? = nil, size: Int, in db: Database, at now: Date
+    ) throws {
         try memory.withLock { memory in
-            guard var note = memory.checkpoint, memory.checkpointSize == size else { return }
+            guard var note = memory.checkpoint, memory.checkpointSize == size else {
+                guard var earlier = sent, size < memory.checkpointSize, size >= memory.cosignedEarlier?.size ?? 0
+                else { return }
+                if let kept = memory.cosignedEarlier, kept.size == size { earlier = kept.note }
+                earlier.add(cosignatures)
+                memory.cosignedEarlier = (earlier, size)
+                return
+            }
             note.add(cosignatures)
             try LogTable.saveCheckpoint(db, treeSize: size, note: note.bytes, signedAt: now)
             memory.checkpoint = note
         }
+    }
+
+    /// The earlier checkpoint witnesses cosigned while newer ones were signed (see ``addCosignatures``), if any.
+    var cosignedEarlier: (note: SignedNote, size: Int)? { memory.withLock { $0.cosignedEarlier } }
+
+    /// The C2SP tlog-proof of entry `index` in `note`, a checkpoint of `size` this log signed.
+    func proof(index: Int, in note: SignedNote, size: Int) throws(LogError) -> LogProof {
+        try memory.withLock { memory -> Result<LogProof, LogError> in
+            guard index < size, size <= memory.hashes.treeSize else {
+                return .failure(LogError(.outOfRange, "entry \(index) is not in the checkpoint of size \(size)"))
+            }
+            let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
+            return Result { () throws(LogError) in
+                LogProof(
+                    index: index, inclusionProof: try tree.inclusionProof(index: index, size: size), checkpoint: note)
+            }
+        }.get()
     }
 
     /// The C2SP tlog-proof of entry `index` in the latest checkpoint.
@@ -180,16 +212,23 @@ public final class LogState: Sendable {
     /// The C2SP tlog-witness request for the latest checkpoint, for a witness that holds a checkpoint of
     /// `oldSize` (0 when it holds none, or to learn its size from the `409`).
     /// - Throws: ``LogError/Code/outOfRange`` when there is no checkpoint yet or `oldSize` is over its size.
-    public func witnessRequest(oldSize: Int) throws(LogError) -> AddCheckpointRequest {
+    /// - Parameter sent: the checkpoint to send (of `size`), when not the latest: a round asks every witness
+    ///   about the checkpoint it started with, even if a newer one was signed meanwhile.
+    public func witnessRequest(oldSize: Int, for sent: (note: SignedNote, size: Int)? = nil) throws(LogError)
+        -> AddCheckpointRequest
+    {
         try memory.withLock { memory -> Result<AddCheckpointRequest, LogError> in
-            guard let note = memory.checkpoint, oldSize <= memory.checkpointSize else {
+            guard let latest = memory.checkpoint else {
+                return .failure(LogError(.outOfRange, "no checkpoint is signed"))
+            }
+            let (note, size) = sent ?? (latest, memory.checkpointSize)
+            guard oldSize <= size, size <= memory.checkpointSize else {
                 return .failure(LogError(.outOfRange, "no checkpoint of size \(oldSize) or more is signed"))
             }
             let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
             return Result { () throws(LogError) in
                 AddCheckpointRequest(
-                    oldSize: oldSize,
-                    consistencyProof: try tree.consistencyProof(from: oldSize, to: memory.checkpointSize),
+                    oldSize: oldSize, consistencyProof: try tree.consistencyProof(from: oldSize, to: size),
                     checkpoint: note)
             }
         }.get()

@@ -20,6 +20,14 @@ public struct WitnessEndpoint: Sendable, Equatable {
         self.url = url
         self.key = key
     }
+
+    /// The URL as logs and `GET /admin/log` show it: scheme, host and port only, since a witness's credentials
+    /// may sit in its user part, path or query.
+    public var displayURL: String {
+        let port = url.port.map { ":\($0)" } ?? ""
+        let rest = url.path.isEmpty || url.path == "/" ? "" : "/…"
+        return "\(url.scheme ?? "http")://\(url.host ?? "?")\(port)\(rest)"
+    }
 }
 
 /// Asks a log's witnesses to cosign its latest checkpoint, all at once and within a deadline (PROTOCOL §7.2).
@@ -27,7 +35,7 @@ public struct WitnessEndpoint: Sendable, Equatable {
 /// It remembers the size each witness holds (0 at first) and learns it from a `409`, then asks again once. A
 /// witness that does not answer in time, or refuses, is asked again in a later round: each round asks every
 /// witness whose cosignature the latest checkpoint lacks. Storing what was gathered is the caller's
-/// (``LogState/addCosignatures(_:size:in:at:)``), inside its own write.
+/// (``LogState/addCosignatures(_:to:size:in:at:)``), inside its own write.
 public final class WitnessCosigner: Sendable {
     /// What one witness answered in a round.
     public enum Outcome: Sendable, Equatable {
@@ -47,6 +55,8 @@ public final class WitnessCosigner: Sendable {
     public struct Round: Sendable {
         /// The checkpoint size the round was for (0 when the log has no checkpoint yet).
         public let size: Int
+        /// The checkpoint the witnesses were sent (`nil` when the log has none yet).
+        public let note: SignedNote?
         /// Each witness's outcome, in the order the witnesses were given.
         public let outcomes: [Outcome]
 
@@ -74,9 +84,11 @@ public final class WitnessCosigner: Sendable {
 
     /// Asks every witness that has not cosigned the latest checkpoint yet, in parallel; returns when all have
     /// answered or `deadline` seconds have passed, whichever comes first.
-    public func round(deadline: TimeInterval) -> Round {
-        guard let note = log.checkpoint, let size = try? Checkpoint(text: note.text).size else {
-            return Round(size: 0, outcomes: witnesses.map { _ in .unreachable })
+    /// - Parameter checkpoint: the checkpoint to ask about instead of the latest (tests: a newer one signed
+    ///   while the round runs).
+    public func round(deadline: TimeInterval, checkpoint: SignedNote? = nil) -> Round {
+        guard let note = checkpoint ?? log.checkpoint, let size = try? Checkpoint(text: note.text).size else {
+            return Round(size: 0, note: nil, outcomes: witnesses.map { _ in .unreachable })
         }
         let outcomes = Locked([Outcome?](repeating: nil, count: witnesses.count))
         let group = DispatchGroup()
@@ -88,19 +100,23 @@ public final class WitnessCosigner: Sendable {
             }
             group.enter()
             DispatchQueue.global().async {
-                let outcome = self.ask(index, witness, size: size, until: end)
+                let outcome = self.ask(index, witness, note: note, size: size, until: end)
                 outcomes.withLock { $0[index] = outcome }
                 group.leave()
             }
         }
         _ = group.wait(timeout: .now() + deadline + 0.5)
-        return Round(size: size, outcomes: outcomes.withLock { $0.map { $0 ?? .unreachable } })
+        return Round(size: size, note: note, outcomes: outcomes.withLock { $0.map { $0 ?? .unreachable } })
     }
 
-    private func ask(_ index: Int, _ witness: WitnessEndpoint, size: Int, until end: Date) -> Outcome {
+    /// Asks one witness about `note` (of `size`): the checkpoint the round started with, even when a newer one
+    /// was signed meanwhile, so the cosignatures gathered are for the round's `size`.
+    private func ask(_ index: Int, _ witness: WitnessEndpoint, note: SignedNote, size: Int, until end: Date)
+        -> Outcome
+    {
         var oldSize = min(held.withLock { $0[index] }, size)
         for attempt in 0..<2 {
-            guard let request = try? log.witnessRequest(oldSize: oldSize) else {
+            guard let request = try? log.witnessRequest(oldSize: oldSize, for: (note, size)) else {
                 return .refused(status: 0, reason: "no request")
             }
             let timeout = end.timeIntervalSinceNow
@@ -111,7 +127,7 @@ public final class WitnessCosigner: Sendable {
             case 200:
                 do {
                     let lines = try request.cosignatures(inResponse: body, witness: witness.key, crypto: crypto)
-                    held.withLock { $0[index] = request.checkpoint.text == log.checkpoint?.text ? size : $0[index] }
+                    held.withLock { $0[index] = size }
                     return .cosigned(lines)
                 } catch {
                     return .badAnswer(error.detail)

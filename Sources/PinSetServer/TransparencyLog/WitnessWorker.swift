@@ -41,7 +41,7 @@ final class WitnessWorker: Sendable {
         self.witnesses = witnesses
         cosigner = WitnessCosigner(log: publisher.log, witnesses: witnesses, crypto: crypto)
         statuses = Locked(
-            witnesses.map { Status(url: $0.url.absoluteString, keyName: $0.key.name) })
+            witnesses.map { Status(url: $0.displayURL, keyName: $0.key.name) })
         let worker = PeriodicWorker(name: "pinset.witnesses") { [self] _ in
             let since = Date().timeIntervalSince(lastStart.withLock { $0 })
             guard since >= Self.minimumInterval else { return Self.minimumInterval - since }
@@ -97,7 +97,8 @@ final class WitnessWorker: Sendable {
             do {
                 try publisher.store.serializedWrite { db in
                     try LogPublisher.withoutSync(db) { db in
-                        try publisher.log.addCosignatures(gathered, size: round.size, in: db, at: now)
+                        try publisher.log.addCosignatures(
+                            gathered, to: round.note, size: round.size, in: db, at: now)
                     }
                 }
                 publisher.cosigned()
@@ -113,7 +114,7 @@ final class WitnessWorker: Sendable {
                 logger.warning(
                     "a witness did not cosign the checkpoint",
                     metadata: [
-                        "witness": "\(witnesses[index].url)", "size": "\(round.size)",
+                        "witness": "\(witnesses[index].displayURL)", "size": "\(round.size)",
                         "error": "\(statuses.withLock { $0[index].lastError ?? "" })",
                     ])
                 return false

@@ -1,5 +1,6 @@
 import Foundation
 internal import GRDB
+import Locking
 import Logging
 import PinSetCore
 import PinSetOpenSSL
@@ -56,6 +57,8 @@ public final class TrustService: Sendable {
     private let crypto = OpenSSLTrustCrypto()
     /// The transparency log's publisher (PROTOCOL §7), `nil` when the server keeps no log.
     let log: LogPublisher?
+    /// Called after each accepted push (the app wakes its re-signer: documents it held back may be due now).
+    private let accepted = Locked<(@Sendable () -> Void)?>(nil)
 
     /// Loads every stored trust document into memory.
     /// - Parameters:
@@ -203,7 +206,14 @@ public final class TrustService: Sendable {
                 ])
         }
         for ticket in tickets { try PinSetService.waitUntilServed(ticket) }
+        accepted.withLock { $0 }?()
         return outcome
+    }
+
+    /// Sets what runs after each accepted push: the app wakes its re-signer, since a document signed by a key
+    /// the new trust document no longer delegates is due now (``keysNotToReplace()`` changed).
+    func whenAccepted(_ action: @escaping @Sendable () -> Void) {
+        accepted.withLock { $0 = action }
     }
 
     /// PROTOCOL §6.2 steps 1–4 from the newest stored version, or from the start-up root keys for the first.
