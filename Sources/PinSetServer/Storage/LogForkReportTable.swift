@@ -25,13 +25,7 @@ enum LogForkReportTable {
         let count =
             try Int.fetchOne(
                 db, sql: "SELECT count FROM logForkReport WHERE fingerprint = ?", arguments: [Data(fingerprint)]) ?? 1
-        try db.execute(sql: "DELETE FROM logForkReport WHERE lastSeen < ?", arguments: [cutoff])
-        try db.execute(
-            sql: """
-                DELETE FROM logForkReport WHERE id IN (
-                    SELECT id FROM logForkReport ORDER BY lastSeen DESC, id DESC LIMIT -1 OFFSET ?)
-                """,
-            arguments: [maxRows])
+        try ReportTable.prune(db, table: "logForkReport", cutoff: cutoff, maxRows: maxRows)
         return count
     }
 

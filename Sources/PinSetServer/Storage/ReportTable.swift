@@ -5,6 +5,18 @@ import PinSetAdminAPI
 /// SQL for pin failure reports: one row per distinct report (`pinReport`, with a counter and first/last times) and
 /// the counts per host and UTC day (`pinReportDay`), both under the same retention and row cap.
 enum ReportTable {
+    /// Deletes the rows of a report `table` (`pinReport`, `logForkReport`: `id`, `lastSeen`) last seen before
+    /// `cutoff`, then all but the `maxRows` latest.
+    static func prune(_ db: Database, table: String, cutoff: Int64, maxRows: Int) throws {
+        try db.execute(sql: "DELETE FROM \(table) WHERE lastSeen < ?", arguments: [cutoff])
+        try db.execute(
+            sql: """
+                DELETE FROM \(table) WHERE id IN (
+                    SELECT id FROM \(table) ORDER BY lastSeen DESC, id DESC LIMIT -1 OFFSET ?)
+                """,
+            arguments: [maxRows])
+    }
+
     /// One received report, as stored.
     struct NewReport {
         var fingerprint: [UInt8]
@@ -32,13 +44,7 @@ enum ReportTable {
                 Data(report.fingerprint), report.host, report.notedHost, report.leafPin, report.matchesCurrentPin,
                 report.enforce, json(report.knownPins), json(report.chain), seconds, seconds,
             ])
-        try db.execute(sql: "DELETE FROM pinReport WHERE lastSeen < ?", arguments: [cutoff])
-        try db.execute(
-            sql: """
-                DELETE FROM pinReport WHERE id IN (
-                    SELECT id FROM pinReport ORDER BY lastSeen DESC, id DESC LIMIT -1 OFFSET ?)
-                """,
-            arguments: [maxRows])
+        try prune(db, table: "pinReport", cutoff: cutoff, maxRows: maxRows)
         try countDay(db, host: report.host, seconds: seconds, cutoff: cutoff, maxRows: maxRows)
     }
 

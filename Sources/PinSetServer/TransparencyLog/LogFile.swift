@@ -27,9 +27,9 @@ public struct LogFile: Sendable, Equatable {
     /// is made from its SHA-256; a tile's or bundle's is its path, since a tile path (with its width) names bytes
     /// that never change: no hashing of up to 256 documents for every checkpoint.
     public func resource(prefix: String, version: Int, crypto: any TrustCrypto) -> CachedResource {
-        let etag = path == "checkpoint" ? Base64URL.encode(crypto.sha256(body).prefix(18)) : path
+        let etag = path == "checkpoint" ? ETag.of(sha256: crypto.sha256(body)) : "\"\(path)\""
         return CachedResource(
-            key: Array((prefix + path).utf8), etag: "\"\(etag)\"", body: body, version: version,
+            key: Array((prefix + path).utf8), etag: etag, body: body, version: version,
             contentType: contentType, cacheControl: cacheControl)
     }
 }
