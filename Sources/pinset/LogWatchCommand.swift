@@ -117,7 +117,7 @@ struct LogWatchCommand: ParsableCommand {
         guard let state, FileManager.default.fileExists(atPath: state) else { return nil }
         do {
             let note = try SignedNote(parsing: try LogVerifyCommand.read(state))
-            return try LogWatcher.logSignatureOnly(verifier.policy, crypto: OpenSSLTrustCrypto()).verifyCheckpoint(note)
+            return try verifier.signedByLog(note)
         } catch let error as LogError {
             throw CLIError("the state file \(state) is not a checkpoint signed by the log key: \(error)")
         }

@@ -94,16 +94,10 @@ struct LogWatcher {
             return try verifier.verifyCheckpoint(note)
         } catch {
             guard error.code == .quorumNotMet else { throw error }
-            let verified = try Self.logSignatureOnly(verifier.policy, crypto: crypto).verifyCheckpoint(note)
+            let verified = try verifier.signedByLog(note)
             warn("checkpoint of size \(verified.checkpoint.size): \(error.detail)")
             return verified
         }
-    }
-
-    /// A verifier of `policy`'s logs' signatures alone (quorum `none`).
-    static func logSignatureOnly(_ policy: LogPolicy, crypto: any TrustCrypto) throws(LogError) -> LogProofVerifier {
-        let text = policy.logs.map { "log \($0.key)\n" }.joined() + "quorum none\n"
-        return LogProofVerifier(policy: try LogPolicy(parsing: Array(text.utf8), crypto: crypto), crypto: crypto)
     }
 
     /// A tile at the width the checkpoint needs: its partial file, or the full tile's first hashes once the

@@ -32,8 +32,9 @@ public struct LogProofVerifier: Sendable {
     }
 
     /// The checkpoint's origin is a policy log's and its signature verifies; the witnesses whose cosignatures
-    /// verify are listed, the quorum is not checked.
-    private func signedByLog(_ note: SignedNote) throws(LogError) -> VerifiedCheckpoint {
+    /// verify are listed, the quorum is not checked (a monitor follows a log whose witnesses lag, and says so).
+    /// - Throws: as ``verifyCheckpoint(_:)``, but never ``LogError/Code/quorumNotMet``.
+    public func signedByLog(_ note: SignedNote) throws(LogError) -> VerifiedCheckpoint {
         let checkpoint = try Checkpoint(text: note.text)
         let logKeys = policy.logs.map(\.key).filter { $0.name == checkpoint.origin }
         guard !logKeys.isEmpty else { throw LogError(.unknownOrigin, "the policy has no log \(checkpoint.origin)") }
