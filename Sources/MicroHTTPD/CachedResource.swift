@@ -12,9 +12,7 @@ public final class CachedResource: @unchecked Sendable {
     let bytes: ResourceBytes
     /// The application's version of the resource: a ``ResourceTable`` never replaces it with a lower one.
     public let version: Int
-    private let contentType: String
-    private let cacheControl: String
-    private let extraHeaders: [(String, String)]
+    private let template: ResponseTemplate
     private let ok = Atomic<Unmanaged<PreparedResponse>?>(nil)
     private let notModified = Atomic<Unmanaged<PreparedResponse>?>(nil)
 
@@ -31,16 +29,20 @@ public final class CachedResource: @unchecked Sendable {
         key: some Collection<UInt8>, etag: String, body: some Collection<UInt8>, version: Int, contentType: String,
         cacheControl: String, extraHeaders: [(String, String)] = []
     ) {
-        bytes = ResourceBytes.make(key: key, etag: etag.utf8, body: body)
+        bytes = ResourceBytes.make(key: key, etag: etag.utf8, body: body, version: version)
         self.version = version
-        self.contentType = contentType
-        self.cacheControl = cacheControl
-        self.extraHeaders = extraHeaders
+        template = ResponseTemplate(contentType: contentType, cacheControl: cacheControl, extraHeaders: extraHeaders)
     }
 
     deinit {
         ok.load(ordering: .acquiring)?.release()
         notModified.load(ordering: .acquiring)?.release()
+    }
+
+    /// Calls `body` with the key's bytes (no allocation).
+    @inline(__always)
+    func withKey<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try bytes.withKey(body)
     }
 
     /// The ETag, quotes included (allocates: slow paths only).
@@ -68,29 +70,13 @@ public final class CachedResource: @unchecked Sendable {
 
     /// The `200`: `Content-Type`, `ETag`, `Cache-Control` and the stored body, not copied.
     public var okResponse: PreparedResponse {
-        Self.cached(ok) {
-            bytes.withBody { body in
-                PreparedResponse(
-                    status: 200,
-                    headers: [("Content-Type", contentType), ("ETag", etag), ("Cache-Control", cacheControl)]
-                        + extraHeaders,
-                    body: body, owner: bytes)
-            }
-        }
+        Self.cached(ok) { template.ok(bytes) }
     }
 
-    /// The `304`: `ETag` and `Cache-Control`, no body.
-    ///
-    /// - Note: libmicrohttpd 0.9.75 adds `Content-Length` to every response, so this `304` says
-    ///   `Content-Length: 0`, where RFC 9110 §8.6 wants none or the `200`'s length. The `200`'s length was tried
-    ///   (a response built over the `200`'s bytes, which libmicrohttpd counts but does not send): common HTTP
-    ///   parsers that do not special-case `304` (wrk's http_parser among them) then wait for 700 bytes that never
-    ///   come, and the `304` benchmark fell to 0 requests/s. A later libmicrohttpd omits it (`MHD_RF_HEAD_ONLY_RESPONSE`).
+    /// The `304`: `ETag` and `Cache-Control`, no body (see ``ResponseTemplate/notModified(_:)`` for its
+    /// `Content-Length`).
     public var notModifiedResponse: PreparedResponse {
-        Self.cached(notModified) {
-            PreparedResponse(
-                status: 304, headers: [("ETag", etag), ("Cache-Control", cacheControl)] + extraHeaders, body: [])
-        }
+        Self.cached(notModified) { template.notModified(bytes) }
     }
 
     /// The response in `slot`, built by `build` and stored there the first time (the first writer wins; a thread
@@ -114,3 +100,5 @@ public final class CachedResource: @unchecked Sendable {
         return current!.takeUnretainedValue()
     }
 }
+
+extension CachedResource: KeyedByBytes {}

@@ -1,24 +1,37 @@
 /// One resource's key, ETag and body in a single allocation, back to back after a small header. Immutable
-/// once made.
+/// once made, except the slot of its built responses in a ``ResourceIndex`` (read and written only under that
+/// index's lock).
 ///
 /// The body is the only copy the server keeps: responses are built over it without copying (see
-/// ``CachedResource``), and libmicrohttpd retains the object while it sends them.
+/// ``CachedResource`` and ``ResourceIndex``), and libmicrohttpd retains the object while it sends them.
 ///
-/// Not `Sendable` (`ManagedBuffer` cannot be), but safe to share: nothing writes to it after ``make``.
+/// Not `Sendable` (`ManagedBuffer` cannot be), but safe to share: nothing writes to the bytes after ``make``.
 final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
     struct Layout {
         /// The byte counts of the key, the ETag and the body, stored in that order.
         let keyCount: Int32
         let etagCount: Int32
-        let bodyCount: Int
+        let bodyCount: Int32
+        /// Where a ``ResourceIndex`` keeps this resource's built responses: an index into its
+        /// ``ResponseClock``, ``ResourceBytes/notCached`` or ``ResourceBytes/retired``. Guarded by the index's lock.
+        var cacheSlot: Int32
+        /// The application's version of the resource (``ResourceIndex/insert(key:etag:body:version:)``).
+        let version: Int
     }
 
+    /// ``Layout/cacheSlot`` of a resource whose responses are not built (or were evicted).
+    static let notCached: Int32 = -1
+    /// ``Layout/cacheSlot`` of a resource that was replaced: its responses are never cached again.
+    static let retired: Int32 = -2
+
     /// Copies the three byte ranges into one new object.
-    static func make(key: UnsafeRawBufferPointer, etag: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer)
-        -> ResourceBytes
-    {
-        precondition(key.count <= Int(Int32.max) && etag.count <= Int(Int32.max))
-        let layout = Layout(keyCount: Int32(key.count), etagCount: Int32(etag.count), bodyCount: body.count)
+    static func make(
+        key: UnsafeRawBufferPointer, etag: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, version: Int = 0
+    ) -> ResourceBytes {
+        precondition(key.count <= Int(Int32.max) && etag.count <= Int(Int32.max) && body.count <= Int(Int32.max))
+        let layout = Layout(
+            keyCount: Int32(key.count), etagCount: Int32(etag.count), bodyCount: Int32(body.count),
+            cacheSlot: notCached, version: version)
         let buffer = create(minimumCapacity: key.count + etag.count + body.count) { _ in layout }
         buffer.withUnsafeMutablePointerToElements { start in
             let at = UnsafeMutableRawPointer(start)
@@ -32,10 +45,12 @@ final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
 
     /// Copies any three byte collections (contiguous ones without an intermediate array).
     static func make(
-        key: some Collection<UInt8>, etag: some Collection<UInt8>, body: some Collection<UInt8>
+        key: some Collection<UInt8>, etag: some Collection<UInt8>, body: some Collection<UInt8>, version: Int = 0
     ) -> ResourceBytes {
         withBytes(key) { key in
-            withBytes(etag) { etag in withBytes(body) { body in make(key: key, etag: etag, body: body) } }
+            withBytes(etag) { etag in
+                withBytes(body) { body in make(key: key, etag: etag, body: body, version: version) }
+            }
         }
     }
 
@@ -44,6 +59,15 @@ final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
             return result
         }
         return Array(bytes).withUnsafeBytes(body)
+    }
+
+    /// The version given to ``make(key:etag:body:version:)``.
+    var version: Int { withUnsafeMutablePointerToHeader { $0.pointee.version } }
+
+    /// The slot of the built responses in the owning ``ResourceIndex``'s cache. Only under that index's lock.
+    var cacheSlot: Int32 {
+        @inline(__always) get { withUnsafeMutablePointerToHeader { $0.pointee.cacheSlot } }
+        @inline(__always) set { withUnsafeMutablePointerToHeader { $0.pointee.cacheSlot = newValue } }
     }
 
     /// Calls `body` with the key's bytes (no allocation).
@@ -70,7 +94,9 @@ final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
             try body(
                 UnsafeRawBufferPointer(
                     start: start + Int(layout.pointee.keyCount) + Int(layout.pointee.etagCount),
-                    count: layout.pointee.bodyCount))
+                    count: Int(layout.pointee.bodyCount)))
         }
     }
 }
+
+extension ResourceBytes: KeyedByBytes {}

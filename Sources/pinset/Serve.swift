@@ -46,6 +46,11 @@ struct Serve: AsyncParsableCommand {
     var threads: Int?
     @Option(help: "Address to listen on (IPv4 or IPv6). Env PINSET_BIND. Default 127.0.0.1.")
     var bind: String?
+    @Option(
+        help:
+            "Most hosts whose built 200 and 304 answers are kept in memory, the most recently asked for (about 1.1 KB each; others are built on their next request; 0 = none). Env PINSET_RESPONSE_CACHE. Default 100000."
+    )
+    var responseCache: Int?
     @Option(help: "Lifetime of a signed document (e.g. 14d). Env PINSET_LIFETIME. Default 14d.")
     var lifetime: String?
     @Option(
@@ -202,6 +207,12 @@ struct Serve: AsyncParsableCommand {
             createKeyIfMissing: dev, http: http, service: service, rootKeys: rootKeys, rootThreshold: threshold,
             pkcs11: pkcs11.settings(allowExtractableKey: allowExtractableKey), log: log)
         configuration.nextKeyPath = Environment.nextKeyPath(nextKey)
+        configuration.responseCache = try Environment.int(
+            responseCache, "PINSET_RESPONSE_CACHE", default: PinSetServerConfiguration.defaultResponseCache)
+        let cacheRange = PinSetServerConfiguration.responseCacheRange
+        guard cacheRange.contains(configuration.responseCache) else {
+            throw CLIError("response cache must be between \(cacheRange.lowerBound) and \(cacheRange.upperBound) hosts")
+        }
         return configuration
     }
 

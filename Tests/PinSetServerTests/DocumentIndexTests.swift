@@ -11,12 +11,8 @@ import Testing
             kid: "kid", issuedAt: Date(timeIntervalSince1970: 0), expiresAt: Date(timeIntervalSince1970: 1))
     }
 
-    private func lookup(_ snapshot: DocumentIndex, _ host: String) -> CachedResource? {
-        snapshot.resource(host)
-    }
-
-    private func body(_ entry: CachedResource?) -> String? {
-        entry.map { String(decoding: $0.body, as: UTF8.self) }
+    private func body(_ snapshot: DocumentIndex, _ host: String) -> String? {
+        snapshot.document(host).map { String(decoding: $0.body, as: UTF8.self) }
     }
 
     @Test func manyHostsWithLongNamesAreFoundByTheirBytes() {
@@ -25,64 +21,110 @@ import Testing
         snapshot.publish(hosts.map { document($0) })
         #expect(snapshot.count == hosts.count)
         for host in hosts {
-            let entry = lookup(snapshot, host)
-            #expect(body(entry) == #"{"doc":"\#(host)","v":1}"#)
-            #expect(entry?.etag == PublishedDocument.etag(for: Array(#"{"doc":"\#(host)","v":1}"#.utf8)))
-            #expect(snapshot.resource(host) === entry)
+            #expect(body(snapshot, host) == #"{"doc":"\#(host)","v":1}"#)
+            #expect(
+                snapshot.document(host)?.etag == PublishedDocument.etag(for: Array(#"{"doc":"\#(host)","v":1}"#.utf8)))
+            #expect(snapshot.contains(host))
         }
-        #expect(lookup(snapshot, "host-number-1.a-rather-long-zone.exampl") == nil)
-        #expect(lookup(snapshot, "host-number-1.a-rather-long-zone.examplee") == nil)
-        #expect(lookup(snapshot, "") == nil)
+        #expect(body(snapshot, "host-number-1.a-rather-long-zone.exampl") == nil)
+        #expect(body(snapshot, "host-number-1.a-rather-long-zone.examplee") == nil)
+        #expect(body(snapshot, "") == nil)
     }
 
     @Test func anOlderVersionNeverReplacesANewerOne() {
         let snapshot = DocumentIndex(maxAge: 60)
         snapshot.publish([document("a.example", version: 2)])
         snapshot.publish([document("a.example", version: 1)])
-        #expect(lookup(snapshot, "a.example")?.version == 2)
+        #expect(snapshot.document("a.example")?.version == 2)
         snapshot.publish([document("a.example", version: 3)])
-        #expect(lookup(snapshot, "a.example")?.version == 3)
+        #expect(snapshot.document("a.example")?.version == 3)
         #expect(snapshot.count == 1)
     }
+}
 
-    @Test func responsesAreBuiltOnceThenReused() throws {
-        let snapshot = DocumentIndex(maxAge: 60)
-        snapshot.publish([document("a.example")])
-        let entry = try #require(lookup(snapshot, "a.example"))
-        let ok = entry.okResponse
-        let notModified = entry.notModifiedResponse
-        #expect(ok.status == 200 && notModified.status == 304)
-        #expect(entry.okResponse === ok)
-        #expect(entry.notModifiedResponse === notModified)
+/// The response cache itself (``ResponseClock``), without a server: the bound, the CLOCK order, and what a
+/// replaced or evicted resource's responses keep alive.
+@Suite struct ResponseClockTests {
+    private let template = ResponseTemplate(
+        contentType: "application/json", cacheControl: "max-age=1", extraHeaders: [])
+
+    private func resource(_ n: Int, version: Int = 1) -> ResourceBytes {
+        ResourceBytes.make(key: "h\(n)".utf8, etag: "\"e\(n)\"".utf8, body: "body \(n)".utf8, version: version)
     }
 
-    @Test func concurrentFirstRequestsAgreeOnOneResponse() async throws {
-        let snapshot = DocumentIndex(maxAge: 60)
-        snapshot.publish([document("a.example")])
-        let entry = try #require(lookup(snapshot, "a.example"))
-        let built = await withTaskGroup(of: ObjectIdentifier.self) { group in
-            for _ in 0..<16 {
-                group.addTask { ObjectIdentifier(entry.okResponse) }
-            }
-            return await Set(group.reduce(into: []) { $0.append($1) })
+    /// Looks `resource` up the way ``ResourceIndex`` does: a hit, or a build stored in the cache.
+    private func serve(_ clock: inout ResponseClock, _ resource: ResourceBytes, notModified: Bool = false)
+        -> PreparedResponse
+    {
+        if let hit = clock.response(of: resource, notModified: notModified) { return hit }
+        return clock.store(
+            template.response(resource, notModified: notModified), of: resource, notModified: notModified
+        )
+        .serve
+    }
+
+    @Test func keepsAtMostItsCapacityAndReusesWhatItKeeps() {
+        var clock = ResponseClock(capacity: 4)
+        let resources = (0..<50).map { resource($0) }
+        for resource in resources {
+            let ok = serve(&clock, resource)
+            let notModified = serve(&clock, resource, notModified: true)
+            #expect(ok.status == 200 && notModified.status == 304)
+            #expect(serve(&clock, resource) === ok, "a kept answer is reused, not rebuilt")
+            #expect(clock.count <= 4)
         }
-        #expect(built.count == 1)
+        #expect(clock.count == 4)
+        #expect(resources.filter { $0.cacheSlot >= 0 }.count == 4)
     }
 
-    /// libmicrohttpd may still be sending a response after a write replaced its entry: the response keeps
-    /// the stored bytes alive until libmicrohttpd destroys it.
-    @Test func aResponseKeepsItsBytesAliveAfterItsEntryIsReplaced() throws {
-        let snapshot = DocumentIndex(maxAge: 60)
-        snapshot.publish([document("a.example", version: 1)])
-        weak var stored: AnyObject?
+    @Test func aResourceUsedSinceTheLastSweepSurvivesOneThatWasNot() {
+        var clock = ResponseClock(capacity: 2)
+        let (a, b, c) = (resource(1), resource(2), resource(3))
+        _ = serve(&clock, a)
+        _ = serve(&clock, b)
+        _ = serve(&clock, a)  // a hit: a's bit is set
+        _ = serve(&clock, c)  // the hand passes a (clearing its bit) and evicts b
+        #expect(a.cacheSlot >= 0 && c.cacheSlot >= 0)
+        #expect(b.cacheSlot == ResourceBytes.notCached)
+    }
+
+    @Test func concurrentBuildsOfOneResourceAgreeOnOneResponse() {
+        var clock = ResponseClock(capacity: 4)
+        let a = resource(1)
+        let first = clock.store(template.ok(a), of: a, notModified: false).serve
+        let second = clock.store(template.ok(a), of: a, notModified: false).serve
+        #expect(first === second)
+    }
+
+    @Test func aRetiredResourceIsNeverCachedAgain() {
+        var clock = ResponseClock(capacity: 4)
+        let a = resource(1)
+        _ = serve(&clock, a)
+        #expect(clock.retire(a) != nil && clock.count == 0)
+        _ = serve(&clock, a)
+        #expect(a.cacheSlot == ResourceBytes.retired && clock.count == 0)
+    }
+
+    @Test func nothingIsKeptWithCapacityZero() {
+        var clock = ResponseClock(capacity: 0)
+        let a = resource(1)
+        #expect(serve(&clock, a).status == 200)
+        #expect(clock.count == 0 && a.cacheSlot == ResourceBytes.notCached)
+    }
+
+    /// libmicrohttpd may still be sending a response after it was evicted (or its resource replaced): the
+    /// response keeps the stored bytes alive until libmicrohttpd destroys it.
+    @Test func anEvictedResponseKeepsItsBytesAlive() {
+        var clock = ResponseClock(capacity: 1)
+        weak var stored: ResourceBytes?
         var response: PreparedResponse?
         do {
-            let entry = try #require(lookup(snapshot, "a.example"))
-            stored = entry.bytes
-            response = entry.okResponse
+            let a = resource(1)
+            stored = a
+            response = serve(&clock, a)
         }
-        snapshot.publish([document("a.example", version: 2)])
-        #expect(stored != nil, "the old response still needs the old bytes")
+        _ = serve(&clock, resource(2))  // evicts a's responses
+        #expect(stored != nil, "the evicted response still needs the bytes")
         #expect(response?.status == 200)
         response = nil
         #expect(stored == nil, "the bytes go with the last response")

@@ -35,7 +35,8 @@ public final class PinSetServerApp: Sendable {
         let (current, store) = try Self.openKeyAndDatabase(configuration, logger: logger)
         let rotating = try Self.openNextKey(configuration, current: current, logger: logger)
         let key: any DocumentSigner = rotating ?? current
-        let snapshot = DocumentIndex(maxAge: Int(configuration.service.refreshInterval))
+        let snapshot = DocumentIndex(
+            maxAge: Int(configuration.service.refreshInterval), responseCapacity: configuration.responseCache)
         let metrics = ServerMetrics()
         let logPublisher = try configuration.log.map { log in
             try Self.openLog(

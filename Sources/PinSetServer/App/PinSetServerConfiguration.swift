@@ -21,6 +21,15 @@ public struct PinSetServerConfiguration: Sendable {
     public var createKeyIfMissing: Bool
     /// Listening socket, thread pool and connection limits.
     public var http: HTTPServerConfiguration
+    /// The most hosts whose built `200` and `304` are kept in memory (the most recently asked for; others are
+    /// built on their next request). About 1.1 KB per host once both were asked for; `0` builds every answer
+    /// for its request. Default ``defaultResponseCache`` (100,000).
+    public var responseCache: Int = defaultResponseCache
+    /// The default of ``responseCache``: a 100,000-host server keeps every host's answers, and a million hosts
+    /// stay within 1 KB of memory per host.
+    public static let defaultResponseCache = DocumentIndex.defaultResponseCapacity
+    /// The values ``responseCache`` accepts.
+    public static let responseCacheRange = 0...100_000_000
     /// Document lifetime, refresh interval and re-signing.
     public var service: ServiceConfiguration
     /// Retention and rate limits of `POST /reports`.

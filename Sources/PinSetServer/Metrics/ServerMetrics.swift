@@ -74,7 +74,7 @@ final class ServerMetrics: Sendable {
 
     /// The Prometheus text exposition (format 0.0.4). `delegation` is the trust state of the server's key
     /// (PROTOCOL §6.3), `nil` when it cannot be read.
-    func render(hosts: Int, delegation: TrustService.Delegation? = nil) -> String {
+    func render(hosts: Int, builtHosts: Int = 0, delegation: TrustService.Delegation? = nil) -> String {
         var out = "# HELP pinset_http_requests_total HTTP requests answered, by route and status.\n"
         out += "# TYPE pinset_http_requests_total counter\n"
         let width = Self.statuses.count + 1
@@ -109,6 +109,9 @@ final class ServerMetrics: Sendable {
         }
         out +=
             "# HELP pinset_hosts Hosts with a published document.\n# TYPE pinset_hosts gauge\npinset_hosts \(hosts)\n"
+        out +=
+            "# HELP pinset_response_cache_hosts Hosts whose built answers are kept in memory (at most --response-cache).\n"
+        out += "# TYPE pinset_response_cache_hosts gauge\npinset_response_cache_hosts \(builtHosts)\n"
         let passes = monitorPasses.withLock { $0 }
         if let last = passes.last {
             counter("pinset_monitor_passes_total", "Full passes of the host monitor.", passes.count)

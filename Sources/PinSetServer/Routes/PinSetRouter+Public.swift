@@ -13,10 +13,10 @@ extension PinSetRouter {
         } catch {
             throw Problem.invalidHost("\"\(raw.prefix(100))\" is not a valid host name: \(error.description)")
         }
-        guard let document = snapshot.resource(host) else {
+        guard let response = snapshot.response(host, to: context.request) else {
             throw Problem.notFound("no pin set is published for \(host)")
         }
-        return .prepared(document.response(to: context.request))
+        return .prepared(response)
     }
 
     /// `GET /keys`: the JWKS built at start-up.
@@ -34,7 +34,8 @@ extension PinSetRouter {
     /// `GET /metrics`: the Prometheus exposition.
     func serveMetrics(_ context: RouteContext) -> HTTPResponse {
         let body = Array(
-            (metrics.render(hosts: snapshot.count, delegation: try? trust.delegation())
+            (metrics.render(
+                hosts: snapshot.count, builtHosts: snapshot.builtCount, delegation: try? trust.delegation())
                 + HostProbeMetrics.render(store)).utf8)
         return .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body)
     }
@@ -49,7 +50,7 @@ extension PinSetRouter {
             throw problem
         }
         let stored = try reports.submit(json: context.request.body)
-        metrics.report(host: snapshot.resource(stored.host) != nil ? stored.host : nil)
+        metrics.report(host: snapshot.contains(stored.host) ? stored.host : nil)
         return .dynamic(status: 204, headers: [], body: [])
     }
 

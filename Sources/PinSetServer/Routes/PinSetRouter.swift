@@ -44,8 +44,9 @@ final class PinSetRouter: HTTPHandler {
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let method = request.method
-        if method == .get || method == .head, let document = snapshot.resource(forPathAfter: "/pins/", of: request) {
-            return answer(document, request)
+        if method == .get || method == .head, let document = snapshot.response(forPathAfter: "/pins/", of: request) {
+            metrics.count(RouteTable.pins, status: document.status)
+            return .prepared(document)
         }
         if method == .get, let proof = log?.proofs.fastAnswer(request) {
             metrics.count(RouteTable.pinsProof, status: proof.status)
@@ -75,15 +76,6 @@ final class PinSetRouter: HTTPHandler {
         case .deferred: break
         }
         return response
-    }
-
-    /// The pre-built `200` or `304` of a host's document, counted. The fast path: a host already in normal form
-    /// costs one hash-table lookup (``DocumentIndex/resource(forPathAfter:of:)``) and this.
-    @inline(__always)
-    private func answer(_ document: CachedResource, _ request: HTTPRequest) -> HTTPResponse {
-        let response = document.response(to: request)
-        metrics.count(RouteTable.pins, status: response.status)
-        return .prepared(response)
     }
 
     /// Whether a write that may probe its host will: the pre-flight check is on, or a pin asks for `capture`.

@@ -84,6 +84,11 @@ enum HostRecords {
         .map { document($0, host: $0["name"]) }
     }
 
+    /// How many hosts have a document (to size the read path's table before the start-up load).
+    static func documentCount(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM host") ?? 0
+    }
+
     /// Calls `body` with every host's current document as raw bytes, read in place from each SQLite row:
     /// no `PublishedDocument`, no copies, no ETag recomputation (the stored `etag` column is the one computed
     /// when the document was signed). The start-up load. The buffers are valid only during each call.
