@@ -42,13 +42,7 @@ final class DocumentIndex: Sendable {
         try store.read { db in
             documents.reserveCapacity(try HostRecords.documentCount(db))
             try HostRecords.forEachDocument(db) { version, host, etag, body in
-                host.withUnsafeBytes { host in
-                    etag.withUnsafeBytes { etag in
-                        body.withUnsafeBytes { body in
-                            _ = documents.insert(key: host, etag: etag, body: body, version: version)
-                        }
-                    }
-                }
+                documents.insert(key: host, etag: etag, body: body, version: version)
             }
         }
         return count

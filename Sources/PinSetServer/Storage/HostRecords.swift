@@ -92,21 +92,39 @@ enum HostRecords {
     /// Calls `body` with every host's current document as raw bytes, read in place from each SQLite row:
     /// no `PublishedDocument`, no copies, no ETag recomputation (the stored `etag` column is the one computed
     /// when the document was signed). The start-up load. The buffers are valid only during each call.
+    ///
+    /// SQLite hands over the host name, the ETag and the body as one value (`||`), with the two first lengths:
+    /// one column buffer per row instead of three (each costs GRDB a `Data` and Swift's exclusivity checks,
+    /// 40% of the load at a million hosts before).
     static func forEachDocument(
         _ db: Database,
-        _ body: (_ version: Int, _ host: Data, _ etag: Data, _ document: Data) throws -> Void
+        _ body: (
+            _ version: Int, _ host: UnsafeRawBufferPointer, _ etag: UnsafeRawBufferPointer,
+            _ document: UnsafeRawBufferPointer
+        ) throws -> Void
     ) throws {
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT d.version, h.name, d.etag, d.body FROM document d JOIN host h ON h.id = d.hostId")
+            db,
+            sql: """
+                SELECT d.version, length(CAST(h.name AS BLOB)), length(CAST(d.etag AS BLOB)),
+                       CAST(h.name || d.etag || d.body AS BLOB)
+                FROM document d JOIN host h ON h.id = d.hostId
+                """)
         while let row = try rows.next() {
             let version: Int = row[0]
-            // GRDB hands the column bytes over as `Data` without copying them (its `withUnsafeData`); the resource
+            let hostCount: Int = row[1]
+            let etagCount: Int = row[2]
+            // GRDB hands the column bytes over as `Data` without copying them (its `withUnsafeData`); the caller
             // copies them once, into its own allocation.
-            try row.withUnsafeData(atIndex: 1) { host in
-                try row.withUnsafeData(atIndex: 2) { etag in
-                    try row.withUnsafeData(atIndex: 3) { document in
-                        try body(version, host ?? Data(), etag ?? Data(), document ?? Data())
+            try row.withUnsafeData(atIndex: 3) { data in
+                try (data ?? Data()).withUnsafeBytes { all in
+                    guard hostCount >= 0, etagCount >= 0, hostCount + etagCount <= all.count else {
+                        throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "document row lengths")
                     }
+                    try body(
+                        version, UnsafeRawBufferPointer(rebasing: all[..<hostCount]),
+                        UnsafeRawBufferPointer(rebasing: all[hostCount..<(hostCount + etagCount)]),
+                        UnsafeRawBufferPointer(rebasing: all[(hostCount + etagCount)...]))
                 }
             }
         }
