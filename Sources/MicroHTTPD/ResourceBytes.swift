@@ -9,12 +9,15 @@
 final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
     struct Layout {
         /// The byte counts of the key, the ETag and the body, stored in that order.
-        let keyCount: Int32
-        let etagCount: Int32
+        let keyCount: UInt16
+        let etagCount: UInt16
         let bodyCount: Int32
         /// Where a ``ResourceIndex`` keeps this resource's built responses: an index into its
         /// ``ResponseClock``, ``ResourceBytes/notCached`` or ``ResourceBytes/retired``. Guarded by the index's lock.
         var cacheSlot: Int32
+        /// When the ``ResponseClock`` last turned away this resource's responses (its admission window, plus one;
+        /// `0`: never). Guarded by the index's lock.
+        var turnedAway: UInt32
         /// The application's version of the resource (``ResourceIndex/insert(key:etag:body:version:)``).
         let version: Int
     }
@@ -28,10 +31,10 @@ final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
     static func make(
         key: UnsafeRawBufferPointer, etag: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, version: Int = 0
     ) -> ResourceBytes {
-        precondition(key.count <= Int(Int32.max) && etag.count <= Int(Int32.max) && body.count <= Int(Int32.max))
+        precondition(key.count <= Int(UInt16.max) && etag.count <= Int(UInt16.max) && body.count <= Int(Int32.max))
         let layout = Layout(
-            keyCount: Int32(key.count), etagCount: Int32(etag.count), bodyCount: Int32(body.count),
-            cacheSlot: notCached, version: version)
+            keyCount: UInt16(key.count), etagCount: UInt16(etag.count), bodyCount: Int32(body.count),
+            cacheSlot: notCached, turnedAway: 0, version: version)
         let buffer = create(minimumCapacity: key.count + etag.count + body.count) { _ in layout }
         buffer.withUnsafeMutablePointerToElements { start in
             let at = UnsafeMutableRawPointer(start)
@@ -68,6 +71,12 @@ final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
     var cacheSlot: Int32 {
         @inline(__always) get { withUnsafeMutablePointerToHeader { $0.pointee.cacheSlot } }
         @inline(__always) set { withUnsafeMutablePointerToHeader { $0.pointee.cacheSlot = newValue } }
+    }
+
+    /// See ``Layout/turnedAway``. Only under the owning ``ResourceIndex``'s lock.
+    var turnedAway: UInt32 {
+        get { withUnsafeMutablePointerToHeader { $0.pointee.turnedAway } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee.turnedAway = newValue } }
     }
 
     /// Calls `body` with the key's bytes (no allocation).

@@ -2,6 +2,13 @@
 /// second-chance approximation of least-recently-used): a hit only sets its entry's reference bit; a miss that
 /// needs a slot sweeps the hand, clearing bits, to the first entry not used since the last sweep.
 ///
+/// Once the cache is full, a resource is let in (evicting another) only when it was turned away once already
+/// within the last two windows of `capacity` misses; the first time, its answer is built for the one request and
+/// freed after it. Evicting costs far more than building: the evicted responses' dozen allocations are cold in
+/// memory (at a million hosts, random requests through a full cache spent more CPU than with no cache at all),
+/// while a response built and freed within one request stays in the CPU's cache. Hosts asked for again soon get
+/// in; a scan or uniformly random requests over many more hosts than `capacity` mostly do not churn the cache.
+///
 /// Each entry's resource knows its slot (``ResourceBytes/cacheSlot``), so a hit costs no search. Not
 /// thread-safe: ``ResourceIndex`` calls it under its lock, and releases whatever it hands back (evicted
 /// responses) after unlocking, so that libmicrohttpd's frees never run while readers wait.
@@ -22,6 +29,8 @@ struct ResponseClock {
     private var hand = 0
     /// How many slots hold a resource's responses.
     private(set) var count = 0
+    /// Misses while full: the admission windows are `capacity` of them each.
+    private var fullMisses = 0
 
     /// An empty cache for at most `capacity` resources (slots are allocated as they fill).
     init(capacity: Int) {
@@ -40,7 +49,8 @@ struct ResponseClock {
     }
 
     /// Keeps `built` as `resource`'s `304` (when `notModified`) or `200`, evicting the least recently used
-    /// resource's responses when the cache is full. Returns the response to send (one another thread stored
+    /// resource's responses when the cache is full and `resource` was turned away recently (see the type's
+    /// notes), else turning it away. Returns the response to send (one another thread stored
     /// first wins, so every request for a resource gets the same one) and what was pushed out, for the caller to
     /// release after unlocking.
     mutating func store(_ built: PreparedResponse, of resource: ResourceBytes, notModified: Bool)
@@ -50,6 +60,7 @@ struct ResponseClock {
         if slot == Int(ResourceBytes.retired) || capacity == 0 { return (built, nil) }
         var released: Entry?
         if slot < 0 {
+            if entries.count == capacity && count == capacity && !admits(resource) { return (built, nil) }
             (slot, released) = freeSlot()
             entries[slot].owner = resource
             resource.cacheSlot = Int32(slot)
@@ -63,6 +74,17 @@ struct ResponseClock {
             entries[slot].ok = built
         }
         return (built, released)
+    }
+
+    /// Whether a full cache lets `resource` in: it was turned away in this admission window or the one before.
+    /// Otherwise it is turned away now (and remembered).
+    private mutating func admits(_ resource: ResourceBytes) -> Bool {
+        fullMisses += 1
+        let window = UInt32(truncatingIfNeeded: fullMisses / capacity) &+ 1
+        let last = resource.turnedAway
+        if last != 0 && window &- last <= 1 { return true }
+        resource.turnedAway = window
+        return false
     }
 
     /// Drops `resource`'s responses for good (it was replaced) and marks it so none are stored for it again.

@@ -70,7 +70,9 @@ import Testing
             let ok = serve(&clock, resource)
             let notModified = serve(&clock, resource, notModified: true)
             #expect(ok.status == 200 && notModified.status == 304)
-            #expect(serve(&clock, resource) === ok, "a kept answer is reused, not rebuilt")
+            let again = serve(&clock, resource)
+            #expect(serve(&clock, resource) === again, "a kept answer is reused, not rebuilt")
+            #expect(serve(&clock, resource, notModified: true) === serve(&clock, resource, notModified: true))
             #expect(clock.count <= 4)
         }
         #expect(clock.count == 4)
@@ -83,9 +85,26 @@ import Testing
         _ = serve(&clock, a)
         _ = serve(&clock, b)
         _ = serve(&clock, a)  // a hit: a's bit is set
-        _ = serve(&clock, c)  // the hand passes a (clearing its bit) and evicts b
+        _ = serve(&clock, c)  // the cache is full: c is turned away once
+        #expect(c.cacheSlot == ResourceBytes.notCached && b.cacheSlot >= 0)
+        _ = serve(&clock, c)  // asked again soon: let in; the hand passes a (clearing its bit) and evicts b
         #expect(a.cacheSlot >= 0 && c.cacheSlot >= 0)
         #expect(b.cacheSlot == ResourceBytes.notCached)
+    }
+
+    /// Requests that each ask for another host once (a scan, or uniformly random hosts over far more hosts than
+    /// fit) are answered without evicting the hosts that are asked for again and again.
+    @Test func hostsAskedForOnceDoNotEvictTheOnesAskedForOften() {
+        var clock = ResponseClock(capacity: 4)
+        let kept = (0..<4).map { resource($0) }
+        for resource in kept { _ = serve(&clock, resource) }
+        let answers = kept.map { serve(&clock, $0) }
+        for n in 100..<1_100 {
+            #expect(serve(&clock, resource(n)).status == 200)
+            if n % 3 == 0 { _ = serve(&clock, kept[n % 4]) }
+        }
+        #expect(zip(kept, answers).allSatisfy { serve(&clock, $0) === $1 })
+        #expect(clock.count == 4)
     }
 
     @Test func concurrentBuildsOfOneResourceAgreeOnOneResponse() {
@@ -123,7 +142,9 @@ import Testing
             stored = a
             response = serve(&clock, a)
         }
-        _ = serve(&clock, resource(2))  // evicts a's responses
+        let b = resource(2)
+        _ = serve(&clock, b)  // turned away once
+        _ = serve(&clock, b)  // let in: evicts a's responses
         #expect(stored != nil, "the evicted response still needs the bytes")
         #expect(response?.status == 200)
         response = nil
