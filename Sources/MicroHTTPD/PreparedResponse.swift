@@ -43,21 +43,59 @@ public final class PreparedResponse: @unchecked Sendable {
     public init(status: Int, headers: [(String, String)], body: UnsafeRawBufferPointer, owner: AnyObject) {
         do {
             self.handle = try Self.makeHandle(status: status, headers: headers) {
-                let retained = Unmanaged<AnyObject>.passRetained(owner).toOpaque()
-                // On failure libmicrohttpd does not call the callback: release here.
-                guard
-                    let response = MHD_create_response_from_buffer_with_free_callback_cls(
-                        body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), Self.releaseOwner, retained)
-                else {
-                    Unmanaged<AnyObject>.fromOpaque(retained).release()
-                    return nil
-                }
-                return response
+                Self.create(over: body, owner: owner)
             }
         } catch {
             preconditionFailure("PreparedResponse: \(error)")
         }
         self.status = status
+    }
+
+    /// Builds a resource's answer over `owner`'s bytes as ``init(status:headers:body:owner:)`` does (no body
+    /// when `owner` is `nil`): `Content-Type` (when given), `ETag`, `Cache-Control`, then `extraHeaders`. Nothing
+    /// is allocated on the Swift side but this object: the values go to libmicrohttpd as C strings (the read
+    /// path's cold answers, see ``ResponseTemplate``).
+    /// - Precondition: as ``init(status:headers:body:)``.
+    init(
+        status: Int, contentType: String?, etag: UnsafePointer<CChar>, cacheControl: String,
+        extraHeaders: [(String, String)], body: UnsafeRawBufferPointer?, owner: AnyObject?
+    ) {
+        precondition((100...599).contains(status), "PreparedResponse: status \(status)")
+        let created =
+            if let owner, let body {
+                Self.create(over: body, owner: owner)
+            } else {
+                MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
+            }
+        guard let response = created else { preconditionFailure("PreparedResponse: out of memory") }
+        func add(_ name: String, _ value: UnsafePointer<CChar>) -> Bool {
+            name.withCString { MHD_add_response_header(response, $0, value) == .YES }
+        }
+        func add(_ name: String, _ value: String) -> Bool { value.withCString { add(name, $0) } }
+        var added = contentType.map { add("Content-Type", $0) } ?? true
+        added = added && add("ETag", etag) && add("Cache-Control", cacheControl)
+        for (name, value) in extraHeaders where added { added = add(name, value) }
+        guard added else {
+            MHD_destroy_response(response)
+            preconditionFailure("PreparedResponse: a header was rejected (CR or LF in it?)")
+        }
+        self.handle = response
+        self.status = status
+    }
+
+    /// A libmicrohttpd response over `body`, which `owner` holds: libmicrohttpd retains `owner` until it destroys
+    /// the response. `nil` when out of memory.
+    private static func create(over body: UnsafeRawBufferPointer, owner: AnyObject) -> OpaquePointer? {
+        let retained = Unmanaged<AnyObject>.passRetained(owner).toOpaque()
+        // On failure libmicrohttpd does not call the callback: release here.
+        guard
+            let response = MHD_create_response_from_buffer_with_free_callback_cls(
+                body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), releaseOwner, retained)
+        else {
+            Unmanaged<AnyObject>.fromOpaque(retained).release()
+            return nil
+        }
+        return response
     }
 
     /// Called by libmicrohttpd once the response is destroyed: drops the retain taken on the body's owner.

@@ -27,7 +27,7 @@ final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
     /// ``Layout/cacheSlot`` of a resource that was replaced: its responses are never cached again.
     static let retired: Int32 = -2
 
-    /// Copies the three byte ranges into one new object.
+    /// Copies the three byte ranges into one new object (the ETag followed by a NUL, for libmicrohttpd).
     static func make(
         key: UnsafeRawBufferPointer, etag: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, version: Int = 0
     ) -> ResourceBytes {
@@ -35,12 +35,13 @@ final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
         let layout = Layout(
             keyCount: UInt16(key.count), etagCount: UInt16(etag.count), bodyCount: Int32(body.count),
             cacheSlot: notCached, turnedAway: 0, version: version)
-        let buffer = create(minimumCapacity: key.count + etag.count + body.count) { _ in layout }
+        let buffer = create(minimumCapacity: key.count + etag.count + 1 + body.count) { _ in layout }
         buffer.withUnsafeMutablePointerToElements { start in
             let at = UnsafeMutableRawPointer(start)
             UnsafeMutableRawBufferPointer(start: at, count: key.count).copyMemory(from: key)
             UnsafeMutableRawBufferPointer(start: at + key.count, count: etag.count).copyMemory(from: etag)
-            UnsafeMutableRawBufferPointer(start: at + key.count + etag.count, count: body.count)
+            at.storeBytes(of: 0, toByteOffset: key.count + etag.count, as: UInt8.self)
+            UnsafeMutableRawBufferPointer(start: at + key.count + etag.count + 1, count: body.count)
                 .copyMemory(from: body)
         }
         return unsafeDowncast(buffer, to: ResourceBytes.self)
@@ -97,12 +98,19 @@ final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
         }
     }
 
+    /// Calls `body` with the ETag as a NUL-terminated C string (no allocation).
+    func withETagCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        try withUnsafeMutablePointers { layout, start in
+            try body(UnsafeRawPointer(start + Int(layout.pointee.keyCount)).assumingMemoryBound(to: CChar.self))
+        }
+    }
+
     /// Calls `body` with the body's bytes. They stay valid, unchanged, for as long as the object lives.
     func withBody<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try withUnsafeMutablePointers { layout, start in
             try body(
                 UnsafeRawBufferPointer(
-                    start: start + Int(layout.pointee.keyCount) + Int(layout.pointee.etagCount),
+                    start: start + Int(layout.pointee.keyCount) + Int(layout.pointee.etagCount) + 1,
                     count: Int(layout.pointee.bodyCount)))
         }
     }
