@@ -10,9 +10,9 @@ import MicroHTTPD
 /// Memory: each host costs its host name, ETag and body in one allocation (the only copy of the body) and a
 /// table slot. Its libmicrohttpd responses (about 0.6 KB for the `200` and 0.5 KB for the `304` in
 /// libmicrohttpd 0.9.75, which copies every header into its own allocations) are built on the host's first
-/// request and kept for at most `responseCapacity` hosts, the most recently asked for (``ResourceIndex``):
-/// the hosts clients ask for are answered without allocating, and a million stored hosts do not cost a
-/// million pairs of responses.
+/// request and kept for at most `responseCapacity` hosts, those asked for again and again (``ResourceIndex``):
+/// the hosts clients keep asking for are answered without allocating, and a million stored hosts do not cost
+/// a million pairs of responses.
 final class DocumentIndex: Sendable {
     private let documents: ResourceIndex
 
