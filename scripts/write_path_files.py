@@ -25,6 +25,7 @@ How it counts (a static, name-based call graph over Sources/, no compiler; it re
    - `value.name` with no `(` or `{` after it is a property read: it reaches computed `var`s called name, not
      functions (so `response.status` no longer reaches `PinSetService.status(host:)`);
    - the types a declaration mentions are read without its comments (a doc comment's ``Type`` is no use);
+   - `Type(label: …)` reaches only Type's initializers with that label (`Type(x)`: one with `_`);
    - `Type.name` reaches Type's members only (not every member called name of the types around it);
    - `name:` (an argument label, or a name being declared) refers to nothing;
    - a protocol requirement is reached with no body (it used to take the next declaration's).
@@ -143,10 +144,33 @@ def parse(path):
         units.append(
             {
                 "file": path, "owner": owner, "name": name, "kind": kind, "imports": imports, "public": exported,
+                "labels": labels(text[m.end():span[0]]) if name == "init" else None,
                 "body": text[span[0]:span[1]],
             }
         )
     return types, units, text
+
+
+def labels(signature):
+    """The argument labels of an initializer's parameter list (`_` for an unlabeled one)."""
+    open_ = signature.find("(")
+    if open_ < 0:
+        return set()
+    depth, part, parts = 0, "", []
+    for index, char in enumerate(signature[open_ + 1:], open_ + 1):
+        if char in "([<":
+            depth += 1
+        elif char in ")]>" and signature[index - 1] != "-":  # not the `>` of `->`
+            if depth == 0:
+                break
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append(part)
+            part = ""
+        else:
+            part += char
+    parts.append(part)
+    return {p.split(":")[0].split()[0] for p in parts if ":" in p and p.split(":")[0].split()}
 
 
 def linked_modules(target):
@@ -235,8 +259,10 @@ def main():
         body = unit["body"]
         context = set(re.findall(r"\b([A-Z]\w*)", body)) | set(re.findall(r"\b([A-Z]\w*)", type_text[unit["owner"]]))
         context.add(unit["owner"])
-        for type_name in re.findall(r"\b([A-Z]\w*)\s*\(", body):
+        for type_name, empty, label in re.findall(r"\b([A-Z]\w*)\s*\(\s*(\))?(?:(\w+)\s*:(?!:))?", body):
             inits = by_owner.get((type_name, "init"), [])
+            if not args.by_name and not empty:
+                inits = [i for i in inits if (label or "_") in i["labels"]]
             for target in inits:
                 reach(target, unit)
             if not inits and type_name in type_files and type_name not in SKIP_TYPES:
