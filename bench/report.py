@@ -129,10 +129,15 @@ if rss and stored:
         rows.append(f"| B7c | RSS once every host was served a 200 and a 304 ({served:,.0f} requests) | "
                     f"**{warm / 1024:.1f} MB** | | | ≤ {limit / 1048576:.1f} MB | {'pass' if ok else 'FAIL'} | "
                     f"see notes: libmicrohttpd's per-response header copies |")
-        # Issue 22: at most 1 KB per host once warm (KB = 1,024 bytes; VmRSS is in kB).
+        # Issue 22: at most 1 KB per host once warm at a million hosts (KB = 1,024 bytes; VmRSS is in kB). With
+        # fewer hosts every host's answers stay built (--response-cache 100000) and the process's own ~40 MB
+        # weigh more per host: information only.
         per_host = warm / int(hosts)
-        rows.append(f"| B7k | warm RSS (B7c) per host, {int(hosts):,} hosts | **{per_host:.2f} KB** | | | ≤ 1 KB | "
-                    f"{'pass' if per_host <= 1 else 'FAIL'} | after start-up (B7b) {rss / int(hosts):.2f} KB per host |")
+        million = int(hosts) >= 1_000_000
+        verdict = ("pass" if per_host <= 1 else "FAIL") if million else "info"
+        rows.append(f"| B7k | warm RSS (B7c) per host, {int(hosts):,} hosts | **{per_host:.2f} KB** | | | "
+                    f"{'≤ 1 KB' if million else '— (≤ 1 KB at 1M)'} | {verdict} | "
+                    f"after start-up (B7b) {rss / int(hosts):.2f} KB per host |")
 
 client = open(client_rows).read().strip() if client_rows and os.path.exists(client_rows) else ""
 if client:
