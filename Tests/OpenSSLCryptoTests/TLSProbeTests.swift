@@ -119,4 +119,27 @@ import Testing
         #expect(local.map(\.ip) == ["127.0.0.1"])
         #expect(throws: TLSProbeError.self) { try AddressResolver.resolve("nothing.invalid", port: 443, deadline: 2) }
     }
+
+    /// RFC 6761: `.invalid` names fail at once and `localhost` names are loopback, without asking DNS; numeric
+    /// addresses need no lookup either.
+    @Test func specialUseNamesAreAnsweredWithoutALookup() throws {
+        for name in ["nothing.invalid", "INVALID", "a.b.Invalid."] {
+            let started = Date()
+            do {
+                _ = try AddressResolver.resolve(name, port: 443, deadline: 5)
+                Issue.record("\(name) resolved")
+            } catch {
+                #expect(error.code == .dnsFailure)
+                #expect(error.detail.contains("RFC 6761"), "\(error.detail)")
+            }
+            #expect(Date().timeIntervalSince(started) < 0.05)
+        }
+        let loopback = try AddressResolver.resolve("api.localhost", port: 8443, deadline: 5)
+        #expect(loopback.map(\.description) == ["127.0.0.1:8443", "[::1]:8443"])
+        #expect(try AddressResolver.resolve("localhost", port: 443, limit: 1).map(\.ip) == ["127.0.0.1"])
+        #expect(try AddressResolver.resolve("::1", port: 443, deadline: 5).map(\.description) == ["[::1]:443"])
+        // A name that merely ends with those letters is not special.
+        #expect(try AddressResolver.withoutLookup("notinvalid", port: 443, limit: 8) == nil)
+        #expect(try AddressResolver.withoutLookup("mylocalhost", port: 443, limit: 8) == nil)
+    }
 }
