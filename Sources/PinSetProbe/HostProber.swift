@@ -121,7 +121,8 @@ public struct HostProber: Sendable {
             let chain = try TLSProbe.presentedChain(to: address, serverName: serverName, timeout: timeout)
             let notAfter = CertificateParser.notAfter(der: chain[0]).map { Date(timeIntervalSince1970: Double($0)) }
             return (
-                AddressProbe(address: address.description, served: ServedCertificate.chain(chain), leafNotAfter: notAfter),
+                AddressProbe(
+                    address: address.description, served: ServedCertificate.chain(chain), leafNotAfter: notAfter),
                 nil
             )
         } catch {

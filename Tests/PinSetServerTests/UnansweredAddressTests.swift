@@ -2,10 +2,10 @@ import Foundation
 import Locking
 import OpenSSLCrypto
 import PinSetAdminAPI
-@testable import PinSetProbe
 import TestSupport
 import Testing
 
+@testable import PinSetProbe
 @testable import PinSetServer
 
 /// Issue 22 item 2: writes not bound by DNS or by hosts that do not answer. `.invalid` names fail without a
@@ -99,7 +99,8 @@ import Testing
         let host = try TLSTestHost()
         let server = try server(silent: silent, host: host)
         #expect(try server.put("x.silent.test", pinPair()).status == 201)
-        let good = #"{"pins":[{"sha256":"\#(try host.pin("current"))"},{"sha256":"\#(try host.pin("backup"))","role":"backup"}]}"#
+        let good =
+            #"{"pins":[{"sha256":"\#(try host.pin("current"))"},{"sha256":"\#(try host.pin("backup"))","role":"backup"}]}"#
         let created = try server.put(host.name, good)
         #expect(created.status == 201, "\(created.text)")
         #expect(try preflight(created)["status"] as? String == "match")

@@ -36,14 +36,7 @@ extension AddressResolver {
     /// `host` as a numeric IPv4 or IPv6 address, or `nil` when it is a name.
     private static func numeric(_ host: String, port: Int) -> [ProbeAddress]? {
         guard (1...65_535).contains(port), host.contains(where: { $0 == ":" || $0.isNumber }) else { return nil }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-            hints.ai_socktype = SOCK_STREAM
-        #endif
-        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
+        var hints = streamHints(flags: AI_NUMERICHOST | AI_NUMERICSERV)
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else { return nil }
         defer { freeaddrinfo(first) }

@@ -56,14 +56,7 @@ public enum AddressResolver {
     public static func resolve(_ host: String, port: Int, limit: Int = 8) throws(TLSProbeError) -> [ProbeAddress] {
         precondition((1...65_535).contains(port), "a TCP port is 1...65535")
         if let answer = try withoutLookup(host, port: port, limit: limit) { return answer }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-            hints.ai_socktype = SOCK_STREAM
-        #endif
-        hints.ai_flags = AI_NUMERICSERV
+        var hints = streamHints(flags: AI_NUMERICSERV)
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
@@ -80,6 +73,19 @@ public enum AddressResolver {
         }
         guard !result.isEmpty else { throw TLSProbeError(.dnsFailure, "\(host) resolved to no IPv4 or IPv6 address") }
         return result
+    }
+
+    /// `getaddrinfo` hints for TCP addresses of either family, with `flags`.
+    static func streamHints(flags: Int32) -> addrinfo {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        #if canImport(Glibc)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+            hints.ai_socktype = SOCK_STREAM
+        #endif
+        hints.ai_flags = flags
+        return hints
     }
 
     /// The numeric address in a `sockaddr`, or `nil` for a family other than IPv4 and IPv6.

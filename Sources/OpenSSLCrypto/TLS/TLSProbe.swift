@@ -87,13 +87,7 @@ final class ProbeSocket {
 
     /// A connected socket to `address`, or a typed error.
     static func connect(_ address: ProbeAddress, deadline: Deadline) throws(TLSProbeError) -> ProbeSocket {
-        var hints = addrinfo()
-        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
-        #if canImport(Glibc)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-            hints.ai_socktype = SOCK_STREAM
-        #endif
+        var hints = AddressResolver.streamHints(flags: AI_NUMERICHOST | AI_NUMERICSERV)
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(address.ip, String(address.port), &hints, &list) == 0, let entry = list else {
             throw TLSProbeError(.connectFailed, "\(address) is not a numeric address")
