@@ -1,11 +1,12 @@
 import Foundation
-import Locking
 import OpenSSLCrypto
 import PinSetAdminAPI
 
 /// Probes a host the way the pre-flight check and the monitor do: port 443 (or a `--connect-to` mapping),
 /// every address the name resolves to (at most ``ProbeConfiguration/addressLimit``), SNI set to the host,
-/// no application data. Resolution and handshakes share one deadline, ``ProbeConfiguration/timeout``. Blocking: call it from a thread of its own, never from Swift's cooperative pool.
+/// no application data. Resolution and handshakes share one deadline, ``ProbeConfiguration/timeout``. An address
+/// that did not answer within ``ProbeConfiguration/unreachableTTL`` is reported at once (``UnansweredAddresses``).
+/// Blocking: call it from a thread of its own, never from Swift's cooperative pool.
 public struct HostProber: Sendable {
     /// The configuration in force.
     public let configuration: ProbeConfiguration
