@@ -135,11 +135,11 @@ import Testing
             #expect(Date().timeIntervalSince(started) < 0.05)
         }
         let loopback = try AddressResolver.resolve("api.localhost", port: 8443, deadline: 5)
-        #expect(loopback.map(\.description) == ["127.0.0.1:8443", "[::1]:8443"])
-        #expect(try AddressResolver.resolve("localhost", port: 443, limit: 1).map(\.ip) == ["127.0.0.1"])
+        #expect(loopback.map(\.description) == ["127.0.0.1:8443"])
+        #expect(try AddressResolver.resolve("LocalHost.", port: 443).map(\.ip) == ["127.0.0.1"])
         #expect(try AddressResolver.resolve("::1", port: 443, deadline: 5).map(\.description) == ["[::1]:443"])
         // A name that merely ends with those letters is not special.
-        #expect(try AddressResolver.withoutLookup("notinvalid", port: 443, limit: 8) == nil)
-        #expect(try AddressResolver.withoutLookup("mylocalhost", port: 443, limit: 8) == nil)
+        #expect(try AddressResolver.withoutLookup("notinvalid", port: 443) == nil)
+        #expect(try AddressResolver.withoutLookup("mylocalhost", port: 443) == nil)
     }
 }

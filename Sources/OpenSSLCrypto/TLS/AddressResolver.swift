@@ -12,13 +12,13 @@ public enum AddressResolver {
     /// its own (glibc waits 5 s per server and attempt), so it runs on a thread of its own and an answer that
     /// comes later is dropped. The abandoned lookup ends when the resolver gives up; it holds no lock.
     /// Special-use names (RFC 6761: `.invalid`, `localhost`) and numeric addresses are answered at once, without
-    /// a lookup (``withoutLookup(_:port:limit:)``).
+    /// a lookup (``withoutLookup(_:port:)``).
     ///
     /// - Throws: ``TLSProbeError/Code/dnsFailure`` when the name does not resolve in time.
     public static func resolve(_ host: String, port: Int, limit: Int = 8, deadline: Double) throws(TLSProbeError)
         -> [ProbeAddress]
     {
-        if let answer = try withoutLookup(host, port: port, limit: limit) { return answer }
+        if let answer = try withoutLookup(host, port: port) { return answer }
         return try resolve(host, port: port, limit: limit, deadline: deadline, using: resolve)
     }
 
@@ -55,7 +55,7 @@ public enum AddressResolver {
     /// - Throws: ``TLSProbeError/Code/dnsFailure`` when the name does not resolve.
     public static func resolve(_ host: String, port: Int, limit: Int = 8) throws(TLSProbeError) -> [ProbeAddress] {
         precondition((1...65_535).contains(port), "a TCP port is 1...65535")
-        if let answer = try withoutLookup(host, port: port, limit: limit) { return answer }
+        if let answer = try withoutLookup(host, port: port) { return answer }
         var hints = streamHints(flags: AI_NUMERICSERV)
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
