@@ -90,6 +90,9 @@ public final class UnansweredAddresses: Sendable {
 
     /// How many addresses the table holds (for tests).
     var count: Int { state.withLock { $0.verdicts.count } }
+
+    /// Drops the verdict on `address` (for tests: a new listener may get a port an earlier one had).
+    func forget(_ address: ProbeAddress) { state.withLock { $0.verdicts[address] = nil } }
 }
 
 /// One probe of one address, settled once: by its own handshake, or earlier by another probe's verdict that the

@@ -17,6 +17,9 @@ import Testing
     func server(
         silent: SilentListener, host: TLSTestHost? = nil, mode: PreflightMode = .warn, ttl: TimeInterval = 30
     ) throws -> TestServer {
+        // The table is the process's: a verdict on an earlier listener that had this port must not count.
+        UnansweredAddresses.shared.forget(
+            ProbeAddress(ip: "127.0.0.1", port: Int(silent.port), bytes: [127, 0, 0, 1]))
         var rules = [ConnectToRule("*.silent.test:443:127.0.0.1:\(silent.port)")!]
         if let host { rules.append(ConnectToRule(host.mapping)!) }
         return try TestServer(
