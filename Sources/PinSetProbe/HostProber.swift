@@ -5,7 +5,8 @@ import PinSetAdminAPI
 /// Probes a host the way the pre-flight check and the monitor do: port 443 (or a `--connect-to` mapping),
 /// every address the name resolves to (at most ``ProbeConfiguration/addressLimit``), SNI set to the host,
 /// no application data. Resolution and handshakes share one deadline, ``ProbeConfiguration/timeout``. An address
-/// that did not answer within ``ProbeConfiguration/unreachableTTL`` is reported at once (``UnansweredAddresses``).
+/// that did not accept a connection within ``ProbeConfiguration/unreachableTTL`` is reported at once for any name,
+/// one that accepted it but did not answer TLS only for the same name (``UnansweredAddresses``).
 /// Blocking: call it from a thread of its own, never from Swift's cooperative pool.
 public struct HostProber: Sendable {
     /// The configuration in force.
@@ -62,8 +63,8 @@ public struct HostProber: Sendable {
                 )
                 continue
             }
-            let attempt = Attempt()
-            if ttl > 0, let verdict = unanswered.begin(attempt, of: address, ttl: ttl, now: Date()) {
+            let attempt = Attempt(address, serverName: host)
+            if ttl > 0, let verdict = unanswered.begin(attempt, ttl: ttl, now: Date()) {
                 results[index] = verdict.report(address, ttl: ttl, now: Date())
                 continue
             }
@@ -77,14 +78,15 @@ public struct HostProber: Sendable {
             results[index] =
                 attempt.wait(until: .now() + max(0, deadline.timeIntervalSinceNow) + 1)
                 ?? AddressProbe(address: address.description, error: "not probed: no answer by the probe's deadline")
-            if ttl > 0 { unanswered.finish(attempt, of: address) }
+            if ttl > 0 { unanswered.finish(attempt) }
         }
         return results.compactMap { $0 }
     }
 
-    /// Probes `address` on a thread of its own and settles `attempt` with what it found. A handshake that got
-    /// no answer although it had at least half the configured timeout marks the address as silent (a probe
-    /// squeezed by slow name resolution or a wait for a slot proves nothing about the address).
+    /// Probes `address` on a thread of its own and settles `attempt` with what it found. A probe that got no
+    /// answer although it had at least half the configured timeout marks the address as silent: for every name
+    /// when the TCP connection was not accepted, for `serverName` only when TLS did not answer (a probe squeezed
+    /// by slow name resolution or a wait for a slot proves nothing about the address).
     private func start(_ attempt: Attempt, of address: ProbeAddress, serverName: String, deadline: Date) {
         let slots = slots
         let unanswered = unanswered
@@ -104,11 +106,17 @@ public struct HostProber: Sendable {
             }
             let (result, code) = Self.probe(address, serverName: serverName, timeout: timeout)
             attempt.settle(result)
-            if code == .timeout, configuration.unreachableTTL > 0, timeout >= configuration.timeout / 2 {
-                unanswered.remember(
-                    address, detail: result.error ?? "no answer in time", now: Date(), ttl: configuration.unreachableTTL
-                )
+            guard configuration.unreachableTTL > 0, timeout >= configuration.timeout / 2 else { return }
+            // Silence at the TCP level covers every name at the address; at the TLS level only this one.
+            let covered: String?
+            switch code {
+            case .connectTimeout: covered = nil
+            case .handshakeTimeout: covered = serverName
+            default: return
             }
+            unanswered.remember(
+                address, serverName: covered, detail: result.error ?? "no answer in time", now: Date(),
+                ttl: configuration.unreachableTTL)
         }
         thread.name = "pinset.probe"
         thread.start()

@@ -27,9 +27,11 @@ public struct ProbeConfiguration: Sendable {
     public var timeout: TimeInterval
     /// Most addresses probed per host. Default 8.
     public var addressLimit: Int
-    /// Seconds an address that did not answer (no TCP connection or no TLS answer within the deadline) is
-    /// reported unreachable at once instead of probed again; probes of it already in flight share one verdict.
-    /// An address that answers, or refuses, is probed afresh every time. Default 30; 0 remembers nothing.
+    /// Seconds a silent address is reported unreachable at once instead of probed again: for every name when it
+    /// accepted no TCP connection within the deadline, for the same name only when it accepted the connection but
+    /// did not answer TLS (a proxy routing by SNI may hang for one name only). Probes already in flight share the
+    /// verdict under the same rules. An address that answers, or refuses, is probed afresh every time. Default 30;
+    /// 0 remembers nothing.
     public var unreachableTTL: TimeInterval
     /// How often the monitor probes every enforcing host; `nil` (the default here) runs no monitor.
     /// ``served`` probes every 10 minutes. Probes are spread across the interval.

@@ -67,9 +67,27 @@ import Testing
         do {
             _ = try TLSProbe.presentedChain(to: try address(port), serverName: "a.example", timeout: 1)
         } catch let error as TLSProbeError {
-            #expect(error.code == .timeout)
+            #expect(error.code == .handshakeTimeout)
+            #expect(error.detail.contains("no TLS answer for a.example"), "\(error.detail)")
         }
         #expect(Date().timeIntervalSince(started) < 5)
+    }
+
+    /// An address that drops SYNs (a full accept queue) times out at the TCP stage, with its own code: no name
+    /// can be served there.
+    @Test func anAddressThatAcceptsNoConnectionIsAConnectTimeout() throws {
+        let silent = try SilentListener(stage: .tcp)
+        defer { withExtendedLifetime(silent) {} }
+        let started = Date()
+        do {
+            _ = try TLSProbe.presentedChain(to: try address(Int(silent.port)), serverName: "a.example", timeout: 1)
+            Issue.record("a listener that drops SYNs gave a chain")
+        } catch let error as TLSProbeError {
+            #expect(error.code == .connectTimeout)
+            #expect(error.detail.contains("not accepted in time"), "\(error.detail)")
+        }
+        let seconds = Date().timeIntervalSince(started)
+        #expect(seconds >= 0.9 && seconds < 3, "\(seconds) s")
     }
 
     @Test func aPeerThatResetsIsAHandshakeFailureNotACrash() throws {
