@@ -2,19 +2,22 @@
 # bench/preflight.sh: admin writes with the pre-flight check on (issue 22 item 2). Prints rows for BENCHMARKS.md:
 #   B11n 4 concurrent writers, pre-flight on, fresh names under nothing.invalid, vs --preflight off  goal >= 0.5x
 #        (RFC 6761: .invalid names fail at once, without asking DNS)
-#   B11s the same to fresh names under silent.test, all mapped to one loopback listener that never
-#        answers TLS (a probe waits the deadline; then the address is answered at once for
-#        --probe-unreachable-ttl, 30 s by default, and probed again after it)                       goal >= 0.5x
+#   B11s the same to fresh names under silent.test, all mapped to one loopback address that drops SYNs, the
+#        firewalled host (a probe's connect waits the deadline; then the address is answered at once for
+#        every name for --probe-unreachable-ttl, 30 s by default, and probed again after it)        goal >= 0.5x
 #   B11d the slowest of those writes vs the probe deadline (2 s here) + 100 ms                       goal <= 1.0x
 #   B11g GET /pins p99 during 8 concurrent writes to hosts that do not answer vs an idle server       goal <= 1.1x
 #        (on a server with --probe-unreachable-ttl 0, so that every one of those writes really probes)
+#   B11t information: 4 writers to fresh names under tls-quiet.test, mapped to a listener that accepts the
+#        connection but never answers TLS (a proxy hanging for a dead backend): that silence is remembered
+#        per name only, so every fresh name pays the deadline
 #   B11r information: 4 writers to fresh names under nothing.example, which is not special and does not resolve:
 #        every write asks the system resolver (NXDOMAIN, or the deadline when the resolver drops the query)
 # B11n and B11s run in PREFLIGHT_ROUNDS interleaved rounds (default 3) of PREFLIGHT_SECONDS per run (default 10; it
 # was one 6 s run): --preflight off, then names that do not resolve, then hosts that do not answer, against two
 # servers started once; each round's ratios use that round's baseline (the load on a shared machine drifts), and
 # the rows give their median, min and max. A round lasts 30 s, as long as the TTL, so each B11s run pays about one
-# probe deadline (2 s): its ceiling is (10 - 2) / 10 = 0.8x. About 2.5 minutes in all.
+# probe deadline (2 s): its ceiling is (10 - 2) / 10 = 0.8x. About 3 minutes in all.
 # Usage: PINSET=.build/release/pinset bash bench/preflight.sh   (make bench runs it; every wait is bounded)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -41,12 +44,35 @@ wait_http() {
     log "server on port $1 did not come up"; exit 1
 }
 
-# A host that does not answer: a listener whose backlog completes connections that nobody ever reads.
+# A host that does not answer, as a firewall makes it: a listener with listen(0) whose one accept-queue slot is
+# taken by a connection of its own that it never accepts; Linux then drops every further SYN (accept queue full),
+# so a probe's connect() times out. Checked below before it is relied on: refused would be another case.
 SILENT_PORT="$(free_port)"
 python3 -c 'import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1024); time.sleep(3600)' "$SILENT_PORT" &
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(0)
+held = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); time.sleep(3600)' "$SILENT_PORT" &
 PIDS+=("$!")
+# A host that accepts the connection but never answers TLS (a proxy hanging for a dead backend): a listener whose
+# backlog completes connections that nobody ever reads.
+QUIET_PORT="$(free_port)"
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1024); time.sleep(3600)' "$QUIET_PORT" &
+PIDS+=("$!")
+sleep 0.3
+if ! python3 -c 'import socket, sys
+c = socket.socket(); c.settimeout(1)
+try:
+    c.connect(("127.0.0.1", int(sys.argv[1])))
+except TimeoutError:
+    sys.exit(0)
+except OSError as e:
+    print(e); sys.exit(1)
+print("connected"); sys.exit(1)' "$SILENT_PORT" >&2; then
+    log "the SYN-dropping listener on $SILENT_PORT did not time out a connect: this kernel does not drop SYNs on a full accept queue"
+    exit 1
+fi
 openssl genpkey -algorithm ed25519 -out "$TMP/key.pem" 2>/dev/null
 chmod 600 "$TMP/key.pem"
 
@@ -56,7 +82,8 @@ serve() {
     PORT="$(free_port)"
     taskset -c "$SERVER_CPU" "$PINSET" serve --db "$TMP/$1.sqlite" --key "$TMP/key.pem" --port "$PORT" \
         --bind 127.0.0.1 --threads 2 --preflight "$2" --probe-timeout "$DEADLINE" --probe-unreachable-ttl "$3" \
-        --monitor-interval 0 --connect-to "*.silent.test:443:127.0.0.1:$SILENT_PORT" >"$TMP/$1.log" 2>&1 &
+        --monitor-interval 0 --connect-to "*.silent.test:443:127.0.0.1:$SILENT_PORT" \
+        --connect-to "*.tls-quiet.test:443:127.0.0.1:$QUIET_PORT" >"$TMP/$1.log" 2>&1 &
     PID=$!
     PIDS+=("$PID")
     wait_http "$PORT"
@@ -84,6 +111,7 @@ for round in $(seq 1 "$ROUNDS"); do
     echo "$off|$nx|$silent" >>"$TMP/rounds"
 done
 resolver=$(writers "$WARN_PORT" "$WARN_TOKEN" 4 nothing.example); log "not resolving, asking the resolver: $resolver"
+quiet=$(writers "$WARN_PORT" "$WARN_TOKEN" 4 tls-quiet.test); log "connected but no TLS answer, fresh names: $quiet"
 stop "$OFF_PID"
 stop "$WARN_PID"
 # GET p99: idle, then with 8 writers to hosts that do not answer, each write waiting for its own probe.
@@ -96,11 +124,11 @@ busy_writers=$!
 busy=$(p99); wait "$busy_writers"; log "GET p99 with 8 probing writers: $busy ms ($(cat "$TMP/busy-writers"))"
 stop "$PID"
 
-python3 - "$TMP/rounds" "$idle" "$busy" "$DEADLINE" "$resolver" <<'PY'
+python3 - "$TMP/rounds" "$idle" "$busy" "$DEADLINE" "$resolver" "$quiet" <<'PY'
 import statistics, sys
 rounds = [[run.split() for run in line.strip().split("|")] for line in open(sys.argv[1]) if line.strip()]
 idle, busy, deadline = float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-resolver = sys.argv[5].split()
+resolver, quiet = sys.argv[5].split(), sys.argv[6].split()
 offs = [float(off[0]) for off, _, _ in rounds]
 def row(name, what, subject, baseline, ratios, goal, ok):
     m = statistics.median(ratios)
@@ -119,4 +147,6 @@ row("B11g", "GET /pins p99 during 8 writes to hosts that do not answer vs idle",
     [busy / idle], "≤ 1.1×", lambda m: m <= 1.1)
 r = float(resolver[0]) / statistics.median(offs)
 print(f"| B11r | 4 writers, pre-flight on, names under nothing.example (the resolver is asked) vs --preflight off | {float(resolver[0]):.1f} writes/s | {statistics.median(offs):.1f} writes/s | {r:.2f}× | — | info (slowest {float(resolver[1]):.0f} ms) |")
+t = float(quiet[0]) / statistics.median(offs)
+print(f"| B11t | 4 writers, pre-flight on, fresh names at an address that connects but never answers TLS (remembered per name: each pays the deadline) vs --preflight off | {float(quiet[0]):.1f} writes/s | {statistics.median(offs):.1f} writes/s | {t:.3f}× | — | info (slowest {float(quiet[1]):.0f} ms) |")
 PY

@@ -22,7 +22,7 @@ struct ProbeOptions: ParsableArguments {
     var probeTimeout: String?
     @Option(
         help:
-            "Report an address that did not answer a probe unreachable at once for this long instead of probing it again (0 = always probe; at most 1h). Env PINSET_PROBE_UNREACHABLE_TTL. Default 30s."
+            "Report a silent address unreachable at once for this long instead of probing it again: for every name when it accepted no TCP connection, for the same name only when it did not answer TLS (0 = always probe; at most 1h). Env PINSET_PROBE_UNREACHABLE_TTL. Default 30s."
     )
     var probeUnreachableTtl: String?
     @Option(
