@@ -4,9 +4,10 @@ import PinSetAdminAPI
 
 /// Probes a host the way the pre-flight check and the monitor do: port 443 (or a `--connect-to` mapping),
 /// every address the name resolves to (at most ``ProbeConfiguration/addressLimit``), SNI set to the host,
-/// no application data. Resolution and handshakes share one deadline, ``ProbeConfiguration/timeout``. An address
-/// that did not accept a connection within ``ProbeConfiguration/unreachableTTL`` is reported at once for any name,
-/// one that accepted it but did not answer TLS only for the same name (``UnansweredAddresses``).
+/// no application data. Resolution and handshakes share one deadline, ``ProbeConfiguration/timeout``. For
+/// ``ProbeConfiguration/unreachableTTL`` after a probe found it silent, an address that accepted no connection is
+/// reported at once for any name, one that accepted it but did not answer TLS only for the same name
+/// (``UnansweredAddresses``).
 /// Blocking: call it from a thread of its own, never from Swift's cooperative pool.
 public struct HostProber: Sendable {
     /// The configuration in force.
