@@ -16,14 +16,16 @@
 # B11n and B11s run in PREFLIGHT_ROUNDS interleaved rounds (default 3) of PREFLIGHT_SECONDS per run (default 10; it
 # was one 6 s run): --preflight off, then names that do not resolve, then hosts that do not answer, against two
 # servers started once; each round's ratios use that round's baseline (the load on a shared machine drifts), and
-# the rows give their median, min and max. A round lasts 30 s, as long as the TTL, so each B11s run pays about one
-# probe deadline (2 s): its ceiling is (10 - 2) / 10 = 0.8x. About 3 minutes in all.
+# the rows give their median, min and max. B11s runs last PREFLIGHT_SILENT_SECONDS (default 30 s, one TTL): each
+# pays one probe deadline (2 s) per TTL, as a steady stream of such writes does, so its ceiling is (30 - 2) / 30
+# of B11n's (with 10 s runs it was 0.8x, and B11s sat on its goal). About 4 minutes in all.
 # Usage: PINSET=.build/release/pinset bash bench/preflight.sh   (make bench runs it; every wait is bounded)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PINSET="${PINSET:-$HERE/../.build/release/pinset}"
 SECONDS_PER_RUN="${PREFLIGHT_SECONDS:-10}"
 ROUNDS="${PREFLIGHT_ROUNDS:-3}"
+SILENT_SECONDS="${PREFLIGHT_SILENT_SECONDS:-30}"  # one --probe-unreachable-ttl: the steady state, one deadline paid
 DEADLINE=2
 SERVER_CPU="${SERVER_CPU:-0}"
 LOAD_CPU="${LOAD_CPU:-1}"
@@ -89,8 +91,8 @@ serve() {
     wait_http "$PORT"
 }
 stop() { kill "$1"; wait "$1" 2>/dev/null || true; }
-# writers PORT TOKEN WRITERS DOMAIN: one line, "writes/s slowest-ms statuses".
-writers() { taskset -c "$LOAD_CPU" python3 "$HERE/preflight_writers.py" "$1" "$2" "$3" "$SECONDS_PER_RUN" "$4"; }
+# writers PORT TOKEN WRITERS DOMAIN [SECONDS]: one line, "writes/s slowest-ms statuses".
+writers() { taskset -c "$LOAD_CPU" python3 "$HERE/preflight_writers.py" "$1" "$2" "$3" "${5:-$SECONDS_PER_RUN}" "$4"; }
 p99() {
     taskset -c "$LOAD_CPU" wrk -t1 -c20 -d"${SECONDS_PER_RUN}s" --latency "http://127.0.0.1:$PORT/pins/get.silent.test" \
         | python3 -c 'import re, sys
@@ -107,7 +109,7 @@ for round in $(seq 1 "$ROUNDS"); do
     # Fresh names every round (r<round>.DOMAIN): every write creates a host.
     off=$(writers "$OFF_PORT" "$OFF_TOKEN" 4 "r$round.nothing.invalid"); log "round $round, preflight off: $off"
     nx=$(writers "$WARN_PORT" "$WARN_TOKEN" 4 "r$round.nothing.invalid"); log "round $round, not resolving: $nx"
-    silent=$(writers "$WARN_PORT" "$WARN_TOKEN" 4 "r$round.silent.test"); log "round $round, not answering: $silent"
+    silent=$(writers "$WARN_PORT" "$WARN_TOKEN" 4 "r$round.silent.test" "$SILENT_SECONDS"); log "round $round, not answering: $silent"
     echo "$off|$nx|$silent" >>"$TMP/rounds"
 done
 resolver=$(writers "$WARN_PORT" "$WARN_TOKEN" 4 nothing.example); log "not resolving, asking the resolver: $resolver"
