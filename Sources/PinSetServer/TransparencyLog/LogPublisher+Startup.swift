@@ -11,14 +11,15 @@ extension LogPublisher {
         let appended: Int
         /// The tree size after that.
         let treeSize: Int
-        /// The proofs served.
+        /// The proofs built (the trust documents'; a pin document's is built when first asked for).
         let proofs: Int
     }
 
-    /// Start-up, before the HTTP listener: loads the log from the database, appends every served document (pin
-    /// and trust documents) that has no entry with its exact bytes in ONE transaction, signs a checkpoint when
-    /// the log grew past the stored one (or none is stored), and builds every served document's proof and the
-    /// log's files, so every document served has a proof from the first request on.
+    /// Start-up, before the HTTP listener: loads the log's hashes from the database, appends every served document
+    /// (pin and trust documents) that has no entry with its exact bytes in ONE transaction, signs a checkpoint when
+    /// the log grew past the stored one (or none is stored), and publishes the log's files and every served
+    /// document's proof, so every document served has a proof from the first request on. The pin documents' proofs
+    /// are built when first asked for (``ProofIndex/deferUntilAsked(_:)``); the trust documents' now.
     /// - Throws: ``StartupError`` (``StartupError/Code/logKeyUnusable``) when the stored log is not this one
     ///   (another origin) or does not match its entries; the database's error otherwise.
     func load() throws -> Loaded {
@@ -34,12 +35,12 @@ extension LogPublisher {
             var appends: [LogAppend] = []
             try db.inTransaction {
                 appends = []
-                for document in try ServedLogIndexTable.unloggedHosts(db) {
+                try Self.forEachUnlogged(db, ServedLogIndexTable.unloggedHosts) { document in
                     let append = try log.append([document.body], in: db)
                     try ServedLogIndexTable.setHost(db, hostId: document.id, leafIndex: append.firstIndex)
                     appends.append(append)
                 }
-                for document in try ServedLogIndexTable.unloggedTrust(db) {
+                try Self.forEachUnlogged(db, ServedLogIndexTable.unloggedTrust) { document in
                     let append = try log.append([document.body], in: db)
                     try ServedLogIndexTable.setTrust(db, version: Int(document.id), leafIndex: append.firstIndex)
                     appends.append(append)
@@ -57,15 +58,27 @@ extension LogPublisher {
                     "the transparency log stored in the database is not the log \(log.origin) (\(refused.detail)); a log's origin never changes: start with the --log-origin it was created with"
             )
         }
-        let (hosts, trust) = try store.read { db in
-            (try ServedLogIndexTable.servedHosts(db), try ServedLogIndexTable.servedTrust(db))
-        }
+        // Every served document is logged now: index the entries, so each pin document's proof is built from its
+        // bytes when first asked for.
+        log.indexStoredEntries()
+        let trust = try store.read { db in try ServedLogIndexTable.servedTrust(db) }
         publishFiles()
-        publish(
-            hosts.map { Pending(key: .pins($0.key), leafIndex: $0.leafIndex, etag: $0.etag, version: $0.version) {} }
-                + trust.map {
-                    Pending(key: .trust($0.version), leafIndex: $0.leafIndex, etag: $0.etag, version: $0.version) {}
-                })
+        publish(trust.map { Pending(key: .trust($0.version), leafIndex: $0.leafIndex, etag: $0.etag) {} })
         return Loaded(appended: appended, treeSize: log.treeSize, proofs: proofs.count)
+    }
+
+    /// Calls `body` with each document `page` lists, a thousand at a time in id order (the first start of a large
+    /// database logs every document: never all their bodies in memory at once).
+    private static func forEachUnlogged(
+        _ db: Database, _ page: (Database, _ after: Int64, _ limit: Int) throws -> [ServedLogIndexTable.Unlogged],
+        _ body: (ServedLogIndexTable.Unlogged) throws -> Void
+    ) throws {
+        var after = Int64.min
+        while true {
+            let documents = try page(db, after, 1000)
+            for document in documents { try body(document) }
+            guard let last = documents.last else { return }
+            after = last.id
+        }
     }
 }
