@@ -35,20 +35,26 @@ extension LogPublisher {
             var appends: [LogAppend] = []
             try db.inTransaction {
                 appends = []
-                try Self.forEachUnlogged(db, ServedLogIndexTable.unloggedHosts) { document in
-                    let append = try log.append([document.body], in: db)
-                    try ServedLogIndexTable.setHost(db, hostId: document.id, leafIndex: append.firstIndex)
+                // A thousand documents at a time, each page one append: the first start of a large database logs
+                // every document, and never holds all their bodies at once.
+                try Self.forEachUnloggedPage(db, ServedLogIndexTable.unloggedHosts) { documents in
+                    let append = try log.append(documents.map(\.body), in: db)
+                    for (document, index) in zip(documents, append.indices) {
+                        try ServedLogIndexTable.setHost(db, hostId: document.id, leafIndex: index)
+                    }
                     appends.append(append)
                 }
-                try Self.forEachUnlogged(db, ServedLogIndexTable.unloggedTrust) { document in
-                    let append = try log.append([document.body], in: db)
-                    try ServedLogIndexTable.setTrust(db, version: Int(document.id), leafIndex: append.firstIndex)
+                try Self.forEachUnloggedPage(db, ServedLogIndexTable.unloggedTrust) { documents in
+                    let append = try log.append(documents.map(\.body), in: db)
+                    for (document, index) in zip(documents, append.indices) {
+                        try ServedLogIndexTable.setTrust(db, version: Int(document.id), leafIndex: index)
+                    }
                     appends.append(append)
                 }
                 return .commit
             }
             for append in appends { log.didCommit(append) }
-            appended = appends.count
+            appended = appends.reduce(0) { $0 + $1.indices.count }
             try signCheckpoint(db)
         }
         if let refused {
@@ -67,17 +73,16 @@ extension LogPublisher {
         return Loaded(appended: appended, treeSize: log.treeSize, proofs: proofs.count)
     }
 
-    /// Calls `body` with each document `page` lists, a thousand at a time in id order (the first start of a large
-    /// database logs every document: never all their bodies in memory at once).
-    private static func forEachUnlogged(
+    /// Calls `body` with the documents `page` lists, a thousand at a time in id order, until it lists none.
+    private static func forEachUnloggedPage(
         _ db: Database, _ page: (Database, _ after: Int64, _ limit: Int) throws -> [ServedLogIndexTable.Unlogged],
-        _ body: (ServedLogIndexTable.Unlogged) throws -> Void
+        _ body: ([ServedLogIndexTable.Unlogged]) throws -> Void
     ) throws {
         var after = Int64.min
         while true {
             let documents = try page(db, after, 1000)
-            for document in documents { try body(document) }
             guard let last = documents.last else { return }
+            try body(documents)
             after = last.id
         }
     }
