@@ -253,7 +253,7 @@ final class LogPublisher: Sendable {
         let complete = isComplete(latest)
         for (key, entry) in proofs.underCosigned(than: latest.signatures.count - 1) {
             guard let proof = try? log.proof(index: entry.leafIndex) else { continue }
-            proofs.publish(key, etag: entry.etag, proof: proof, complete: complete)
+            proofs.publish(key, etag: entry.resource.etag, proof: proof, complete: complete)
         }
         // Writes that kept coming during the witnesses' round: their cosignatures are on an earlier checkpoint,
         // which still proves every entry it includes (PROTOCOL §7.4 accepts any consistent checkpoint).
@@ -264,7 +264,7 @@ final class LogPublisher: Sendable {
             guard let proof = try? log.proof(index: entry.leafIndex, in: earlier.note, size: earlier.size) else {
                 continue
             }
-            proofs.publish(key, etag: entry.etag, proof: proof, complete: earlierComplete)
+            proofs.publish(key, etag: entry.resource.etag, proof: proof, complete: earlierComplete)
         }
     }
 }

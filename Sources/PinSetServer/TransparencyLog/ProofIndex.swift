@@ -26,7 +26,6 @@ final class ProofIndex: Sendable {
     struct Entry: Sendable {
         let resource: CachedResource
         let leafIndex: Int
-        let etag: String
         /// How many cosignatures the proof's checkpoint carries.
         let cosignatures: Int
         /// Whether it carries every configured witness's cosignature.
@@ -89,7 +88,7 @@ final class ProofIndex: Sendable {
             cacheControl: complete ? cacheControl : Self.incompleteCacheControl)
         let cosignatures = proof.checkpoint.signatures.count - 1
         let entry = Entry(
-            resource: resource, leafIndex: proof.index, etag: etag, cosignatures: cosignatures, complete: complete)
+            resource: resource, leafIndex: proof.index, cosignatures: cosignatures, complete: complete)
         let replaced: Entry? = state.withLock { state in
             if let current = state.proofs[key], current.leafIndex > proof.index { return nil }
             let old = state.proofs.updateValue(entry, forKey: key)
