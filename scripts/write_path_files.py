@@ -18,9 +18,23 @@ How it counts (a static, name-based call graph over Sources/, no compiler; it re
      (the receiver's type is usually among them), and nothing else.
    Names resolve only in PinSetServer and the targets it depends on (Package.swift): the code a server runs.
    The route table's closures are not followed (that would reach every handler): only the start handler is.
+   Refinements (the default; `--by-name` drops them, for numbers comparable with counts taken before them):
+   - a name resolves in another module only to a `public` (or `open`, `package`) declaration, and a type name
+     (`Type(`, `Type.name`) or free function only in the calling file's own module and those it imports, as the
+     compiler resolves them (so `String(` in MicroHTTPD no longer reaches PKCS11's internal `String.init`);
+   - `value.name` with no `(` or `{` after it is a property read: it reaches computed `var`s called name, not
+     functions (so `response.status` no longer reaches `PinSetService.status(host:)`);
+   - the types a declaration mentions are read without its comments (a doc comment's ``Type`` is no use);
+   - `Type(label: …)` reaches only Type's initializers with that label (`Type(x)`: one with `_`);
+   - `Type.name` reaches Type's members only (not every member called name of the types around it);
+   - `name:` (an argument label, or a name being declared) refers to nothing;
+   - a protocol requirement is reached with no body (it used to take the next declaration's).
 3. A file is on the path when one of its units is reached. Modules are the Sources/ folders of those files.
-It over-counts where a name resolves to several types the unit mentions, and under-counts protocol witnesses
-reached only through an existential; the same rules before and after a change make the two numbers comparable.
+It over-counts where a name resolves to several types the unit mentions (`prepared.status` still reaches
+`WitnessWorker.status`), and under-counts protocol witnesses reached only through an existential or a generic
+(a `Decodable` body's `init(from:)`, the signer behind `DocumentSigner`) and closures kept in properties (the
+`publish` hook that hands a document to the read path); the same rules before and after a change make the two numbers comparable.
+`--why` prints, after each file, the unit that first reached it (caller, then callee), to see what put it there.
 """
 
 import argparse
@@ -33,8 +47,12 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DEFAULT_STARTS = ["PinSetRouter.putHost", "PinSetRouter.handle", "MHDCallbacks.*"]
 SERVING_TARGET = "PinSetServer"  # names resolve only inside it and the targets it depends on
 SKIP_TYPES = {"RouteTable"}  # its closures name every handler: follow only the start handler
+BY_NAME = False  # --by-name: the first rules, for numbers comparable with counts taken before the refinements
 TYPE_DECL = re.compile(r"\b(class|struct|enum|actor|extension|protocol)\s+([A-Z]\w*)")
 UNIT_DECL = re.compile(r"\b(func\s+(\w+)|init\b|deinit\b|subscript\b|var\s+(\w+)\s*:[^=\n{]*\{)")
+IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|package|private|fileprivate)\s+)?import\s+(\w+)", re.M)
+BODYLESS = re.compile(r"(?<!\.)\b(func|var|let|init|case|subscript|typealias|associatedtype)\b|\}")
+ACCESS = re.compile(r"\b(public|open|package)\b")
 KEYWORDS = {"if", "guard", "while", "for", "switch", "return", "try", "await", "catch", "throw", "in", "let", "var"}
 
 
@@ -96,6 +114,7 @@ def block(text, start):
 
 def parse(path):
     text = blank(open(path, encoding="utf-8").read())
+    imports = set(IMPORT.findall(text))
     types = []
     for m in TYPE_DECL.finditer(text):
         span = block(text, m.end())
@@ -108,10 +127,50 @@ def parse(path):
         span = block(text, start)
         if not span:
             continue
+        # A protocol requirement has no body: the next brace belongs to a later declaration.
+        if not BY_NAME and BODYLESS.search(text, start, span[0]):
+            span = (start, start)
         owners = [t for t in types if t[1] < m.start() < t[2]]
         owner = min(owners, key=lambda t: t[2] - t[1])[0] if owners else None
-        units.append({"file": path, "owner": owner, "name": name, "body": text[span[0]:span[1]]})
-    return types, units
+        kind = "func" if m.group(2) else "var" if m.group(3) else name
+        line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+        extension = owners and min(owners, key=lambda t: t[2] - t[1])
+        # Public: said on its line, or it sits in a `public extension` or is a requirement of a public protocol.
+        exported = bool(ACCESS.search(line)) or bool(
+            extension
+            and extension[3] in ("extension", "protocol")
+            and ACCESS.search(text[text.rfind("\n", 0, extension[1]) + 1:extension[1]])
+        )
+        units.append(
+            {
+                "file": path, "owner": owner, "name": name, "kind": kind, "imports": imports, "public": exported,
+                "labels": labels(text[m.end():span[0]]) if name == "init" else None,
+                "body": text[span[0]:span[1]],
+            }
+        )
+    return types, units, text
+
+
+def labels(signature):
+    """The argument labels of an initializer's parameter list (`_` for an unlabeled one)."""
+    open_ = signature.find("(")
+    if open_ < 0:
+        return set()
+    depth, part, parts = 0, "", []
+    for index, char in enumerate(signature[open_ + 1:], open_ + 1):
+        if char in "([<":
+            depth += 1
+        elif char in ")]>" and signature[index - 1] != "-":  # not the `>` of `->`
+            if depth == 0:
+                break
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append(part)
+            part = ""
+        else:
+            part += char
+    parts.append(part)
+    return {p.split(":")[0].split()[0] for p in parts if ":" in p and p.split(":")[0].split()}
 
 
 def linked_modules(target):
@@ -137,10 +196,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--start", action="append", help="TYPE.member to start from (repeatable; * for all)")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--by-name", action="store_true", help="the first rules: no import or call/property check")
+    parser.add_argument("--why", action="store_true", help="after each file, the unit that first reached it")
     parser.add_argument("--root", help="the package to read (default: this checkout), e.g. a `git archive` of a commit")
     args = parser.parse_args()
-    global ROOT
+    global ROOT, BY_NAME
     ROOT = args.root or ROOT
+    BY_NAME = args.by_name
     starts = args.start or DEFAULT_STARTS
 
     linked = linked_modules(SERVING_TARGET)
@@ -150,26 +212,37 @@ def main():
             path = os.path.relpath(os.path.join(dirpath, name), ROOT)
             if not name.endswith(".swift") or path.split(os.sep)[1] not in linked:
                 continue
-            types, file_units = parse(os.path.join(ROOT, path))
+            types, file_units, blanked = parse(os.path.join(ROOT, path))
             for unit in file_units:
                 unit["file"] = path
+                unit["module"] = path.split(os.sep)[1]
             units += file_units
             for type_name, open_, close, kind in types:
                 type_files[type_name].add(path)
                 if kind != "extension":
-                    type_text[type_name] += open(os.path.join(ROOT, path), encoding="utf-8").read()[open_:close]
+                    source = open(os.path.join(ROOT, path), encoding="utf-8").read() if args.by_name else blanked
+                    type_text[type_name] += source[open_:close]
     by_owner = defaultdict(list)
     by_name = defaultdict(list)
     for unit in units:
         by_owner[(unit["owner"], unit["name"])].append(unit)
         by_name[unit["name"]].append(unit)
 
-    reached, files, queue = set(), set(), []
+    reached, files, queue, why = set(), set(), [], {}
 
-    def reach(unit):
+    def visible(caller, target, member):
+        """Whether `caller` can name `target` (the precise rules): its own module's, else a public one, and for a
+        type or free-function name one of a module its file imports."""
+        if args.by_name or target["module"] == caller["module"]:
+            return True
+        return target["public"] and (member or target["module"] in caller["imports"])
+
+    def reach(unit, caller, member=False):
         key = id(unit)
-        if key not in reached and unit["owner"] not in SKIP_TYPES:
+        if key not in reached and unit["owner"] not in SKIP_TYPES and visible(caller, unit, member):
             reached.add(key)
+            if unit["file"] not in files:
+                why[unit["file"]] = f'{caller["owner"]}.{caller["name"]} -> {unit["owner"]}.{unit["name"]}'
             files.add(unit["file"])
             queue.append(unit)
 
@@ -186,35 +259,48 @@ def main():
         body = unit["body"]
         context = set(re.findall(r"\b([A-Z]\w*)", body)) | set(re.findall(r"\b([A-Z]\w*)", type_text[unit["owner"]]))
         context.add(unit["owner"])
-        for type_name in re.findall(r"\b([A-Z]\w*)\s*\(", body):
+        for type_name, empty, label in re.findall(r"\b([A-Z]\w*)\s*\(\s*(\))?(?:(\w+)\s*:(?!:))?", body):
             inits = by_owner.get((type_name, "init"), [])
+            if not args.by_name and not empty:
+                inits = [i for i in inits if (label or "_") in i["labels"]]
             for target in inits:
-                reach(target)
+                reach(target, unit)
             if not inits and type_name in type_files and type_name not in SKIP_TYPES:
-                files.update(type_files[type_name])
+                for path in type_files[type_name]:
+                    if args.by_name or path.split(os.sep)[1] in unit["imports"] | {unit["module"]}:
+                        why.setdefault(path, f'{unit["owner"]}.{unit["name"]} -> {type_name}( (memberwise)')
+                        files.add(path)
         for type_name, member in re.findall(r"\b([A-Z]\w*)\.(\w+)", body):
             for target in by_owner.get((type_name, member), []):
-                reach(target)
-        for prefix, member in re.findall(r"(\.|\bself\.|\b)([a-z_]\w*)\s*\(?", body):
-            if member in KEYWORDS:
+                reach(target, unit)
+        for m in re.finditer(r"(\.|\bself\.|\b)([a-z_]\w*)(\s*[({])?(:(?!:))?", body):
+            prefix, member, call, label = m.groups()
+            if member in KEYWORDS or (label and not args.by_name):
                 continue
+            if prefix == "." and not args.by_name:
+                receiver = re.search(r"(\w+)$", body[: m.start()])
+                if receiver and receiver.group(1)[0].isupper() and receiver.group(1) != "Self":
+                    continue  # `Type.name`: followed above, on Type alone
             own = by_owner.get((unit["owner"], member), [])
             if prefix in ("", "self."):
                 targets = own or by_owner.get((None, member), [])
             else:
                 targets = own + [t for t in by_name.get(member, []) if t["owner"] in context]
+                if not call and not args.by_name:
+                    targets = [t for t in targets if t["kind"] == "var"]
             for target in targets:
-                reach(target)
+                reach(target, unit, member=prefix == ".")
 
     modules = defaultdict(list)
     for path in sorted(files):
         modules[path.split(os.sep)[1]].append(path)
-    print(f"{len(files)} files in {len(modules)} modules on the path from {', '.join(starts)}")
+    rules = "by name only" if args.by_name else "imports and calls checked"
+    print(f"{len(files)} files in {len(modules)} modules on the path from {', '.join(starts)} ({rules})")
     if not args.quiet:
         for module, paths in sorted(modules.items()):
             print(f"  {module}: {len(paths)}")
             for path in paths:
-                print(f"    {path}")
+                print(f"    {path}" + (f"  <- {why.get(path, 'start')}" if args.why else ""))
 
 
 if __name__ == "__main__":

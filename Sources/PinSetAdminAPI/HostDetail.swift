@@ -44,3 +44,39 @@ public struct HostDetail: Codable, Sendable, Hashable {
         self.kid = kid
     }
 }
+
+extension HostDetail {
+    /// The JSON answer of the admin API: byte for byte what ``AdminJSON``'s encoder writes for it (sorted keys,
+    /// no escaped slashes; ``JSONWriter``), without its cost on the write path. Kept beside the `Codable`
+    /// conformance it must match: a new member goes into both.
+    public func encodedJSON() -> [UInt8] {
+        var writer = JSONWriter(capacity: 384 + 160 * pins.count)
+        writer.object { json in
+            json.key("enforce")
+            json.bool(enforce)
+            json.key("etag")
+            json.string(etag)
+            json.key("expiresAt")
+            json.date(expiresAt)
+            json.key("host")
+            json.string(host)
+            json.key("includeSubdomains")
+            json.bool(includeSubdomains)
+            json.key("issuedAt")
+            json.date(issuedAt)
+            json.key("kid")
+            json.string(kid)
+            json.key("pins")
+            json.pins(pins)
+            if let reportUri {
+                json.key("reportUri")
+                json.string(reportUri)
+            }
+            json.key("updatedAt")
+            json.date(updatedAt)
+            json.key("version")
+            json.int(version)
+        }
+        return writer.bytes
+    }
+}

@@ -153,9 +153,9 @@ public final class FuzzHarness: @unchecked Sendable {
         case .signedParts: try signedParts(data)
         case .payload: try payload(data)
         case .adminSet:
-            if let request = try? SetRequest.decode(json: data) { certificates(request.pins) }
+            if let request = try? SetRequest(json: data) { certificates(request.pins) }
         case .adminPins:
-            if let request = try? PinsRequest.decode(json: data) { certificates(request.pins) }
+            if let request = try? PinsRequest(json: data) { certificates(request.pins) }
         case .certificate:
             if let parsed = try? CertificateParser.parse(data) {
                 for certificate in parsed where certificate.spkiDER.isEmpty || certificate.der.isEmpty {

@@ -59,7 +59,7 @@ struct TrustOptions: ParsableArguments {
 
     /// The `--trust` documents of `verify`, read in order.
     static func read(_ files: [String]) throws -> [[UInt8]] {
-        try files.map(RootKeyFiles.document)
+        try files.map(InputFile.bytes)
     }
 
     func keys() throws -> [TrustedKey] {
@@ -144,14 +144,8 @@ struct VerifyCommand: ParsableCommand {
     var trustDocuments: [String] = []
 
     func run() throws {
-        let bytes: [UInt8]
-        if file == "-" {
-            bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
-        } else {
-            guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("cannot read \(file)") }
-            bytes = Array(data)
-        }
-        try trust.check(bytes, host: host, trustDocuments: try TrustOptions.read(trustDocuments))
+        try trust.check(
+            InputFile.bytes(file), host: host, trustDocuments: try TrustOptions.read(trustDocuments))
     }
 }
 

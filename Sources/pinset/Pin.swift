@@ -50,7 +50,7 @@ struct PinCommand: AsyncParsableCommand {
             return
         }
         for file in files {
-            let bytes = try read(file)
+            let bytes = try InputFile.bytes(file)
             let certificates: [ParsedCertificate]
             do {
                 certificates = try CertificateParser.parse(bytes)
@@ -72,13 +72,5 @@ struct PinCommand: AsyncParsableCommand {
     private func pin(of certificate: ParsedCertificate) -> String {
         type == "certificate"
             ? Base64.encode(SHA256Digest.hash(certificate.der)) : Base64.encode(SHA256Digest.hash(certificate.spkiDER))
-    }
-
-    private func read(_ file: String) throws -> [UInt8] {
-        if file == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw CLIError("cannot read \(file): no such file or not readable")
-        }
-        return Array(data)
     }
 }

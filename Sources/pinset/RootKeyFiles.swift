@@ -64,11 +64,4 @@ enum RootKeyFiles {
             throw CLIError("\(option): \(error)")
         }
     }
-
-    /// The trust document file (`-` for standard input).
-    static func document(_ file: String) throws -> [UInt8] {
-        if file == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("cannot read \(file)") }
-        return Array(data)
-    }
 }

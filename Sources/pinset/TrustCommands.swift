@@ -111,7 +111,7 @@ struct TrustCosign: ParsableCommand {
     @Option(help: "Write here instead of rewriting FILE.") var out: String?
 
     func run() throws {
-        let bytes = try RootKeyFiles.document(file)
+        let bytes = try InputFile.bytes(file)
         guard var document = try? TrustDocument.decode(json: bytes) else {
             throw CLIError("\(file) is not a trust document (JWS general JSON serialization)")
         }
@@ -155,7 +155,7 @@ struct TrustPush: AsyncParsableCommand {
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
-        let bytes = try RootKeyFiles.document(file)
+        let bytes = try InputFile.bytes(file)
         let data = try await options.client().send("PUT", "/admin/trust", body: Data(bytes))
         if options.printJSON(data) { return }
         let answer = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
@@ -185,7 +185,7 @@ struct TrustShow: AsyncParsableCommand {
         if let server {
             bytes = try await MirrorFetch.get(base: server, path: version.map { "/trust/\($0)" } ?? "/trust")
         } else {
-            bytes = try RootKeyFiles.document(file!)
+            bytes = try InputFile.bytes(file!)
         }
         guard TrustRules.unverifiedPayload(bytes) != nil else {
             throw CLIError("not a trust document (JWS general JSON serialization with a trust payload)")

@@ -13,7 +13,7 @@ struct LoopbackHTTP {
 
     /// The client for a server URL such as `http://127.0.0.1:8080`.
     init(url: String) {
-        client = TestHTTPClient(port: UInt16(url.split(separator: ":").last.flatMap { Int($0) } ?? 0))
+        client = TestHTTPClient(url: url)
     }
 
     func request(_ method: String, _ path: String, token: String? = nil, body: String? = nil) throws -> Response {

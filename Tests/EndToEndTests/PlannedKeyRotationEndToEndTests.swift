@@ -6,10 +6,6 @@ import PinSetRules
 import TestSupport
 import Testing
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// Issue 24 item 7 (PROTOCOL §6.3, planned rotation), all real: `pinset serve --key A --next-key B` with root
 /// keys and a transparency log, trust documents made by `pinset trust sign`, the client's trust walk and document
 /// checks. Pushing a trust document that names B and not A switches the server to B and re-signs every document
@@ -57,21 +53,17 @@ import Testing
             process.waitUntilExit()
         }
 
-        func send(_ method: String, _ path: String, token: String, body: [UInt8]) async throws -> (Int, Data) {
-            var request = URLRequest(url: URL(string: url.absoluteString + path)!)
-            request.httpMethod = method
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(body)
-            let (data, response) = try await URLSession.shared.data(for: request)
-            return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        func send(_ method: String, _ path: String, token: String, body: [UInt8]) throws -> (Int, Data) {
+            let answer = try TestHTTPClient(url: url.absoluteString).request(
+                method, path, headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
+                body: body)
+            return (answer.status, Data(answer.body))
         }
 
         /// `GET path`: the body and the `ETag`.
-        func get(_ path: String) async throws -> (status: Int, body: [UInt8], etag: String?) {
-            let (data, response) = try await URLSession.shared.data(from: URL(string: url.absoluteString + path)!)
-            let http = response as? HTTPURLResponse
-            return (http?.statusCode ?? 0, Array(data), http?.value(forHTTPHeaderField: "ETag"))
+        func get(_ path: String) throws -> (status: Int, body: [UInt8], etag: String?) {
+            let answer = try TestHTTPClient(url: url.absoluteString).request("GET", path)
+            return (answer.status, answer.body, answer.header("ETag"))
         }
     }
 
@@ -105,12 +97,12 @@ import Testing
         let token = try #require(server!.token())
         let v1 = try trustSign(1, delegating: "a.pem")
         #expect(TrustRules.unverifiedPayload(v1)?.logKeys?.count == 1)
-        #expect(try await server!.send("PUT", "/admin/trust", token: token, body: v1).0 == 201)
+        #expect(try server!.send("PUT", "/admin/trust", token: token, body: v1).0 == 201)
         for host in Self.hosts {
             let pins = (0..<2).map { _ in Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) }) }
             let body = #"{"pins":[{"sha256":"\#(pins[0])","role":"current"},{"sha256":"\#(pins[1])","role":"backup"}]}"#
             #expect(
-                try await server!.send("PUT", "/admin/hosts/\(host)", token: token, body: Array(body.utf8)).0 == 201)
+                try server!.send("PUT", "/admin/hosts/\(host)", token: token, body: Array(body.utf8)).0 == 201)
         }
 
         // A client that ships the root key, walked to v1, holds every set signed by A.
@@ -121,7 +113,7 @@ import Testing
         #expect(store.advance(to: atV1) != nil)
         let manager = PinTrustManager(trustStore: store)
         for host in Self.hosts {
-            let document = try await server!.get("/pins/\(host)")
+            let document = try server!.get("/pins/\(host)")
             #expect(try manager.accept(document.body, for: host, now: Date()).get().kid == kidA)
         }
 
@@ -140,7 +132,7 @@ import Testing
         #expect(Self.hosts.allSatisfy { appManager.document(for: $0)?.kid == kidA })
 
         // A trust document naming neither A nor B is refused with the rule, naming both.
-        let (refused, problem) = try await server!.send(
+        let (refused, problem) = try server!.send(
             "PUT", "/admin/trust", token: token, body: try trustSign(2, delegating: "c.pem"))
         #expect(refused == 422)
         let detail = String(decoding: problem, as: UTF8.self)
@@ -148,7 +140,7 @@ import Testing
 
         // v2 names B only: accepted, and the answer comes once every document is re-signed with B and served.
         let v2 = try trustSign(2, delegating: "b.pem")
-        let (status, answer) = try await server!.send("PUT", "/admin/trust", token: token, body: v2)
+        let (status, answer) = try server!.send("PUT", "/admin/trust", token: token, body: v2)
         #expect(status == 201)
         let outcome = try JSONSerialization.jsonObject(with: answer) as? [String: Any]
         #expect(outcome?["rotatedTo"] as? String == kidB)
@@ -157,18 +149,18 @@ import Testing
 
         // Right after the answer: the client updates its trust from the server, then fetches every set. Each one
         // verifies under v2, signed by B, and has its proof with the same ETag; no set in force is ever lost.
-        let served = try await server!.get("/trust")
+        let served = try server!.get("/trust")
         let walked = try walker.walk(
-            [try await server!.get("/trust/1").body, try await server!.get("/trust/2").body], from: store.shipped,
+            [try server!.get("/trust/1").body, try server!.get("/trust/2").body], from: store.shipped,
             now: Date()
         ).get()
         #expect(walked.version == 2 && served.body == v2)
         #expect(store.advance(to: walked) != nil)
         for host in Self.hosts {
-            let document = try await server!.get("/pins/\(host)")
+            let document = try server!.get("/pins/\(host)")
             #expect(try manager.accept(document.body, for: host, now: Date()).get().kid == kidB)
             #expect(manager.pinSet(for: host) != nil)
-            let proof = try await server!.get("/pins/\(host)/proof")
+            let proof = try server!.get("/pins/\(host)/proof")
             #expect(proof.status == 200 && proof.etag == document.etag)
         }
 
@@ -187,7 +179,7 @@ import Testing
         // stored: it still starts (§6.3, how a leaked key is replaced), with the warning.
         server = nil
         server = try Server(common + ["--key", path("b.pem")])
-        let afterRestart = try await server!.get("/pins/\(Self.hosts[0])")
+        let afterRestart = try server!.get("/pins/\(Self.hosts[0])")
         #expect(try manager.accept(afterRestart.body, for: Self.hosts[0], now: Date()).get().kid == kidB)
         server = nil
         server = try Server(common + ["--key", path("a.pem")])
@@ -197,11 +189,11 @@ import Testing
             if !warned { try await Task.sleep(for: .milliseconds(50)) }
         }
         #expect(warned)
-        #expect(try await server!.get("/trust").body == v2)
+        #expect(try server!.get("/trust").body == v2)
         // Its re-signer (whose first pass ran at start, before the warning) leaves the documents signed by B, the
         // key v2 delegates: re-signed with A, every root-key client would refuse them.
         for host in Self.hosts {
-            let served = try await server!.get("/pins/\(host)")
+            let served = try server!.get("/pins/\(host)")
             #expect(try manager.accept(served.body, for: host, now: Date()).get().kid == kidB, "\(host)")
         }
     }

@@ -7,10 +7,6 @@ import PinSetServer
 import TestSupport
 import Testing
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// Issue 24 (PROTOCOL §7.4) with every part real: `pinset serve --log-key` and two `pinset witness` processes,
 /// the client's updater over URLSession with a 2-of-2 tlog-policy. A witness refusing an inconsistent checkpoint
 /// with 409 is covered by `WitnessProcessTests`.
@@ -90,16 +86,14 @@ import Testing
         }
 
         /// `PUT /admin/hosts/{host}` with one random current and backup pin; returns the status.
-        func put(_ host: String) async throws -> Int {
+        func put(_ host: String) throws -> Int {
             let pins = (0..<2).map { _ in Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) }) }
-            var request = URLRequest(url: url.appendingPathComponent("admin/hosts/\(host)"))
-            request.httpMethod = "PUT"
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(
-                #"{"pins":[{"sha256":"\#(pins[0])","role":"current"},{"sha256":"\#(pins[1])","role":"backup"}]}"#.utf8)
-            let (_, response) = try await URLSession.shared.data(for: request)
-            return (response as? HTTPURLResponse)?.statusCode ?? 0
+            let body = #"{"pins":[{"sha256":"\#(pins[0])","role":"current"},{"sha256":"\#(pins[1])","role":"backup"}]}"#
+            return try TestHTTPClient(url: url.absoluteString).request(
+                "PUT", "/admin/hosts/\(host)",
+                headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
+                body: Array(body.utf8)
+            ).status
         }
     }
 
@@ -160,13 +154,13 @@ import Testing
         let reporter = PinFailureReporter(fallbackReportURI: listener.url)
         let (manager, updater) = try Self.client(
             honest, policy: policy, directory: directory, storage: storage, reporter: reporter)
-        #expect(try await honest.put(Self.host) == 201)
+        #expect(try honest.put(Self.host) == 201)
         let first = await Self.fetch(updater, until: 1)
         guard case .updated(_, 1) = first else {
             Issue.record("the logged document was not accepted: \(first)")
             return
         }
-        #expect(try await honest.put(Self.host) == 200)
+        #expect(try honest.put(Self.host) == 200)
         let second = await Self.fetch(updater, until: 2)
         guard case .updated(_, 2) = second else {
             Issue.record("the second logged document was not accepted: \(second)")
@@ -178,8 +172,8 @@ import Testing
 
         // The rogue server: the same signing and log keys, the same witnesses, its own history with rogue sets.
         let rogue = try LoggedServer(directory: directory, database: "rogue.sqlite", witnesses: witnesses)
-        #expect(try await rogue.put(Self.host) == 201)
-        for _ in 0..<2 { #expect(try await rogue.put(Self.host) == 200) }
+        #expect(try rogue.put(Self.host) == 201)
+        for _ in 0..<2 { #expect(try rogue.put(Self.host) == 200) }
 
         // A client that has seen the honest log (restarted from its storage): a fork, both notes to the app and
         // the report URI, the set in force kept.

@@ -105,8 +105,23 @@ import Testing
 }
 
 @Suite struct ServiceRequestDecodingTests {
+    /// The problem the router answers for the body `decode` refuses (a ``RequestBodyError``), or `nil` (recorded).
+    func expectBodyRefused<T>(_ decode: () throws -> T, sourceLocation: SourceLocation = #_sourceLocation)
+        -> Problem?
+    {
+        do {
+            _ = try decode()
+            Issue.record("expected a RequestBodyError", sourceLocation: sourceLocation)
+        } catch let error as RequestBodyError {
+            return error.problem
+        } catch {
+            Issue.record("expected a RequestBodyError, got \(error)", sourceLocation: sourceLocation)
+        }
+        return nil
+    }
+
     @Test func setRequestDefaults() throws {
-        let request = try SetRequest.decode(
+        let request = try SetRequest(
             json: Array(#"{"pins":[{"sha256":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}]}"#.utf8))
         #expect(request.includeSubdomains == false && request.enforce == true && request.reportUri == nil)
         #expect(request.pins[0].type == nil && request.pins[0].role == nil)
@@ -115,7 +130,7 @@ import Testing
     @Test func fullSetRequestDecodes() throws {
         let json =
             #"{"pins":[{"sha256":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=","type":"certificate","role":"backup","expiresAt":"2030-01-02T03:04:05Z","comment":"c"}],"includeSubdomains":true,"enforce":false,"reportUri":"https://r.example/"}"#
-        let request = try SetRequest.decode(json: Array(json.utf8))
+        let request = try SetRequest(json: Array(json.utf8))
         #expect(request.includeSubdomains && !request.enforce && request.reportUri == "https://r.example/")
         #expect(
             request.pins[0].type == .certificate && request.pins[0].role == .backup && request.pins[0].comment == "c")
@@ -133,16 +148,16 @@ import Testing
         (#"{"pins":"all"}"#, "pins"),
     ])
     func badBodiesAre400NamingTheProblem(json: String, mention: String) {
-        let error = expectServiceError { try SetRequest.decode(json: Array(json.utf8)) }
-        #expect(error?.code == .badRequest && error?.status == 400)
-        #expect(error?.detail.contains(mention) == true, "\(error?.detail ?? "")")
+        let problem = expectBodyRefused { try SetRequest(json: Array(json.utf8)) }
+        #expect(problem?.slug == "bad-request" && problem?.status == 400)
+        #expect(problem?.detail.contains(mention) == true, "\(problem?.detail ?? "")")
     }
 
     @Test func pinsRequestRefusesPolicyFields() {
         #expect(
-            expectServiceError { try PinsRequest.decode(json: Array(#"{"pins":[],"enforce":false}"#.utf8)) }?.code
-                == .badRequest)
-        #expect((try? PinsRequest.decode(json: Array(#"{"pins":[{"certificate":"x"}]}"#.utf8)))?.pins.count == 1)
+            expectBodyRefused { try PinsRequest(json: Array(#"{"pins":[],"enforce":false}"#.utf8)) }?.slug
+                == "bad-request")
+        #expect((try? PinsRequest(json: Array(#"{"pins":[{"certificate":"x"}]}"#.utf8)))?.pins.count == 1)
     }
 
     @Test func hostDetailEncodesRFC3339Dates() throws {

@@ -28,6 +28,12 @@ public struct TestHTTPClient: Sendable {
     /// A client for `127.0.0.1:port`.
     public init(port: UInt16) { self.port = port }
 
+    /// A client for a loopback server's URL such as `http://127.0.0.1:8080` (a banner's; any path is ignored).
+    public init(url: String) {
+        let authority = url.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first ?? ""
+        self.init(port: UInt16(authority.split(separator: ":").last.flatMap { Int($0) } ?? 0))
+    }
+
     /// Sends one request on a new connection and reads the answer to the end.
     public func request(
         _ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil

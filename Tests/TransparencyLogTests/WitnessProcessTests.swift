@@ -6,10 +6,6 @@ import TransparencyLog
 
 @testable import PinSetServer
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// `pinset witness` as a real process on loopback, spoken to over HTTP as a log would (C2SP tlog-witness).
 @Suite struct WitnessProcessTests {
     static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -39,23 +35,16 @@ import TransparencyLog
             process.waitUntilExit()
         }
 
-        func post(_ body: [UInt8]) async throws -> (status: Int, type: String?, body: String) {
-            var request = URLRequest(url: URL(string: url + "/add-checkpoint")!)
-            request.httpMethod = "POST"
-            request.httpBody = Data(body)
-            return try await send(request)
+        func post(_ body: [UInt8]) throws -> (status: Int, type: String?, body: String) {
+            answer(try TestHTTPClient(url: url).request("POST", "/add-checkpoint", body: body))
         }
 
-        func get(_ path: String) async throws -> (status: Int, type: String?, body: String) {
-            try await send(URLRequest(url: URL(string: url + path)!))
+        func get(_ path: String) throws -> (status: Int, type: String?, body: String) {
+            answer(try TestHTTPClient(url: url).request("GET", path))
         }
 
-        private func send(_ request: URLRequest) async throws -> (status: Int, type: String?, body: String) {
-            let (data, response) = try await URLSession.shared.data(for: request)
-            let http = response as! HTTPURLResponse
-            return (
-                http.statusCode, http.value(forHTTPHeaderField: "Content-Type"), String(decoding: data, as: UTF8.self)
-            )
+        private func answer(_ response: TestHTTPClient.Response) -> (status: Int, type: String?, body: String) {
+            (response.status, response.header("Content-Type"), response.text)
         }
     }
 
@@ -104,44 +93,44 @@ import TransparencyLog
         // The first checkpoint (old size 0, no proof), then one consistent with it.
         log.grow(to: 10)
         let first = try log.request(old: 0)
-        var answer = try await witness.post(first.bytes)
+        var answer = try witness.post(first.bytes)
         #expect(answer.status == 200, "\(answer.body)")
         let cosignature = try NoteSignature(line: answer.body.dropLast())
         let cosigned = SignedNote(text: first.checkpoint.text, signatures: [cosignature])
         #expect(try cosigned.verify([witnessKey], crypto: crypto).first?.timestamp ?? 0 > 1_700_000_000)
         log.grow(to: 300)
-        answer = try await witness.post(try log.request(old: 10).bytes)
+        answer = try witness.post(try log.request(old: 10).bytes)
         #expect(answer.status == 200, "\(answer.body)")
 
         // A log that believes the witness is elsewhere learns the size it holds: 409, text/x.tlog.size.
-        answer = try await witness.post(try log.request(old: 10).bytes)
+        answer = try witness.post(try log.request(old: 10).bytes)
         #expect(answer.status == 409 && answer.type == "text/x.tlog.size" && answer.body == "300\n")
 
         // A split view: the same key signs another history. Same size, other root; larger, with its own proof.
         var rogue = Log(signer: log.signer)
         rogue.grow(to: 300, tag: " rogue")
-        answer = try await witness.post(try rogue.request(old: 300, proof: []).bytes)
+        answer = try witness.post(try rogue.request(old: 300, proof: []).bytes)
         #expect(answer.status == 422)
         rogue.grow(to: 310, tag: " rogue")
-        answer = try await witness.post(try rogue.request(old: 300).bytes)
+        answer = try witness.post(try rogue.request(old: 300).bytes)
         #expect(answer.status == 422)
 
         // Unknown origin 404; a key the witness does not trust 403; malformed 400; old size over the size 400.
         let stranger = Log(
             signer: try NoteSigner(name: "other.example/log", type: .ed25519, key: try Ed25519SigningKey.generate()))
-        #expect(try await witness.post(try stranger.request(old: 0, origin: "other.example/log").bytes).status == 404)
+        #expect(try witness.post(try stranger.request(old: 0, origin: "other.example/log").bytes).status == 404)
         var impostor = Log(
             signer: try NoteSigner(name: LogServer.origin, type: .ed25519, key: try Ed25519SigningKey.generate()))
         impostor.grow(to: 300)
-        #expect(try await witness.post(try impostor.request(old: 300, proof: []).bytes).status == 403)
-        #expect(try await witness.post(Array("old 300\n\nnot a checkpoint\n".utf8)).status == 400)
+        #expect(try witness.post(try impostor.request(old: 300, proof: []).bytes).status == 403)
+        #expect(try witness.post(Array("old 300\n\nnot a checkpoint\n".utf8)).status == 400)
         let shrink = try log.request(old: 300, proof: [])
         let smaller = AddCheckpointRequest(oldSize: 301, consistencyProof: [], checkpoint: shrink.checkpoint)
-        #expect(try await witness.post(smaller.bytes).status == 400)
+        #expect(try witness.post(smaller.bytes).status == 400)
 
         // The monitoring API serves the cosigned checkpoint, under the SHA-256 of the origin.
         let originHash = crypto.sha256(Array(LogServer.origin.utf8)).map { String(format: "%02x", $0) }.joined()
-        let served = try await witness.get("/\(originHash)/checkpoint")
+        let served = try witness.get("/\(originHash)/checkpoint")
         #expect(served.status == 200)
         let note = try SignedNote(parsing: Array(served.body.utf8))
         #expect(try Checkpoint(text: note.text).size == 300)
@@ -150,10 +139,10 @@ import TransparencyLog
         // The newest checkpoint survives a restart.
         witness.stop()
         witness = try RunningWitness(arguments: arguments)
-        answer = try await witness.post(try log.request(old: 0, proof: []).bytes)
+        answer = try witness.post(try log.request(old: 0, proof: []).bytes)
         #expect(answer.status == 409 && answer.body == "300\n")
         log.grow(to: 301)
-        #expect(try await witness.post(try log.request(old: 300).bytes).status == 200)
+        #expect(try witness.post(try log.request(old: 300).bytes).status == 200)
     }
 
     @Test func aWitnessWithoutLogsOrNameDoesNotStart() throws {

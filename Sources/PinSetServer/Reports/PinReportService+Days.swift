@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import PinSetAdminAPI
+import PinSetCore
 
 /// Reports per host and UTC day (issue 15): the counts behind the console's 30-day chart.
 ///
@@ -19,19 +20,8 @@ extension PinReportService {
         seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
     }
 
-    /// `YYYY-MM-DD` of a day number (proleptic Gregorian, UTC).
+    /// `YYYY-MM-DD` of a day number (proleptic Gregorian, UTC): the date part of ``RFC3339/format(_:)``.
     static func dayText(_ day: Int64) -> String {
-        // Howard Hinnant's civil_from_days.
-        let z = day + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(y)-\(two(m))-\(two(d))"
+        String(RFC3339.format(Date(timeIntervalSince1970: TimeInterval(day) * 86_400)).prefix(10))
     }
 }

@@ -93,12 +93,14 @@ extension PinSetService {
                 outcome = try apply(
                     db, host: command.host, ifMatch: command.ifMatch, tokenName: command.tokenName,
                     mustExist: command.mustExist, checked: checked, plan: plan)
-                // The probe is a monitor pass for this host: its result is the host's status from now on.
-                if let probe, let watched = try HostProbeTable.watched(db, name: command.host) {
+                // The probe is a monitor pass for this host: its result is the host's status from now on, if the
+                // monitor watches the new set (an enforcing one; a retired host's set does not enforce). The new
+                // set is the outcome's: no need to read back what was just written.
+                if let probe, let detail = outcome?.detail, detail.enforce {
                     _ = try HostProbeTable.save(
                         db,
                         HostStatus.evaluate(
-                            host: command.host, pins: watched.pins, probes: probe.addresses, now: clock(),
+                            host: command.host, pins: detail.pins, probes: probe.addresses, now: clock(),
                             expiryWarning: configuration.probes.expiryWarning))
                 }
                 return .commit
