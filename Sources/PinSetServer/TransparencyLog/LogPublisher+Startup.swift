@@ -15,11 +15,12 @@ extension LogPublisher {
         let proofs: Int
     }
 
-    /// Start-up, before the HTTP listener: loads the log's hashes from the database, appends every served document
-    /// (pin and trust documents) that has no entry with its exact bytes in ONE transaction, signs a checkpoint when
-    /// the log grew past the stored one (or none is stored), and publishes the log's files and every served
-    /// document's proof, so every document served has a proof from the first request on. The pin documents' proofs
-    /// are built when first asked for (``ProofIndex/deferUntilAsked(_:)``); the trust documents' now.
+    /// Start-up, before the HTTP listener: loads the log's hashes from the database, appends in ONE transaction
+    /// every served document not logged yet (a pin document whose `logIndex` is NULL, a trust document without an
+    /// entry holding its exact bytes), signs a checkpoint when the log grew past the stored one (or none is stored),
+    /// and publishes the log's files and the trust documents' proofs, so every document served has a proof from the
+    /// first request on: a pin document's is built when first asked for, from the bytes served (``ProofIndex``,
+    /// ``LogState/storedIndex(of:)``).
     /// - Throws: ``StartupError`` (``StartupError/Code/logKeyUnusable``) when the stored log is not this one
     ///   (another origin) or does not match its entries; the database's error otherwise.
     func load() throws -> Loaded {

@@ -271,8 +271,8 @@ public final class LogState: Sendable {
         }
     }
 
-    /// ``files(changedSince:full:)`` with each level-0 tile's entry bundle after it, read from `db` (mirrors,
-    /// tests).
+    /// ``files(changedSince:full:)`` with each level-0 tile's entry bundle after it, read from `db`: everything a
+    /// mirror copies (tests).
     /// - Throws: the database's error, or ``LogError/Code/inconsistent`` when it lacks entries the checkpoint
     ///   covers (a read transaction older than the checkpoint).
     func files(changedSince oldSize: Int, bundlesFrom db: Database) throws -> [LogFile] {
