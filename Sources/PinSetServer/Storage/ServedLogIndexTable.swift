@@ -12,10 +12,8 @@ enum ServedLogIndexTable {
         let body: [UInt8]
     }
 
-    /// A served document and the log entry holding it.
+    /// A served trust document and the log entry holding it.
     struct Served {
-        /// The host name, or the trust document's version as text.
-        let key: String
         let version: Int
         let etag: String
         let leafIndex: Int
@@ -67,8 +65,7 @@ enum ServedLogIndexTable {
         ).map { row in
             let version: Int = row[0]
             return Served(
-                key: String(version), version: version, etag: PublishedDocument.etag(for: [UInt8](row[1] as Data)),
-                leafIndex: row[2])
+                version: version, etag: PublishedDocument.etag(for: [UInt8](row[1] as Data)), leafIndex: row[2])
         }
     }
 }
