@@ -36,11 +36,11 @@ final class LogFileIndex: Sendable {
     static let fullTileBudget = 8 << 20
     private let state = Locked(State())
     private let crypto: any TrustCrypto
-    private let make: @Sendable (Tile, _ isEntries: Bool) -> LogFile?
+    private let make: @Sendable (Tile, _ isEntries: Bool) throws -> LogFile?
 
     /// - Parameter make: makes a tile (`false`) or entry bundle (`true`) the latest checkpoint covers, `nil` when
-    ///   it cannot.
-    init(crypto: any TrustCrypto, make: @escaping @Sendable (Tile, _ isEntries: Bool) -> LogFile?) {
+    ///   it does not cover it; throws when the database cannot be read.
+    init(crypto: any TrustCrypto, make: @escaping @Sendable (Tile, _ isEntries: Bool) throws -> LogFile?) {
         self.crypto = crypto
         self.make = make
     }
@@ -83,7 +83,8 @@ final class LogFileIndex: Sendable {
 
     /// The file at `path` below `/log/` (`checkpoint`, `tile/0/000`, …), or `nil`. A full tile or bundle, or a
     /// partial bundle, is made the first time it is asked for.
-    func resource(_ path: Substring) -> CachedResource? {
+    /// - Throws: the database's error when a bundle cannot be read (a `500`, never a `404` for a file that exists).
+    func resource(_ path: Substring) throws -> CachedResource? {
         let key = String(path)
         enum Found {
             case served(CachedResource)
@@ -104,7 +105,7 @@ final class LogFileIndex: Sendable {
         case .served(let resource): return resource
         case .none: return nil
         case .partial(let tile, let isEntries):
-            guard let file = make(tile, isEntries) else { return nil }
+            guard let file = try make(tile, isEntries) else { return nil }
             let resource = file.resource(prefix: "/log/", version: 0, crypto: crypto)
             return state.withLock { state in
                 // Kept only while it is still listed (dropped meanwhile: served this once).
@@ -114,7 +115,7 @@ final class LogFileIndex: Sendable {
                 return resource
             }
         case .full(let tile, let isEntries):
-            guard let file = make(tile, isEntries) else { return nil }
+            guard let file = try make(tile, isEntries) else { return nil }
             let resource = file.resource(prefix: "/log/", version: 0, crypto: crypto)
             let evicted = state.withLock { $0.full.put(key, resource, bytes: file.body.count) }
             _ = evicted  // released here, out of the lock

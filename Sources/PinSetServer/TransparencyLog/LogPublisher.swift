@@ -77,14 +77,9 @@ final class LogPublisher: Sendable {
             return ProofIndex.ServedProof(
                 proof: proof, etag: document.etag, complete: proof.checkpoint.signatures.count - 1 >= witnessCount)
         }
-        files = LogFileIndex(crypto: crypto) { [log, store, logger] tile, isEntries in
+        files = LogFileIndex(crypto: crypto) { [log, store] tile, isEntries in
             guard isEntries else { return log.hashTile(tile) }
-            do {
-                return try store.read { db in try log.bundle(tile, in: db) }
-            } catch {
-                logger.error("cannot read a log entry bundle", metadata: ["tile": "\(tile)", "error": "\(error)"])
-                return nil
-            }
+            return try store.read { db in try log.bundle(tile, in: db) }
         }
     }
 
