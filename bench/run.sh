@@ -20,6 +20,7 @@
 #   B10 the monitor: a pass over 10,000 hosts within its interval, GET req/s while it runs (bench/monitor.sh)
 #   B11 writes with the pre-flight on: throughput, slowest write vs the deadline, GET p99 (bench/preflight.sh)
 #   B13 writes with the transparency log and one witness vs without a log, 4 writers (bench/logwrites.sh)
+#   B7L RSS and start-up with a transparency log vs without, HOSTS hosts (rows B7l B7m B7f B7g B7w, bench/logmem.sh)
 #   H1/H1t/H2 keys in hardware: signing through SoftHSM vs the OpenSSL key, start-up re-sign of HOSTS documents
 #      through the token (bench/hsm.sh; about 10 minutes at 100,000 hosts, most of it H2)
 #
@@ -31,7 +32,7 @@
 #   HOSTS=100000                  hosts seeded for B4/B7 (with the hidden `pinset seed`, see below)
 #   PUTS=5000                     transactions per B6 baseline (and floor) round
 #   SERVER_CPU=0 LOAD_CPU=1       taskset cores for the servers and for wrk
-#   ONLY="B0 B1 B2 B3 B4 B5 B6 B7 B10 B11 B13 H"  subset to run; add I1 for callgrind instruction counts (slow)
+#   ONLY="B0 B1 B2 B3 B4 B5 B6 B7 B7L B10 B11 B13 H"  subset to run; add I1 for callgrind instruction counts (slow)
 #   DOCS_TABLE=document           table sqlite3 dumps for B7
 #   OUT=BENCHMARKS.md
 set -euo pipefail
@@ -46,7 +47,7 @@ HOSTS="${HOSTS:-100000}"
 PUTS="${PUTS:-5000}"
 SERVER_CPU="${SERVER_CPU:-0}"
 LOAD_CPU="${LOAD_CPU:-1}"
-ONLY="${ONLY:-B0 B1 B2 B3 B4 B5 B6 B7 B10 B11 B13 H}"
+ONLY="${ONLY:-B0 B1 B2 B3 B4 B5 B6 B7 B7L B10 B11 B13 H}"
 DOCS_TABLE="${DOCS_TABLE:-document}"
 OUT="${OUT:-$ROOT/BENCHMARKS.md}"
 HOST="api.example.com"
@@ -422,6 +423,13 @@ if want B13; then
     log "B13: bash bench/logwrites.sh"
     PINSET="$PINSET" SERVER_CPU="$SERVER_CPU" LOAD_CPU="$LOAD_CPU" \
         bash "$HERE/logwrites.sh" | grep '^| *B13' >>"$CLIENT_ROWS" || log "bench/logwrites.sh failed or gave no rows"
+fi
+
+# ---------------------------------------------------------------- B7L: memory and start-up with the log (issue 22)
+if want B7L; then
+    log "B7L: bash bench/logmem.sh"
+    PINSET="$PINSET" HOSTS="$HOSTS" SERVER_CPU="$SERVER_CPU" LOAD_CPU="$LOAD_CPU" \
+        bash "$HERE/logmem.sh" | grep '^| *B7[lmfgw]' >>"$CLIENT_ROWS" || log "bench/logmem.sh failed or gave no rows"
 fi
 
 # ---------------------------------------------------------------- B8j/B9j: the JVM client (issue 23)

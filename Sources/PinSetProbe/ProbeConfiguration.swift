@@ -27,6 +27,12 @@ public struct ProbeConfiguration: Sendable {
     public var timeout: TimeInterval
     /// Most addresses probed per host. Default 8.
     public var addressLimit: Int
+    /// Seconds a silent address is reported unreachable at once instead of probed again: for every name when it
+    /// accepted no TCP connection within the deadline, for the same name only when it accepted the connection but
+    /// did not answer TLS (a proxy routing by SNI may hang for one name only). Probes already in flight share the
+    /// verdict under the same rules. An address that answers, or refuses, is probed afresh every time. Default 30;
+    /// 0 remembers nothing.
+    public var unreachableTTL: TimeInterval
     /// How often the monitor probes every enforcing host; `nil` (the default here) runs no monitor.
     /// ``served`` probes every 10 minutes. Probes are spread across the interval.
     public var monitorInterval: TimeInterval?
@@ -43,8 +49,10 @@ public struct ProbeConfiguration: Sendable {
     public init(
         preflight: PreflightMode = .off, connectTo: [ConnectToRule] = [], allowPrivate: Bool = false,
         timeout: TimeInterval = 5, addressLimit: Int = 8, monitorInterval: TimeInterval? = nil,
-        expiryWarning: TimeInterval = 21 * 86_400, alertWebhook: URL? = nil, monitorConcurrency: Int = 32
+        expiryWarning: TimeInterval = 21 * 86_400, alertWebhook: URL? = nil, monitorConcurrency: Int = 32,
+        unreachableTTL: TimeInterval = 30
     ) {
+        self.unreachableTTL = max(0, unreachableTTL)
         self.monitorConcurrency = max(1, monitorConcurrency)
         self.preflight = preflight
         self.connectTo = connectTo
@@ -59,7 +67,7 @@ public struct ProbeConfiguration: Sendable {
 
 extension ProbeConfiguration {
     /// The defaults of a served pin server (`pinset serve`, and the CLI's own probes): the pre-flight check warns
-    /// (``PreflightMode/warn``) and the monitor probes every 10 minutes; every other field as ``init(preflight:connectTo:allowPrivate:timeout:addressLimit:monitorInterval:expiryWarning:alertWebhook:monitorConcurrency:)``.
+    /// (``PreflightMode/warn``) and the monitor probes every 10 minutes; every other field as ``init(preflight:connectTo:allowPrivate:timeout:addressLimit:monitorInterval:expiryWarning:alertWebhook:monitorConcurrency:unreachableTTL:)``.
     /// The one place these defaults are written: the CLI's flags and help fall back to them.
     public static let served = ProbeConfiguration(preflight: .warn, monitorInterval: 600)
 }

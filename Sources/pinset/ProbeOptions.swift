@@ -22,6 +22,11 @@ struct ProbeOptions: ParsableArguments {
     var probeTimeout: String?
     @Option(
         help:
+            "Report a silent address unreachable at once for this long instead of probing it again: for every name when it accepted no TCP connection, for the same name only when it did not answer TLS (0 = always probe; at most 1h). Env PINSET_PROBE_UNREACHABLE_TTL. Default 30s."
+    )
+    var probeUnreachableTtl: String?
+    @Option(
+        help:
             "How often the monitor probes every enforcing host (0 = no monitor). Env PINSET_MONITOR_INTERVAL. Default 10m."
     )
     var monitorInterval: String?
@@ -54,6 +59,11 @@ struct ProbeOptions: ParsableArguments {
             throw CLIError("--probe-timeout must be between 1s and 60s, not \(probeTimeout ?? "\(timeout)")")
         }
         configuration.timeout = timeout
+        if let text = probeUnreachableTtl ?? Environment.value("PINSET_PROBE_UNREACHABLE_TTL") {
+            let ttl = text == "0" || text == "off" ? 0 : try Environment.duration(text, name: "probe-unreachable-ttl")
+            guard ttl <= 3600 else { throw CLIError("--probe-unreachable-ttl must be at most 1h, not \(text)") }
+            configuration.unreachableTTL = ttl
+        }
         if let interval = monitorInterval ?? Environment.value("PINSET_MONITOR_INTERVAL") {
             configuration.monitorInterval =
                 interval == "0" || interval == "off"

@@ -149,4 +149,19 @@ import Testing
         #expect(line.contains("--refresh") && line.contains("--lifetime") && line.contains("PINSET_REFRESH"), "\(line)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("db.sqlite").path))
     }
+
+    /// `--probe-unreachable-ttl` takes a duration up to 1h, or 0 (remember nothing); anything else is refused
+    /// with the flag's name.
+    @Test func probeUnreachableTTLOutOfRangeIsRefused() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for value in ["2h", "soon"] {
+            let refused = try CLIRunner.pinset([
+                "serve", "--dev", "--db", dir.appendingPathComponent("db.sqlite").path, "--key",
+                dir.appendingPathComponent("key.pem").path, "--port", "0", "--probe-unreachable-ttl", value,
+            ])
+            #expect(refused.status == 1)
+            #expect(refused.lastErrorLine.contains("probe-unreachable-ttl"), "\(refused.lastErrorLine)")
+        }
+    }
 }

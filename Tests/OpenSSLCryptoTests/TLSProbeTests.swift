@@ -67,9 +67,27 @@ import Testing
         do {
             _ = try TLSProbe.presentedChain(to: try address(port), serverName: "a.example", timeout: 1)
         } catch let error as TLSProbeError {
-            #expect(error.code == .timeout)
+            #expect(error.code == .handshakeTimeout)
+            #expect(error.detail.contains("no TLS answer for a.example"), "\(error.detail)")
         }
         #expect(Date().timeIntervalSince(started) < 5)
+    }
+
+    /// An address that drops SYNs (a full accept queue) times out at the TCP stage, with its own code: no name
+    /// can be served there.
+    @Test func anAddressThatAcceptsNoConnectionIsAConnectTimeout() throws {
+        let silent = try SilentListener(stage: .tcp)
+        defer { withExtendedLifetime(silent) {} }
+        let started = Date()
+        do {
+            _ = try TLSProbe.presentedChain(to: try address(Int(silent.port)), serverName: "a.example", timeout: 1)
+            Issue.record("a listener that drops SYNs gave a chain")
+        } catch let error as TLSProbeError {
+            #expect(error.code == .connectTimeout)
+            #expect(error.detail.contains("not accepted in time"), "\(error.detail)")
+        }
+        let seconds = Date().timeIntervalSince(started)
+        #expect(seconds >= 0.9 && seconds < 3, "\(seconds) s")
     }
 
     @Test func aPeerThatResetsIsAHandshakeFailureNotACrash() throws {
@@ -118,5 +136,28 @@ import Testing
         let local = try AddressResolver.resolve("127.0.0.1", port: 443, deadline: 2)
         #expect(local.map(\.ip) == ["127.0.0.1"])
         #expect(throws: TLSProbeError.self) { try AddressResolver.resolve("nothing.invalid", port: 443, deadline: 2) }
+    }
+
+    /// RFC 6761: `.invalid` names fail at once and `localhost` names are loopback, without asking DNS; numeric
+    /// addresses need no lookup either.
+    @Test func specialUseNamesAreAnsweredWithoutALookup() throws {
+        for name in ["nothing.invalid", "INVALID", "a.b.Invalid."] {
+            let started = Date()
+            do {
+                _ = try AddressResolver.resolve(name, port: 443, deadline: 5)
+                Issue.record("\(name) resolved")
+            } catch {
+                #expect(error.code == .dnsFailure)
+                #expect(error.detail.contains("RFC 6761"), "\(error.detail)")
+            }
+            #expect(Date().timeIntervalSince(started) < 0.05)
+        }
+        let loopback = try AddressResolver.resolve("api.localhost", port: 8443, deadline: 5)
+        #expect(loopback.map(\.description) == ["127.0.0.1:8443"])
+        #expect(try AddressResolver.resolve("LocalHost.", port: 443).map(\.ip) == ["127.0.0.1"])
+        #expect(try AddressResolver.resolve("::1", port: 443, deadline: 5).map(\.description) == ["[::1]:443"])
+        // A name that merely ends with those letters is not special.
+        #expect(try AddressResolver.withoutLookup("notinvalid", port: 443) == nil)
+        #expect(try AddressResolver.withoutLookup("mylocalhost", port: 443) == nil)
     }
 }

@@ -8,14 +8,15 @@ import Testing
 
 /// Issue 22 item 2: a write waiting for its probe holds no libmicrohttpd worker. With one worker thread, GETs
 /// are answered at once while a write waits for a host that never answers, and stopping the server with such a
-/// write in flight answers it and returns.
+/// write in flight answers it and returns. (`unreachableTTL: 0`: each write waits for its own probe, whatever an
+/// earlier test's listener on the same port left in the process's table of silent addresses.)
 @Suite(.serialized) struct DeferredWriteTests {
     @Test func getsAreNotQueuedBehindAProbingWriteOnTheOnlyWorkerThread() throws {
         let silent = try SilentListener()
         let server = try TestServer(
             probes: ProbeConfiguration(
                 preflight: .warn, connectTo: [ConnectToRule("slow.example:443:127.0.0.1:\(silent.port)")!],
-                timeout: 2))
+                timeout: 2, unreachableTTL: 0))
         server.stop()
         server.configuration.http.threads = 1
         try server.start()
@@ -52,7 +53,7 @@ import Testing
         let server = try TestServer(
             probes: ProbeConfiguration(
                 preflight: .warn, connectTo: [ConnectToRule("slow.example:443:127.0.0.1:\(silent.port)")!],
-                timeout: 2))
+                timeout: 2, unreachableTTL: 0))
         let status = Locked<Int?>(nil)
         let writer = Thread {
             let response = try? server.put("slow.example", pinPair(2))

@@ -39,6 +39,9 @@ import Testing
         snapshot.publish([document("a.example", version: 3)])
         #expect(snapshot.document("a.example")?.version == 3)
         #expect(snapshot.count == 1)
+        let copy = snapshot.resource("a.example")
+        #expect(copy?.version == 3 && copy?.body == document("a.example", version: 3).body)
+        #expect(copy?.etag == document("a.example", version: 3).etag)
     }
 }
 

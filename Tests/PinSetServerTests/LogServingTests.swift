@@ -132,6 +132,40 @@ import TransparencyLog
         #expect(proof.index == 2)
     }
 
+    /// After a restart the log's hashes come from storage, its bundles are read from SQLite when asked for, and
+    /// each proof is built when first asked for: byte for byte what was served before.
+    @Test func aRestartServesTheSameFilesAndProofs() throws {
+        let server = try TestServer()
+        let vkey = try LogFixture.enableLog(server)
+        let policy = try LogFixture.policy(log: vkey, witnesses: [])
+        let sets = try (0..<300).map { ("h\($0).example", try SetRequest(json: Array(pinPair(UInt8($0 % 250)).utf8))) }
+        #expect(try server.app!.service.replaceMany(sets, tokenName: "tester").count == 300)
+        let paths = [
+            "/log/checkpoint", "/log/tile/0/000", "/log/tile/entries/000", "/log/tile/0/001.p/44",
+            "/log/tile/entries/001.p/44", "/log/tile/1/000.p/1", "/pins/h0.example/proof", "/pins/h299.example/proof",
+        ]
+        let before = try paths.map { try server.client.request("GET", $0) }
+        #expect(before.allSatisfy { $0.status == 200 })
+        server.stop()
+        try server.start()
+        for (path, served) in zip(paths, before) {
+            let answer = try server.client.request("GET", path)
+            #expect(answer.status == 200 && answer.body == served.body, "\(path)")
+            #expect(answer.header("ETag") == served.header("ETag"), "\(path)")
+        }
+        let proof = try LogFixture.verifiedProof(server, "/pins/h7.example", policy: policy)
+        #expect(proof.index == 7)
+        let etag = try #require(try server.client.request("GET", "/pins/h8.example").header("ETag"))
+        #expect(
+            try server.client.request("GET", "/pins/h8.example/proof", headers: ["If-None-Match": etag]).status == 304)
+        #expect(try server.client.request("GET", "/log/tile/0/001").status == 404)
+        #expect(try server.client.request("GET", "/log/tile/entries/002").status == 404)
+        // A write after the restart replaces the proof built at the first request.
+        #expect(try server.put("h7.example", pinPair(251)).status == 200)
+        #expect(try LogFixture.verifiedProof(server, "/pins/h7.example", policy: policy).index == 300)
+        #expect(try LogFixture.verifiedProof(server, "/pins/h9.example", policy: policy).index == 9)
+    }
+
     @Test func trustDocumentsHaveProofs() throws {
         let root = try Ed25519SigningKey.generate()
         let server = try TestServer(rootKeys: [root.publicKey])

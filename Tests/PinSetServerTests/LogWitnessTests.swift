@@ -71,4 +71,34 @@ import TransparencyLog
         #expect(complete.status == 304)
         #expect(complete.header("Cache-Control") == "public, max-age=3600")
     }
+
+    /// After a restart a proof is built at its first request: it carries the cosignature the stored checkpoint has,
+    /// and one built while the witness is down is completed once it cosigns.
+    @Test func proofsBuiltAfterARestartGetTheirCosignatures() throws {
+        let server = try TestServer()
+        let vkey = try LogFixture.logKey(server)
+        let witness = try WitnessProcess(name: "w.test", logVKey: vkey, directory: server.directory)
+        try LogFixture.enableLog(server, witnesses: [witness], retry: 1, deadline: 1)
+        let policy = try LogFixture.policy(log: vkey, witnesses: [witness])
+        #expect(try server.put("a.example", pinPair(1)).status == 201)
+        #expect(
+            LogFixture.eventually(10) {
+                (try? LogFixture.verifiedProof(server, "/pins/a.example", policy: policy)) != nil
+            })
+        witness.stop()
+        server.stop()
+        try server.start()
+        try LogFixture.verifiedProof(server, "/pins/a.example", policy: policy)
+
+        #expect(try server.put("b.example", pinPair(2)).status == 201)
+        server.stop()
+        try server.start()
+        #expect(throws: LogError.self) { try LogFixture.verifiedProof(server, "/pins/b.example", policy: policy) }
+        try witness.start()
+        #expect(
+            LogFixture.eventually(10) {
+                (try? LogFixture.verifiedProof(server, "/pins/b.example", policy: policy)) != nil
+            })
+        try LogFixture.verifiedProof(server, "/pins/a.example", policy: policy)
+    }
 }

@@ -149,24 +149,38 @@ public final class RawConnection {
     }
 }
 
-/// A TCP listener on 127.0.0.1 that never accepts: the kernel completes the connection, nobody ever answers, so a
-/// TLS probe of it waits until its deadline (a host that does not answer).
+/// A TCP listener on 127.0.0.1 that never accepts: a host that does not answer, silent at one of two stages.
+/// - ``Stage/tls``: the kernel completes every connection (a backlog probes never fill) and nobody ever reads, so a
+///   TLS probe connects and then waits for its deadline (a proxy hanging for a dead backend).
+/// - ``Stage/tcp``: `listen(0)` with its one accept-queue slot taken by a connection the listener holds itself;
+///   Linux then drops further SYNs, so a connect times out (a firewalled host). Checked on Debian 12: a
+///   connect with a 1 s timeout times out, it is not refused.
 public final class SilentListener {
+    /// Where a probe of the listener gets no answer.
+    public enum Stage: Sendable {
+        /// The TCP connection is made; no TLS answer ever comes.
+        case tls
+        /// The TCP connection itself is never accepted.
+        case tcp
+    }
+
     private let fd: Int32
+    private var held: Int32 = -1
     /// Its ephemeral port.
     public let port: UInt16
 
-    /// Binds and listens on an ephemeral port.
-    public init() throws {
+    /// Binds and listens on an ephemeral port, silent at `stage` (default ``Stage/tls``).
+    public init(stage: Stage = .tls) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.fd = fd
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let backlog: Int32 = stage == .tcp ? 0 : 1024
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0
+                bind(fd, $0, length) == 0 && listen(fd, backlog) == 0 && getsockname(fd, $0, &length) == 0
             }
         }
         guard bound else {
@@ -174,7 +188,22 @@ public final class SilentListener {
             throw POSIXError(.EADDRINUSE)
         }
         port = UInt16(bigEndian: address.sin_port)
+        if stage == .tcp {
+            // Fill the accept queue's one slot with a connection of our own, never accepted.
+            held = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let connected = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(held, $0, length) == 0 }
+            }
+            guard connected else {
+                Glibc.close(held)
+                Glibc.close(fd)
+                throw POSIXError(.ECONNREFUSED)
+            }
+        }
     }
 
-    deinit { Glibc.close(fd) }
+    deinit {
+        if held >= 0 { Glibc.close(held) }
+        Glibc.close(fd)
+    }
 }

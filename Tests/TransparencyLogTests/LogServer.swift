@@ -71,6 +71,12 @@ final class LogServer {
         return statuses
     }
 
+    /// Every file the log serves for its latest checkpoint that is new or wider than at `oldSize`, entry bundles
+    /// (read from the database) included.
+    func files(changedSince oldSize: Int) throws -> [LogFile] {
+        try store.read { db in try log.files(changedSince: oldSize, bundlesFrom: db) }
+    }
+
     /// The served tiles, by path, as a client reads them.
     func reader() -> TileReader {
         let files = Dictionary(uniqueKeysWithValues: log.files(changedSince: 0).map { ($0.path, $0.body) })

@@ -53,7 +53,7 @@ import TransparencyLog
         }
         #expect(throws: LogError.self) { try fixture.log.proof(index: 300) }
 
-        let files = fixture.log.files(changedSince: 0)
+        let files = try fixture.server.files(changedSince: 0)
         #expect(
             files.map(\.path) == [
                 "checkpoint", "tile/0/000", "tile/entries/000", "tile/0/001.p/44", "tile/entries/001.p/44",
@@ -76,7 +76,7 @@ import TransparencyLog
         let before = try Checkpoint(text: note.text)
         let next = try Checkpoint(text: try #require(try fixture.sign()).text)
         #expect(
-            fixture.log.files(changedSince: 300).map(\.path) == [
+            try fixture.server.files(changedSince: 300).map(\.path) == [
                 "checkpoint", "tile/0/001.p/54", "tile/entries/001.p/54", "tile/1/000.p/1",
             ])
         #expect(
@@ -97,6 +97,22 @@ import TransparencyLog
         #expect(restarted.checkpoint == fixture.log.checkpoint)
         #expect(restarted.checkpoint?.signatures.count == 2)
         #expect(try restarted.proof(index: 309) == fixture.log.proof(index: 309))
+    }
+
+    /// Start-up indexes the stored entries by leaf hash: a served document's entry is found from its bytes.
+    @Test func storedEntriesAreFoundByTheirBytes() throws {
+        let fixture = try Fixture()
+        try fixture.write((0..<300).map(Self.document))
+        let restarted = try LogState(origin: LogServer.origin, signer: fixture.signer, crypto: crypto)
+        try fixture.store.read { db in try restarted.load(from: db) }
+        restarted.indexStoredEntries()
+        for index in [0, 1, 255, 256, 299] {
+            #expect(restarted.storedIndex(of: restarted.leafHash(Array(Self.document(index).utf8))) == index)
+        }
+        #expect(restarted.storedIndex(of: restarted.leafHash(Array("not logged".utf8))) == nil)
+        // Entries appended later are not indexed: their documents' proofs are built when they are published.
+        try fixture.write(["later"])
+        #expect(fixture.log.storedIndex(of: fixture.log.leafHash(Array("later".utf8))) == nil)
     }
 
     @Test func commitsReportedOutOfOrderAreAppliedInOrder() throws {

@@ -42,7 +42,7 @@ import TransparencyLog
 
     /// Writes every file the log serves under `root/log/`.
     static func mirror(_ server: LogServer, to root: URL) throws {
-        for file in server.log.files(changedSince: 0) {
+        for file in try server.files(changedSince: 0) {
             let url = root.appendingPathComponent("log/" + file.path)
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -14,6 +14,28 @@ import TransparencyLog
         #expect(Tile(level: 0, index: 7).entriesPath == "tile/entries/007")
     }
 
+    /// A served path names one tile in one canonical form; anything else is no tile (a `404`).
+    @Test func tilePathsParseInTheirCanonicalFormOnly() {
+        for tile in [
+            Tile(level: 0, index: 0), Tile(level: 0, index: 1_234_067), Tile(level: 2, index: 3, width: 17),
+            Tile(level: 63, index: 999, width: 255), Tile(level: 1, index: 1000, width: 1),
+        ] {
+            #expect(Tile.parse(path: tile.path)?.tile == tile && Tile.parse(path: tile.path)?.isEntries == false)
+            if tile.level == 0 {
+                #expect(Tile.parse(path: tile.entriesPath)?.tile == tile)
+                #expect(Tile.parse(path: tile.entriesPath)?.isEntries == true)
+            }
+        }
+        for path in [
+            "", "checkpoint", "tile/0", "tile/0/", "tile/0/00", "tile/0/0000", "tile/0/x000/001", "tile/0/001/002",
+            "tile/0/x1/001", "tile/00/001", "tile/64/000", "tile/-1/000", "tile/0/000.p/0", "tile/0/000.p/256",
+            "tile/0/000.p/01", "tile/0/000.p/", "tile/0/000.p", "tile/entries/000.p/5/6", "tile/entries/", "tile/0/+01",
+            "tile/0/x001/x234/067/", "tile/x/000", "tiles/0/000",
+        ] {
+            #expect(Tile.parse(path: path) == nil, "\(path)")
+        }
+    }
+
     /// C2SP tlog-tiles: "a tree of size 70,000 will be represented by 273 full level 0 tiles, one partial level 0
     /// tile of width 112, one full level 1 tile, one partial level 1 tile of width 17, and one partial level 2 tile
     /// of width 1. Note that a tree of size 256 will be represented by a full level 0 tile and a partial level 1

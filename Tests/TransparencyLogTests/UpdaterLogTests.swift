@@ -21,7 +21,7 @@ import TransparencyLog
         /// Serves `document` for `host` with the proof of leaf `index`, and the log's files, as `server` has them.
         func serve(_ document: [UInt8], host: String, index: Int, from server: LogServer) throws {
             let proof = try server.log.proof(index: index).bytes
-            let files = server.log.files(changedSince: 0)
+            let files = try server.files(changedSince: 0)
             bodies.withLock { bodies in
                 bodies["/pins/\(host)"] = document
                 bodies["/pins/\(host)/proof"] = proof

@@ -11,12 +11,15 @@ public enum AddressResolver {
     /// Like ``resolve(_:port:limit:)``, but gives up after `deadline` seconds: `getaddrinfo` has no timeout of
     /// its own (glibc waits 5 s per server and attempt), so it runs on a thread of its own and an answer that
     /// comes later is dropped. The abandoned lookup ends when the resolver gives up; it holds no lock.
+    /// Special-use names (RFC 6761: `.invalid`, `localhost`) and numeric addresses are answered at once, without
+    /// a lookup (``withoutLookup(_:port:)``).
     ///
     /// - Throws: ``TLSProbeError/Code/dnsFailure`` when the name does not resolve in time.
     public static func resolve(_ host: String, port: Int, limit: Int = 8, deadline: Double) throws(TLSProbeError)
         -> [ProbeAddress]
     {
-        try resolve(host, port: port, limit: limit, deadline: deadline, using: resolve)
+        if let answer = try withoutLookup(host, port: port) { return answer }
+        return try resolve(host, port: port, limit: limit, deadline: deadline, using: resolve)
     }
 
     /// The deadline around any blocking `lookup` (tests give one that hangs, which no resolver here does).
@@ -47,17 +50,13 @@ public enum AddressResolver {
 
     /// The distinct addresses of `host` for TCP `port`, in resolver order, at most `limit` (default 8).
     ///
+    /// Special-use names and numeric addresses are answered without a lookup, as by the deadline variant.
+    ///
     /// - Throws: ``TLSProbeError/Code/dnsFailure`` when the name does not resolve.
     public static func resolve(_ host: String, port: Int, limit: Int = 8) throws(TLSProbeError) -> [ProbeAddress] {
         precondition((1...65_535).contains(port), "a TCP port is 1...65535")
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-            hints.ai_socktype = SOCK_STREAM
-        #endif
-        hints.ai_flags = AI_NUMERICSERV
+        if let answer = try withoutLookup(host, port: port) { return answer }
+        var hints = streamHints(flags: AI_NUMERICSERV)
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
@@ -74,6 +73,19 @@ public enum AddressResolver {
         }
         guard !result.isEmpty else { throw TLSProbeError(.dnsFailure, "\(host) resolved to no IPv4 or IPv6 address") }
         return result
+    }
+
+    /// `getaddrinfo` hints for TCP addresses of either family, with `flags`.
+    static func streamHints(flags: Int32) -> addrinfo {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        #if canImport(Glibc)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+            hints.ai_socktype = SOCK_STREAM
+        #endif
+        hints.ai_flags = flags
+        return hints
     }
 
     /// The numeric address in a `sockaddr`, or `nil` for a family other than IPv4 and IPv6.

@@ -18,8 +18,10 @@ public enum TLSProbe {
     ///   - address: a numeric address and port (see ``AddressResolver``).
     ///   - serverName: the SNI name; `nil` sends none (for a bare address).
     ///   - timeout: seconds for the connection and the handshake together. Default 5.
-    /// - Throws: ``TLSProbeError`` with ``TLSProbeError/Code/connectFailed``, ``TLSProbeError/Code/timeout``,
-    ///   ``TLSProbeError/Code/handshakeFailed`` or ``TLSProbeError/Code/noCertificate``.
+    /// - Throws: ``TLSProbeError`` with ``TLSProbeError/Code/connectFailed``,
+    ///   ``TLSProbeError/Code/connectTimeout`` (no TCP connection in time), ``TLSProbeError/Code/handshakeTimeout``
+    ///   (connected, but no TLS answer in time), ``TLSProbeError/Code/handshakeFailed`` or
+    ///   ``TLSProbeError/Code/noCertificate``.
     public static func presentedChain(to address: ProbeAddress, serverName: String?, timeout: Double = 5)
         throws(TLSProbeError) -> [[UInt8]]
     {
@@ -87,13 +89,7 @@ final class ProbeSocket {
 
     /// A connected socket to `address`, or a typed error.
     static func connect(_ address: ProbeAddress, deadline: Deadline) throws(TLSProbeError) -> ProbeSocket {
-        var hints = addrinfo()
-        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
-        #if canImport(Glibc)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-            hints.ai_socktype = SOCK_STREAM
-        #endif
+        var hints = AddressResolver.streamHints(flags: AI_NUMERICHOST | AI_NUMERICSERV)
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(address.ip, String(address.port), &hints, &list) == 0, let entry = list else {
             throw TLSProbeError(.connectFailed, "\(address) is not a numeric address")
@@ -114,7 +110,10 @@ final class ProbeSocket {
             guard errno == EINPROGRESS else {
                 throw TLSProbeError(.connectFailed, "cannot connect to \(address): \(errnoText())")
             }
-            try socket.wait(forWriting: true, deadline: deadline, what: "connecting to \(address)")
+            try socket.wait(
+                forWriting: true, deadline: deadline, what: "connecting to \(address)",
+                timeout: TLSProbeError(
+                    .connectTimeout, "connecting to \(address): the connection was not accepted in time"))
             var error: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
@@ -125,13 +124,13 @@ final class ProbeSocket {
         return socket
     }
 
-    /// Waits until the socket is readable (or writable), or throws ``TLSProbeError/Code/timeout``.
-    func wait(forWriting: Bool, deadline: Deadline, what: String) throws(TLSProbeError) {
+    /// Waits until the socket is readable (or writable), or throws `timeout` at the deadline.
+    func wait(forWriting: Bool, deadline: Deadline, what: String, timeout: TLSProbeError) throws(TLSProbeError) {
         while true {
             var entry = pollfd(fd: fd, events: Int16(forWriting ? POLLOUT : POLLIN), revents: 0)
             let ready = poll(&entry, 1, deadline.remainingMilliseconds)
             if ready > 0 { return }
-            if ready == 0 { throw TLSProbeError(.timeout, "\(what): no answer in time") }
+            if ready == 0 { throw timeout }
             guard errno == EINTR else { throw TLSProbeError(.connectFailed, "\(what): poll failed: \(errnoText())") }
         }
     }
@@ -142,9 +141,11 @@ final class TLSConnection {
     private let context: OpaquePointer
     private let ssl: OpaquePointer
     private let peer: ProbeAddress
+    private let serverName: String?
 
     init(fd: Int32, serverName: String?, peer: ProbeAddress) throws(TLSProbeError) {
         self.peer = peer
+        self.serverName = serverName
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw TLSProbeError(.handshakeFailed, "SSL_CTX_new failed: \(OpenSSLCall.drainErrors())")
         }
@@ -172,14 +173,18 @@ final class TLSConnection {
 
     /// Drives the handshake to completion on the non-blocking socket, waiting with `wait` in between.
     func handshake(
-        deadline: Deadline, wait: (Bool, Deadline, String) throws(TLSProbeError) -> Void
+        deadline: Deadline, wait: (Bool, Deadline, String, TLSProbeError) throws(TLSProbeError) -> Void
     ) throws(TLSProbeError) {
+        let what = "TLS handshake with \(peer)"
+        let timeout = TLSProbeError(
+            .handshakeTimeout,
+            "\(what): connected, but no TLS answer\(serverName.map { " for \($0)" } ?? "") in time")
         while true {
             let result = SSL_do_handshake(ssl)
             if result == 1 { return }
             switch SSL_get_error(ssl, result) {
-            case SSL_ERROR_WANT_READ: try wait(false, deadline, "TLS handshake with \(peer)")
-            case SSL_ERROR_WANT_WRITE: try wait(true, deadline, "TLS handshake with \(peer)")
+            case SSL_ERROR_WANT_READ: try wait(false, deadline, what, timeout)
+            case SSL_ERROR_WANT_WRITE: try wait(true, deadline, what, timeout)
             case SSL_ERROR_SYSCALL:
                 _ = OpenSSLCall.drainErrors()
                 throw TLSProbeError(
@@ -210,10 +215,10 @@ final class TLSConnection {
 }
 
 extension ProbeSocket {
-    /// `wait(forWriting:deadline:what:)` as a closure for ``TLSConnection/handshake(deadline:wait:)``.
-    var wait: (Bool, Deadline, String) throws(TLSProbeError) -> Void {
-        { (writing, deadline, what) throws(TLSProbeError) in
-            try self.wait(forWriting: writing, deadline: deadline, what: what)
+    /// `wait(forWriting:deadline:what:timeout:)` as a closure for ``TLSConnection/handshake(deadline:wait:)``.
+    var wait: (Bool, Deadline, String, TLSProbeError) throws(TLSProbeError) -> Void {
+        { (writing, deadline, what, timeout) throws(TLSProbeError) in
+            try self.wait(forWriting: writing, deadline: deadline, what: what, timeout: timeout)
         }
     }
 }

@@ -6,8 +6,12 @@ public struct TLSProbeError: Error, Sendable, Equatable, CustomStringConvertible
         case dnsFailure
         /// The TCP connection was refused or failed.
         case connectFailed
-        /// The connection or the handshake did not finish in time.
-        case timeout
+        /// The TCP connection was not accepted in time (no SYN-ACK: a host that is down, a firewall that drops).
+        /// Nothing listens for any name at that address.
+        case connectTimeout
+        /// The TCP connection was made but the TLS handshake did not finish in time: the peer, or whatever it
+        /// routes the server name to, did not answer this ClientHello.
+        case handshakeTimeout
         /// The TLS handshake failed.
         case handshakeFailed
         /// The handshake finished but the peer presented no certificate.

@@ -41,7 +41,7 @@ public final class PinSetServerApp: Sendable {
         let logPublisher = try configuration.log.map { log in
             try Self.openLog(
                 log, store: store, signingKey: key.publicKey, maxAge: Int(configuration.service.refreshInterval),
-                logger: logger)
+                logger: logger, documents: { snapshot.resource($0) })
         }
         let service = try PinSetService(
             store: store, signingKey: key, configuration: configuration.service, logger: logger, log: logPublisher,
@@ -198,7 +198,8 @@ public final class PinSetServerApp: Sendable {
     /// The log's state over the database, with the log key loaded (PROTOCOL §7.1).
     /// - Throws: ``StartupError`` when the log key cannot be used or the origin is not a valid key name.
     private static func openLog(
-        _ configuration: LogConfiguration, store: PinDatabase, signingKey: [UInt8], maxAge: Int, logger: Logger
+        _ configuration: LogConfiguration, store: PinDatabase, signingKey: [UInt8], maxAge: Int, logger: Logger,
+        documents: @escaping @Sendable (String) -> CachedResource?
     ) throws -> LogPublisher {
         let crypto = OpenSSLTrustCrypto()
         let state: LogState
@@ -223,7 +224,7 @@ public final class PinSetServerApp: Sendable {
         }
         return LogPublisher(
             log: state, store: store, witnessCount: configuration.witnesses.count, maxAge: maxAge, crypto: crypto,
-            logger: logger)
+            logger: logger, documents: documents)
     }
 
     private static func createKey(at keyPath: String) throws -> Ed25519SigningKey {

@@ -15,6 +15,8 @@ import MicroHTTPD
 /// a million pairs of responses.
 final class DocumentIndex: Sendable {
     private let documents: ResourceIndex
+    /// `public, max-age=N`, shared by every response.
+    let cacheControl: String
 
     /// The default ``responseCapacity``: every host's responses stay built up to 100,000 hosts (about 110 MB
     /// once all were asked for), and a million hosts stay within 1 KB per host (BENCHMARKS.md, response cache).
@@ -23,9 +25,9 @@ final class DocumentIndex: Sendable {
     /// An empty index whose documents say `max-age=maxAge`, keeping the responses of at most `responseCapacity`
     /// hosts built.
     init(maxAge: Int, responseCapacity: Int = defaultResponseCapacity) {
+        cacheControl = "public, max-age=\(maxAge)"
         documents = ResourceIndex(
-            contentType: "application/json", cacheControl: "public, max-age=\(maxAge)",
-            responseCapacity: responseCapacity)
+            contentType: "application/json", cacheControl: cacheControl, responseCapacity: responseCapacity)
     }
 
     /// Replaces the documents of `published`' hosts. An older version never replaces a newer one.
@@ -66,6 +68,17 @@ final class DocumentIndex: Sendable {
 
     /// One host's served document: version, ETag and body, copied (slow paths and tests).
     func document(_ host: String) -> (version: Int, etag: String, body: [UInt8])? { documents.resource(host) }
+
+    /// One host's served document as a stand-alone ``CachedResource`` (a copy, for slow paths: the transparency
+    /// log builds a host's proof from the bytes served when the proof is first asked for); `nil` when the host is
+    /// not served.
+    func resource(_ host: String) -> CachedResource? {
+        document(host).map {
+            CachedResource(
+                key: host.utf8, etag: $0.etag, body: $0.body, version: $0.version, contentType: "application/json",
+                cacheControl: cacheControl)
+        }
+    }
 
     /// How many hosts are served.
     var count: Int { documents.count }

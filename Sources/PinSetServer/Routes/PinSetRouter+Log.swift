@@ -10,7 +10,7 @@ extension PinSetRouter {
     func serveLogFile(_ context: RouteContext) throws -> HTTPResponse {
         guard let log else { throw Self.noLog }
         let path = context.request.path.dropFirst("/log/".count)
-        guard let file = log.files.resource(path) else {
+        guard let file = try log.files.resource(path) else {
             throw Problem.notFound(
                 "the log has no file \(path.prefix(100)) (C2SP tlog-tiles paths; see /log/checkpoint)")
         }

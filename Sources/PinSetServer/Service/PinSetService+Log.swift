@@ -31,7 +31,7 @@ extension PinSetService {
                 append.map { append in
                     LogPublisher.Pending(
                         key: .pins(document.host), leafIndex: append.firstIndex, etag: document.etag,
-                        version: document.version, publish: { publish(document) })
+                        publish: { publish(document) })
                 }
             })
     }

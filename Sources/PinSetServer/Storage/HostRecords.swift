@@ -202,13 +202,14 @@ enum HostRecords {
         return hostId
     }
 
-    /// Makes `document` the current document of host `hostId`.
+    /// Makes `document` the current document of host `hostId`, not logged yet (`logIndex` NULL: the log, when there
+    /// is one, records its entry next in the same transaction, else the next start with a log does).
     static func replaceDocument(_ db: Database, hostId: Int64, _ document: PublishedDocument) throws {
         try db.cachedStatement(
             sql: """
                 INSERT INTO document (hostId, version, body, etag, kid, issuedAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(hostId) DO UPDATE SET version = excluded.version, body = excluded.body, etag = excluded.etag,
-                    kid = excluded.kid, issuedAt = excluded.issuedAt, expiresAt = excluded.expiresAt
+                    kid = excluded.kid, issuedAt = excluded.issuedAt, expiresAt = excluded.expiresAt, logIndex = NULL
                 """
         ).execute(
             arguments: [

@@ -17,12 +17,27 @@ enum LogTable {
         }
     }
 
-    /// Calls `body` with every entry in index order (start-up).
-    static func forEachEntry(_ db: Database, _ body: (Int, [UInt8], [UInt8]) throws -> Void) throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT leafIndex, leafHash, body FROM logEntry ORDER BY leafIndex")
+    /// Calls `body` with every entry's index and leaf hash in index order (start-up), without reading or copying
+    /// the entries' bodies; the hash is valid during the call only.
+    static func forEachLeafHash(_ db: Database, _ body: (Int, Data) throws -> Void) throws {
+        let rows = try Row.fetchCursor(db, sql: "SELECT leafIndex, leafHash FROM logEntry ORDER BY leafIndex")
         while let row = try rows.next() {
-            try body(row["leafIndex"], [UInt8](row["leafHash"] as Data), [UInt8](row["body"] as Data))
+            try body(row[0], row.dataNoCopy(atIndex: 1) ?? Data())
         }
+    }
+
+    /// The entries at `indices`, in order (an entry bundle); fewer when some are not stored.
+    static func entries(_ db: Database, _ indices: Range<Int>) throws -> [[UInt8]] {
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: "SELECT body FROM logEntry WHERE leafIndex >= ? AND leafIndex < ? ORDER BY leafIndex"),
+            arguments: [indices.lowerBound, indices.upperBound])
+        var entries: [[UInt8]] = []
+        entries.reserveCapacity(indices.count)
+        while let row = try rows.next() {
+            entries.append(row.dataNoCopy(atIndex: 0).map { [UInt8]($0) } ?? [])
+        }
+        return entries
     }
 
     /// Stores a signed checkpoint, or replaces the note of one of the same size (more cosignatures), and drops

@@ -189,6 +189,17 @@ extension PinDatabase {
                     CREATE INDEX logForkReportLastSeen ON logForkReport(lastSeen);
                     """)
         }
+        // Pin documents not logged yet are those whose logIndex is NULL (a new document's is, until its entry is
+        // recorded), found through a small index at start-up instead of comparing every document with its entry:
+        // the one comparison here clears the logIndex of documents rewritten before this rule.
+        migrator.registerMigration("v10-unlogged-documents") { db in
+            try db.execute(
+                sql: """
+                    UPDATE document SET logIndex = NULL WHERE logIndex IS NOT NULL AND NOT EXISTS (
+                        SELECT 1 FROM logEntry e WHERE e.leafIndex = document.logIndex AND e.body = document.body);
+                    CREATE INDEX documentUnlogged ON document(hostId) WHERE logIndex IS NULL;
+                    """)
+        }
         return migrator
     }
 }

@@ -12,10 +12,8 @@ enum ServedLogIndexTable {
         let body: [UInt8]
     }
 
-    /// A served document and the log entry holding it.
+    /// A served trust document and the log entry holding it.
     struct Served {
-        /// The host name, or the trust document's version as text.
-        let key: String
         let version: Int
         let etag: String
         let leafIndex: Int
@@ -34,35 +32,30 @@ enum ServedLogIndexTable {
             sql: "UPDATE trustDocument SET logIndex = ? WHERE version = ?", arguments: [leafIndex, version])
     }
 
-    /// The pin documents whose recorded entry is missing or holds other bytes, by host id.
-    static func unloggedHosts(_ db: Database) throws -> [Unlogged] {
-        try unlogged(db, table: "document", id: "hostId")
-    }
-
-    /// The trust documents whose recorded entry is missing or holds other bytes, oldest first.
-    static func unloggedTrust(_ db: Database) throws -> [Unlogged] {
-        try unlogged(db, table: "trustDocument", id: "version")
-    }
-
-    private static func unlogged(_ db: Database, table: String, id: String) throws -> [Unlogged] {
+    /// The pin documents not logged yet (`logIndex` NULL: written while the server ran without a log, or before
+    /// it had one), by host id: at most `limit` of them after host id `after`. Through the `documentUnlogged`
+    /// index: no document is read that is logged.
+    static func unloggedHosts(_ db: Database, after: Int64, limit: Int) throws -> [Unlogged] {
         try Row.fetchAll(
-            db,
-            sql: """
-                SELECT t.\(id), t.body FROM \(table) t LEFT JOIN logEntry e ON e.leafIndex = t.logIndex
-                WHERE e.body IS NULL OR e.body != t.body ORDER BY t.\(id)
-                """
+            db.cachedStatement(
+                sql: """
+                    SELECT hostId, body FROM document WHERE logIndex IS NULL AND hostId > ? ORDER BY hostId LIMIT ?
+                    """),
+            arguments: [after, limit]
         ).map { Unlogged(id: $0[0], body: [UInt8]($0[1] as Data)) }
     }
 
-    /// Every served pin document with its entry (start-up: the proofs to build).
-    static func servedHosts(_ db: Database) throws -> [Served] {
+    /// The trust documents whose recorded entry is missing or holds other bytes (a few: each is compared with its
+    /// entry), oldest first: at most `limit` of them after version `after`.
+    static func unloggedTrust(_ db: Database, after: Int64, limit: Int) throws -> [Unlogged] {
         try Row.fetchAll(
-            db,
-            sql: """
-                SELECT h.name, d.version, d.etag, d.logIndex FROM document d JOIN host h ON h.id = d.hostId
-                WHERE d.logIndex IS NOT NULL
-                """
-        ).map { Served(key: $0[0], version: $0[1], etag: $0[2], leafIndex: $0[3]) }
+            db.cachedStatement(
+                sql: """
+                    SELECT t.version, t.body FROM trustDocument t LEFT JOIN logEntry e ON e.leafIndex = t.logIndex
+                    WHERE t.version > ? AND (e.body IS NULL OR e.body != t.body) ORDER BY t.version LIMIT ?
+                    """),
+            arguments: [after, limit]
+        ).map { Unlogged(id: $0[0], body: [UInt8]($0[1] as Data)) }
     }
 
     /// Every trust document with its entry, oldest first.
@@ -72,8 +65,7 @@ enum ServedLogIndexTable {
         ).map { row in
             let version: Int = row[0]
             return Served(
-                key: String(version), version: version, etag: PublishedDocument.etag(for: [UInt8](row[1] as Data)),
-                leafIndex: row[2])
+                version: version, etag: PublishedDocument.etag(for: [UInt8](row[1] as Data)), leafIndex: row[2])
         }
     }
 }

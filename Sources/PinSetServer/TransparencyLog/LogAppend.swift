@@ -1,15 +1,14 @@
 import TransparencyLog
 
 /// Entries a write transaction appended to the log: applied to ``LogState``'s memory once that transaction
-/// committed (``LogState/didCommit(_:)``), dropped if it rolled back.
+/// committed (``LogState/didCommit(_:)``), dropped if it rolled back. Only their hashes: the entries themselves are
+/// in SQLite.
 public struct LogAppend: Sendable, Equatable {
     /// The leaf index of the first entry.
     public let firstIndex: Int
-    /// The entries, in order.
-    public let entries: [[UInt8]]
-    /// Their RFC 6962 leaf hashes.
+    /// The entries' RFC 6962 leaf hashes, in order.
     public let leafHashes: [TreeHash]
 
     /// The leaf indices taken.
-    public var indices: Range<Int> { firstIndex..<(firstIndex + entries.count) }
+    public var indices: Range<Int> { firstIndex..<(firstIndex + leafHashes.count) }
 }

@@ -11,14 +11,16 @@ extension LogPublisher {
         let appended: Int
         /// The tree size after that.
         let treeSize: Int
-        /// The proofs served.
+        /// The proofs built (the trust documents'; a pin document's is built when first asked for).
         let proofs: Int
     }
 
-    /// Start-up, before the HTTP listener: loads the log from the database, appends every served document (pin
-    /// and trust documents) that has no entry with its exact bytes in ONE transaction, signs a checkpoint when
-    /// the log grew past the stored one (or none is stored), and builds every served document's proof and the
-    /// log's files, so every document served has a proof from the first request on.
+    /// Start-up, before the HTTP listener: loads the log's hashes from the database, appends in ONE transaction
+    /// every served document not logged yet (a pin document whose `logIndex` is NULL, a trust document without an
+    /// entry holding its exact bytes), signs a checkpoint when the log grew past the stored one (or none is stored),
+    /// and publishes the log's files and the trust documents' proofs, so every document served has a proof from the
+    /// first request on: a pin document's is built when first asked for, from the bytes served (``ProofIndex``,
+    /// ``LogState/storedIndex(of:)``).
     /// - Throws: ``StartupError`` (``StartupError/Code/logKeyUnusable``) when the stored log is not this one
     ///   (another origin) or does not match its entries; the database's error otherwise.
     func load() throws -> Loaded {
@@ -34,20 +36,26 @@ extension LogPublisher {
             var appends: [LogAppend] = []
             try db.inTransaction {
                 appends = []
-                for document in try ServedLogIndexTable.unloggedHosts(db) {
-                    let append = try log.append([document.body], in: db)
-                    try ServedLogIndexTable.setHost(db, hostId: document.id, leafIndex: append.firstIndex)
+                // A thousand documents at a time, each page one append: the first start of a large database logs
+                // every document, and never holds all their bodies at once.
+                try Self.forEachUnloggedPage(db, ServedLogIndexTable.unloggedHosts) { documents in
+                    let append = try log.append(documents.map(\.body), in: db)
+                    for (document, index) in zip(documents, append.indices) {
+                        try ServedLogIndexTable.setHost(db, hostId: document.id, leafIndex: index)
+                    }
                     appends.append(append)
                 }
-                for document in try ServedLogIndexTable.unloggedTrust(db) {
-                    let append = try log.append([document.body], in: db)
-                    try ServedLogIndexTable.setTrust(db, version: Int(document.id), leafIndex: append.firstIndex)
+                try Self.forEachUnloggedPage(db, ServedLogIndexTable.unloggedTrust) { documents in
+                    let append = try log.append(documents.map(\.body), in: db)
+                    for (document, index) in zip(documents, append.indices) {
+                        try ServedLogIndexTable.setTrust(db, version: Int(document.id), leafIndex: index)
+                    }
                     appends.append(append)
                 }
                 return .commit
             }
             for append in appends { log.didCommit(append) }
-            appended = appends.count
+            appended = appends.reduce(0) { $0 + $1.indices.count }
             try signCheckpoint(db)
         }
         if let refused {
@@ -57,15 +65,26 @@ extension LogPublisher {
                     "the transparency log stored in the database is not the log \(log.origin) (\(refused.detail)); a log's origin never changes: start with the --log-origin it was created with"
             )
         }
-        let (hosts, trust) = try store.read { db in
-            (try ServedLogIndexTable.servedHosts(db), try ServedLogIndexTable.servedTrust(db))
-        }
+        // Every served document is logged now: index the entries, so each pin document's proof is built from its
+        // bytes when first asked for.
+        log.indexStoredEntries()
+        let trust = try store.read { db in try ServedLogIndexTable.servedTrust(db) }
         publishFiles()
-        publish(
-            hosts.map { Pending(key: .pins($0.key), leafIndex: $0.leafIndex, etag: $0.etag, version: $0.version) {} }
-                + trust.map {
-                    Pending(key: .trust($0.version), leafIndex: $0.leafIndex, etag: $0.etag, version: $0.version) {}
-                })
+        publish(trust.map { Pending(key: .trust($0.version), leafIndex: $0.leafIndex, etag: $0.etag) {} })
         return Loaded(appended: appended, treeSize: log.treeSize, proofs: proofs.count)
+    }
+
+    /// Calls `body` with the documents `page` lists, a thousand at a time in id order, until it lists none.
+    private static func forEachUnloggedPage(
+        _ db: Database, _ page: (Database, _ after: Int64, _ limit: Int) throws -> [ServedLogIndexTable.Unlogged],
+        _ body: ([ServedLogIndexTable.Unlogged]) throws -> Void
+    ) throws {
+        var after = Int64.min
+        while true {
+            let documents = try page(db, after, 1000)
+            guard let last = documents.last else { return }
+            try body(documents)
+            after = last.id
+        }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 internal import GRDB
 import Locking
 import Logging
+import MicroHTTPD
 import PinSetCore
 import TransparencyLog
 
@@ -21,7 +22,6 @@ final class LogPublisher: Sendable {
         let key: ProofKey
         let leafIndex: Int
         let etag: String
-        let version: Int
         /// Puts the document itself on the read path (after its proof).
         let publish: @Sendable () -> Void
     }
@@ -56,17 +56,31 @@ final class LogPublisher: Sendable {
     /// Called after each new checkpoint is published (the witness round starts).
     private let afterCheckpoint: Locked<(@Sendable () -> Void)?> = Locked(nil)
 
+    /// - Parameter documents: the document served for a host (the read path's), whose proof is built from its
+    ///   bytes when first asked for if it was served since start-up.
     init(
         log: LogState, store: PinDatabase, witnessCount: Int, maxAge: Int, crypto: any TrustCrypto,
-        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger
+        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger,
+        documents: @escaping @Sendable (_ host: String) -> CachedResource?
     ) {
         self.log = log
         self.store = store
         self.witnessCount = witnessCount
         self.clock = clock
         self.logger = logger
-        proofs = ProofIndex(maxAge: maxAge)
-        files = LogFileIndex(crypto: crypto) { [log] tile in log.bundle(tile) }
+        proofs = ProofIndex(maxAge: maxAge) { [log] host in
+            // The entry holding the exact bytes served: any one proves them (PROTOCOL §7.4 checks the bytes).
+            guard let document = documents(host),
+                let index = log.storedIndex(of: log.leafHash(document.body)),
+                let proof = try? log.proof(index: index)
+            else { return nil }
+            return ProofIndex.ServedProof(
+                proof: proof, etag: document.etag, complete: proof.checkpoint.signatures.count - 1 >= witnessCount)
+        }
+        files = LogFileIndex(crypto: crypto) { [log, store] tile, isEntries in
+            guard isEntries else { return log.hashTile(tile) }
+            return try store.read { db in try log.bundle(tile, in: db) }
+        }
     }
 
     /// Sets what runs after each new checkpoint is published (the witness worker's wake-up).
@@ -202,7 +216,8 @@ final class LogPublisher: Sendable {
     /// Serves the checkpoint and every tile that changed since the files last served.
     func publishFiles() {
         let served = files.size
-        files.publish(log.files(changedSince: served, partialBundles: false), size: log.checkpointSize)
+        // Without full tiles: those are made when asked for (LogFileIndex).
+        files.publish(log.files(changedSince: served, full: false), size: log.checkpointSize)
     }
 
     /// Each document's proof, then the document, in commit order.
@@ -211,8 +226,7 @@ final class LogPublisher: Sendable {
         for document in documents {
             do {
                 let proof = try log.proof(index: document.leafIndex)
-                proofs.publish(
-                    document.key, etag: document.etag, version: document.version, proof: proof, complete: complete)
+                proofs.publish(document.key, etag: document.etag, proof: proof, complete: complete)
             } catch {
                 logger.error(
                     "no proof for a logged document", metadata: ["index": "\(document.leafIndex)", "error": "\(error)"])
@@ -234,7 +248,7 @@ final class LogPublisher: Sendable {
         let complete = isComplete(latest)
         for (key, entry) in proofs.underCosigned(than: latest.signatures.count - 1) {
             guard let proof = try? log.proof(index: entry.leafIndex) else { continue }
-            proofs.publish(key, etag: entry.etag, version: entry.version, proof: proof, complete: complete)
+            proofs.publish(key, etag: entry.resource.etag, proof: proof, complete: complete)
         }
         // Writes that kept coming during the witnesses' round: their cosignatures are on an earlier checkpoint,
         // which still proves every entry it includes (PROTOCOL §7.4 accepts any consistent checkpoint).
@@ -245,7 +259,7 @@ final class LogPublisher: Sendable {
             guard let proof = try? log.proof(index: entry.leafIndex, in: earlier.note, size: earlier.size) else {
                 continue
             }
-            proofs.publish(key, etag: entry.etag, version: entry.version, proof: proof, complete: earlierComplete)
+            proofs.publish(key, etag: entry.resource.etag, proof: proof, complete: earlierComplete)
         }
     }
 }

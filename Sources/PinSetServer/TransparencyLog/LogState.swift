@@ -5,7 +5,8 @@ import PinSetCore
 import TransparencyLog
 
 /// The server's transparency log (PROTOCOL §7.1): the entries and their hashes in SQLite, a copy of the hashes
-/// in memory for proofs and tiles, and the latest checkpoint signed with the log key.
+/// in memory for proofs and tiles, and the latest checkpoint signed with the log key. The entries themselves stay
+/// in SQLite only: an entry bundle is read from there when it is asked for (``bundle(_:in:)``).
 ///
 /// Writes append inside the caller's transaction (``append(_:in:)``), so a document is stored and logged
 /// together or not at all, and report the commit (``didCommit(_:)``); checkpoints are signed for what memory
@@ -18,10 +19,10 @@ public final class LogState: Sendable {
     private let memory = Locked(Memory())
 
     private struct Memory {
-        var hashes = TileHashes()
-        /// The same leaves' complete subtrees at every level, for proofs and roots.
-        var subtrees = SubtreeHashes()
-        var entries: [[UInt8]] = []
+        /// The leaves' complete subtrees at every level, for proofs, roots and tiles.
+        var hashes = SubtreeHashes()
+        /// The entries in memory when ``indexStoredEntries()`` was called (start-up), by leaf hash.
+        var stored = LeafHashIndex()
         /// Commits reported out of order, waiting for the ones before them.
         var waiting: [Int: LogAppend] = [:]
         var checkpoint: SignedNote? = nil
@@ -45,20 +46,19 @@ public final class LogState: Sendable {
         self.hasher = MerkleHasher(crypto: crypto)
     }
 
-    /// Loads every entry and the latest checkpoint (start-up), and checks that checkpoint against the entries.
+    /// Loads every entry's hash and the latest checkpoint (start-up), and checks that checkpoint against them. The
+    /// stored leaf hashes are trusted (each was computed when its entry was appended): the entries' bodies are not
+    /// read.
     /// - Throws: ``LogError/Code/inconsistent`` when the stored entries have a gap, or the stored checkpoint does
     ///   not match them.
     func load(from db: Database) throws {
-        var hashes = TileHashes()
-        var subtrees = SubtreeHashes()
-        var entries: [[UInt8]] = []
-        try LogTable.forEachEntry(db) { index, leafHash, body in
-            guard index == entries.count, leafHash.count == 32 else {
-                throw LogError(.inconsistent, "the stored log has no entry \(entries.count), or a bad hash there")
+        var hashes = SubtreeHashes()
+        hashes.reserve(leaves: try LogTable.size(db))
+        try LogTable.forEachLeafHash(db) { index, leafHash in
+            guard index == hashes.leafCount, leafHash.count == SubtreeHashes.hashBytes else {
+                throw LogError(.inconsistent, "the stored log has no entry \(hashes.leafCount), or a bad hash there")
             }
             hashes.append(leafHash: leafHash, hasher: hasher)
-            subtrees.append(leafHash: leafHash, hasher: hasher)
-            entries.append(body)
         }
         var checkpoint: SignedNote? = nil
         var size = 0
@@ -68,8 +68,8 @@ public final class LogState: Sendable {
             guard body.origin == origin else {
                 throw LogError(.inconsistent, "the stored checkpoint's origin is \(body.origin)")
             }
-            let tree = MerkleTree(hasher: hasher, reader: subtrees)
-            guard body.size <= hashes.treeSize,
+            let tree = MerkleTree(hasher: hasher, reader: hashes)
+            guard body.size <= hashes.leafCount,
                 try tree.rootHash(size: body.size) == body.rootHash
             else {
                 throw LogError(
@@ -78,10 +78,7 @@ public final class LogState: Sendable {
             checkpoint = parsed
             size = body.size
         }
-        memory.withLock {
-            $0 = Memory(
-                hashes: hashes, subtrees: subtrees, entries: entries, checkpoint: checkpoint, checkpointSize: size)
-        }
+        memory.withLock { $0 = Memory(hashes: hashes, checkpoint: checkpoint, checkpointSize: size) }
     }
 
     /// Appends `entries` (documents' exact bytes) inside the caller's write transaction, at the end of what the
@@ -95,25 +92,41 @@ public final class LogState: Sendable {
         let first = try LogTable.size(db)
         let hashes = entries.map { hasher.leafHash($0) }
         try LogTable.insert(db, firstIndex: first, entries: entries, leafHashes: hashes)
-        return LogAppend(firstIndex: first, entries: entries, leafHashes: hashes)
+        return LogAppend(firstIndex: first, leafHashes: hashes)
     }
 
     /// Adds a committed append to memory (in index order, whatever order commits are reported in).
     public func didCommit(_ append: LogAppend) {
         memory.withLock { memory in
             memory.waiting[append.firstIndex] = append
-            while let next = memory.waiting.removeValue(forKey: memory.hashes.treeSize) {
-                for (entry, hash) in zip(next.entries, next.leafHashes) {
-                    memory.hashes.append(leafHash: hash, hasher: hasher)
-                    memory.subtrees.append(leafHash: hash, hasher: hasher)
-                    memory.entries.append(entry)
-                }
+            while let next = memory.waiting.removeValue(forKey: memory.hashes.leafCount) {
+                for hash in next.leafHashes { memory.hashes.append(leafHash: hash, hasher: hasher) }
             }
         }
     }
 
+    /// Indexes every entry in memory by its leaf hash, for ``storedIndex(of:)``: start-up calls it once every
+    /// served document is logged.
+    func indexStoredEntries() {
+        memory.withLock { memory in
+            memory.stored = LeafHashIndex(count: memory.hashes.leafCount) {
+                LeafHashIndex.prefix(memory.hashes.leafHash($0))
+            }
+        }
+    }
+
+    /// The index of an entry indexed by ``indexStoredEntries()`` whose leaf hash is `leafHash`, if any.
+    func storedIndex(of leafHash: TreeHash) -> Int? {
+        memory.withLock { memory in
+            memory.stored.candidates(leafHash).first { memory.hashes.leafHash($0).elementsEqual(leafHash) }
+        }
+    }
+
+    /// The leaf hash of `entry` (RFC 6962).
+    func leafHash(_ entry: some Collection<UInt8>) -> TreeHash { hasher.leafHash(entry) }
+
     /// The number of entries in memory (committed and applied).
-    public var treeSize: Int { memory.withLock { $0.hashes.treeSize } }
+    public var treeSize: Int { memory.withLock { $0.hashes.leafCount } }
 
     /// The log key's public side (its vkey is what client policies and witnesses are given).
     public var verifierKey: VerifierKey { signer.key }
@@ -129,9 +142,9 @@ public final class LogState: Sendable {
     /// - Returns: the new checkpoint, or `nil` when nothing new was logged.
     func signCheckpoint(in db: Database, at now: Date) throws -> SignedNote? {
         let signed: (note: SignedNote, size: Int)? = try memory.withLock { memory in
-            let size = memory.hashes.treeSize
+            let size = memory.hashes.leafCount
             guard memory.checkpoint == nil || size > memory.checkpointSize else { return nil }
-            let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
+            let tree = MerkleTree(hasher: hasher, reader: memory.hashes)
             let text = try Checkpoint(origin: origin, size: size, rootHash: tree.rootHash(size: size)).text
             let note = SignedNote(text: text, signatures: [signer.signature(of: text, timestamp: 0)])
             try LogTable.saveCheckpoint(db, treeSize: size, note: note.bytes, signedAt: now)
@@ -171,10 +184,10 @@ public final class LogState: Sendable {
     /// The C2SP tlog-proof of entry `index` in `note`, a checkpoint of `size` this log signed.
     func proof(index: Int, in note: SignedNote, size: Int) throws(LogError) -> LogProof {
         try memory.withLock { memory -> Result<LogProof, LogError> in
-            guard index < size, size <= memory.hashes.treeSize else {
+            guard index < size, size <= memory.hashes.leafCount else {
                 return .failure(LogError(.outOfRange, "entry \(index) is not in the checkpoint of size \(size)"))
             }
-            let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
+            let tree = MerkleTree(hasher: hasher, reader: memory.hashes)
             return Result { () throws(LogError) in
                 LogProof(
                     index: index, inclusionProof: try tree.inclusionProof(index: index, size: size), checkpoint: note)
@@ -189,7 +202,7 @@ public final class LogState: Sendable {
             guard let note = memory.checkpoint, index < memory.checkpointSize else {
                 return .failure(LogError(.outOfRange, "entry \(index) is not in a signed checkpoint yet"))
             }
-            let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
+            let tree = MerkleTree(hasher: hasher, reader: memory.hashes)
             return Result { () throws(LogError) in
                 LogProof(
                     index: index, inclusionProof: try tree.inclusionProof(index: index, size: memory.checkpointSize),
@@ -201,10 +214,10 @@ public final class LogState: Sendable {
     /// The consistency proof between two sizes no larger than the entries in memory (for a witness).
     public func consistencyProof(from old: Int, to new: Int) throws(LogError) -> [TreeHash] {
         try memory.withLock { memory -> Result<[TreeHash], LogError> in
-            guard new <= memory.hashes.treeSize else {
+            guard new <= memory.hashes.leafCount else {
                 return .failure(LogError(.outOfRange, "the log has no size \(new) yet"))
             }
-            let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
+            let tree = MerkleTree(hasher: hasher, reader: memory.hashes)
             return Result { () throws(LogError) in try tree.consistencyProof(from: old, to: new) }
         }.get()
     }
@@ -225,7 +238,7 @@ public final class LogState: Sendable {
             guard oldSize <= size, size <= memory.checkpointSize else {
                 return .failure(LogError(.outOfRange, "no checkpoint of size \(oldSize) or more is signed"))
             }
-            let tree = MerkleTree(hasher: hasher, reader: memory.subtrees)
+            let tree = MerkleTree(hasher: hasher, reader: memory.hashes)
             return Result { () throws(LogError) in
                 AddCheckpointRequest(
                     oldSize: oldSize, consistencyProof: try tree.consistencyProof(from: oldSize, to: size),
@@ -235,38 +248,76 @@ public final class LogState: Sendable {
     }
 
     /// The files served for the latest checkpoint that differ from those of a checkpoint of `oldSize`: the
-    /// checkpoint, and every tile and entry bundle that is new or wider (all of them for `oldSize` 0).
-    /// - Parameter partialBundles: whether to include the partial entry bundle (default `true`); without it,
-    ///   ``bundle(_:)`` makes it when it is asked for (the publisher: a partial bundle holds up to 255 documents and
-    ///   changes with every checkpoint, and few are ever fetched).
-    public func files(changedSince oldSize: Int, partialBundles: Bool = true) -> [LogFile] {
+    /// checkpoint, and every hash tile that is new or wider (all of them for `oldSize` 0), from memory.
+    /// - Parameter full: whether to include full tiles (default `true`); the publisher leaves them out and makes
+    ///   each when it is asked for (``hashTile(_:)``).
+    public func files(changedSince oldSize: Int, full: Bool = true) -> [LogFile] {
+        filesAndSize(changedSince: oldSize, full: full).files
+    }
+
+    private func filesAndSize(changedSince oldSize: Int, full: Bool) -> (files: [LogFile], size: Int) {
         memory.withLock { memory in
-            guard let note = memory.checkpoint else { return [] }
+            guard let note = memory.checkpoint else { return ([], 0) }
             let size = memory.checkpointSize
             var files = [LogFile(path: "checkpoint", body: note.bytes, isFull: false)]
             for tile in Tile.all(treeSize: size)
-            where tile.index >= Tile.hashCount(level: tile.level, treeSize: min(oldSize, size)) / Tile.fullWidth {
-                // The tile exists at `size`, so its hashes and entries are in memory.
-                files.append(LogFile(path: tile.path, body: try! memory.hashes.data(of: tile), isFull: !tile.isPartial))
-                if tile.level == 0, partialBundles || !tile.isPartial {
-                    let start = tile.index * Tile.fullWidth
-                    let bundle = try! EntryBundle.encode(memory.entries[start..<(start + tile.width)])
-                    files.append(LogFile(path: tile.entriesPath, body: bundle, isFull: !tile.isPartial))
-                }
+            where (tile.isPartial || full)
+                && tile.index >= Tile.hashCount(level: tile.level, treeSize: min(oldSize, size)) / Tile.fullWidth
+            {
+                // The tile exists at `size`, so its hashes are in memory.
+                files.append(LogFile(path: tile.path, body: memory.hashes.data(of: tile)!, isFull: !tile.isPartial))
             }
-            return files
+            return (files, size)
         }
     }
 
-    /// The entry bundle of level-0 `tile` (full or partial), or `nil` when the latest checkpoint does not cover it.
-    public func bundle(_ tile: Tile) -> LogFile? {
+    /// ``files(changedSince:full:)`` with each level-0 tile's entry bundle after it, read from `db`: everything a
+    /// mirror copies (tests).
+    /// - Throws: the database's error, or ``LogError/Code/inconsistent`` when it lacks entries the checkpoint
+    ///   covers (a read transaction older than the checkpoint).
+    func files(changedSince oldSize: Int, bundlesFrom db: Database) throws -> [LogFile] {
+        let (tiles, size) = filesAndSize(changedSince: oldSize, full: true)
+        var files: [LogFile] = []
+        for file in tiles {
+            files.append(file)
+            guard let (tile, _) = Tile.parse(path: file.path), tile.level == 0 else { continue }
+            guard let bundle = try Self.bundle(tile, size: size, in: db) else {
+                throw LogError(.inconsistent, "the database has fewer entries than the checkpoint of size \(size)")
+            }
+            files.append(bundle)
+        }
+        return files
+    }
+
+    /// Hash tile `tile` (full or partial) from memory, or `nil` when the latest checkpoint does not cover it.
+    public func hashTile(_ tile: Tile) -> LogFile? {
         memory.withLock { memory in
-            let start = tile.index * Tile.fullWidth
-            guard tile.level == 0, start >= 0, tile.width > 0, start + tile.width <= memory.checkpointSize else {
+            guard Self.covers(tile, size: memory.checkpointSize), let body = memory.hashes.data(of: tile) else {
                 return nil
             }
-            let bundle = try! EntryBundle.encode(memory.entries[start..<(start + tile.width)])
-            return LogFile(path: tile.entriesPath, body: bundle, isFull: !tile.isPartial)
+            return LogFile(path: tile.path, body: body, isFull: !tile.isPartial)
         }
+    }
+
+    /// The entry bundle of level-0 `tile` (full or partial), read from `db`, or `nil` when the latest checkpoint
+    /// does not cover it.
+    /// - Throws: the database's error.
+    func bundle(_ tile: Tile, in db: Database) throws -> LogFile? {
+        try Self.bundle(tile, size: checkpointSize, in: db)
+    }
+
+    /// The entry bundle of level-0 `tile` in a log whose checkpoint has `size` entries, or `nil` when `tile` is
+    /// beyond it or `db` lacks some of its entries.
+    private static func bundle(_ tile: Tile, size: Int, in db: Database) throws -> LogFile? {
+        guard tile.level == 0, covers(tile, size: size) else { return nil }
+        let start = tile.index * Tile.fullWidth
+        let entries = try LogTable.entries(db, start..<(start + tile.width))
+        guard entries.count == tile.width else { return nil }
+        return LogFile(path: tile.entriesPath, body: try EntryBundle.encode(entries), isFull: !tile.isPartial)
+    }
+
+    /// Whether a tree of `size` leaves has `tile` (at its width, or a wider one).
+    private static func covers(_ tile: Tile, size: Int) -> Bool {
+        tile.index * Tile.fullWidth + tile.width <= Tile.hashCount(level: tile.level, treeSize: size)
     }
 }

@@ -10,20 +10,22 @@ enum ProofKey: Hashable, Sendable {
 }
 
 /// The C2SP tlog-proofs served at `/pins/{host}/proof` and `/trust/{version}/proof` (PROTOCOL §7.3): one
-/// ``CachedResource`` per served document, built when the document is published (never per request), with the
-/// document's ETag. Only the publisher thread replaces them; readers hold the lock for one dictionary lookup.
+/// ``CachedResource`` per served document, with the document's ETag, built when the document is published (never
+/// per request); readers hold the lock for one dictionary lookup.
 ///
-/// A proof refers to the checkpoint that first included its document and is rebuilt only when the latest
-/// checkpoint carries more cosignatures than the proof's (``underCosigned(than:)``): a proof is rebuilt at most
-/// once per witness, and documents whose proofs are complete are never touched again, however many checkpoints
-/// follow (even with a witness down for good).
+/// The pin documents served at start-up are the exception: the proof of one is built the first time it is asked
+/// for, against the latest checkpoint, then kept like the others (``init(maxAge:proveServed:)``). Start-up then
+/// builds no proof and keeps nothing per host, and hosts nobody asks about never cost a kilobyte each.
+///
+/// A proof refers to the checkpoint it was built against (the first that included its document, for a write) and
+/// is rebuilt only when the latest checkpoint carries more cosignatures than the proof's (``underCosigned(than:)``):
+/// a proof is rebuilt at most once per witness, and documents whose proofs are complete are never touched again,
+/// however many checkpoints follow (even with a witness down for good).
 final class ProofIndex: Sendable {
     /// What the publisher needs to rebuild a proof.
     struct Entry: Sendable {
         let resource: CachedResource
         let leafIndex: Int
-        let etag: String
-        let version: Int
         /// How many cosignatures the proof's checkpoint carries.
         let cosignatures: Int
         /// Whether it carries every configured witness's cosignature.
@@ -51,13 +53,30 @@ final class ProofIndex: Sendable {
     /// `text/plain; charset=utf-8`: C2SP tlog-proof is a text format and names no media type.
     static let contentType = "text/plain; charset=utf-8"
 
-    init(maxAge: Int) {
-        cacheControl = "public, max-age=\(maxAge)"
+    /// Builds the proof of the document served for a host that has none yet (one served since start-up).
+    private let proveServed: @Sendable (_ host: String) -> ServedProof?
+
+    /// The proof of a document served since start-up, built when first asked for.
+    struct ServedProof {
+        let proof: LogProof
+        /// The served document's ETag.
+        let etag: String
+        /// Whether the proof's checkpoint has every witness's cosignature.
+        let complete: Bool
     }
 
-    /// Serves `proof` for `key`'s document (its `etag` and `version`), unless a proof of a later log entry is
-    /// served for it already. `complete` says whether its checkpoint has every witness's cosignature.
-    func publish(_ key: ProofKey, etag: String, version: Int, proof: LogProof, complete: Bool) {
+    /// - Parameters:
+    ///   - maxAge: the documents' refresh interval, the `max-age` of a complete proof.
+    ///   - proveServed: builds the proof of the document served for a host that has no proof yet (one served
+    ///     since start-up), `nil` when there is none; called when that proof is first asked for.
+    init(maxAge: Int, proveServed: @escaping @Sendable (_ host: String) -> ServedProof?) {
+        cacheControl = "public, max-age=\(maxAge)"
+        self.proveServed = proveServed
+    }
+
+    /// Serves `proof` for `key`'s document (its `etag`), unless a proof of a later log entry is served for it
+    /// already. `complete` says whether its checkpoint has every witness's cosignature.
+    func publish(_ key: ProofKey, etag: String, proof: LogProof, complete: Bool) {
         let path: String
         switch key {
         case .pins(let host): path = "/pins/\(host)/proof"
@@ -69,8 +88,7 @@ final class ProofIndex: Sendable {
             cacheControl: complete ? cacheControl : Self.incompleteCacheControl)
         let cosignatures = proof.checkpoint.signatures.count - 1
         let entry = Entry(
-            resource: resource, leafIndex: proof.index, etag: etag, version: version, cosignatures: cosignatures,
-            complete: complete)
+            resource: resource, leafIndex: proof.index, cosignatures: cosignatures, complete: complete)
         let replaced: Entry? = state.withLock { state in
             if let current = state.proofs[key], current.leafIndex > proof.index { return nil }
             let old = state.proofs.updateValue(entry, forKey: key)
@@ -101,8 +119,19 @@ final class ProofIndex: Sendable {
     /// answered `200` (never `304`), or a client that revalidates would keep the proof without them until the
     /// document changes.
     func answer(_ key: ProofKey, to request: HTTPRequest) -> PreparedResponse? {
-        guard let entry = state.withLock({ $0.proofs[key] }) else { return nil }
-        return entry.complete ? entry.resource.response(to: request) : entry.resource.okResponse
+        if let entry = state.withLock({ $0.proofs[key] }) { return Self.response(entry, to: request) }
+        guard case .pins(let host) = key else { return nil }
+        if let built = proveServed(host) {
+            publish(key, etag: built.etag, proof: built.proof, complete: built.complete)
+        }
+        // This proof, or one a write published meanwhile (before its document: so when the document served was
+        // too new for the proofs kept since start-up, its proof is here).
+        guard let served = state.withLock({ $0.proofs[key] }) else { return nil }
+        return Self.response(served, to: request)
+    }
+
+    private static func response(_ entry: Entry, to request: HTTPRequest) -> PreparedResponse {
+        entry.complete ? entry.resource.response(to: request) : entry.resource.okResponse
     }
 
     /// The incomplete proofs whose checkpoint carries fewer than `count` cosignatures: those worth rebuilding
@@ -115,6 +144,6 @@ final class ProofIndex: Sendable {
         }
     }
 
-    /// How many proofs are served.
+    /// How many proofs are built (those of pin documents served since start-up are built when first asked for).
     var count: Int { state.withLock { $0.proofs.count } }
 }

@@ -194,7 +194,7 @@ public final class TrustService: Sendable {
                 [
                     LogPublisher.Pending(
                         key: .trust(version), leafIndex: append.firstIndex, etag: PublishedDocument.etag(for: body),
-                        version: version, publish: { index.publish(version: version, body: body) })
+                        publish: { index.publish(version: version, body: body) })
                 ])
             return (outcome, tickets + [ticket])
         }

@@ -55,6 +55,42 @@ public struct Tile: Hashable, Sendable, CustomStringConvertible {
         }.joined(separator: "/")
     }
 
+    /// The tile a path below the log prefix names, in its one canonical form (`tile/<L>/<N>[.p/<W>]` or
+    /// `tile/entries/<N>[.p/<W>]`, `N` as ``pathIndex(_:)`` writes it), and whether it is the entry bundle.
+    /// - Returns: `nil` for any other text (a tile path with a leading zero, a `.p/256`, level 64, …).
+    public static func parse(path: some StringProtocol) -> (tile: Tile, isEntries: Bool)? {
+        guard path.utf8.count <= 128, path.hasPrefix("tile/") else { return nil }
+        var parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }[1...]
+        guard let first = parts.popFirst() else { return nil }
+        let isEntries = first == "entries"
+        let level: Int
+        if isEntries {
+            level = 0
+        } else {
+            guard let number = Int(first), (0...63).contains(number), String(number) == first else { return nil }
+            level = number
+        }
+        var width = fullWidth
+        if parts.count >= 2, parts[parts.endIndex - 2].hasSuffix(".p") {
+            guard let w = Int(parts.last!), (1..<fullWidth).contains(w), String(w) == parts.last! else { return nil }
+            width = w
+            parts.removeLast()
+            parts[parts.endIndex - 1].removeLast(2)
+        }
+        var index = 0
+        for (position, part) in parts.enumerated() {
+            let digits = position == parts.count - 1 ? Substring(part) : part.hasPrefix("x") ? part.dropFirst() : ""
+            guard digits.utf8.count == 3, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                index <= (Int.max - 999) / 1000
+            else { return nil }
+            index = index * 1000 + Int(digits)!
+        }
+        guard !parts.isEmpty, pathIndex(index) == parts.joined(separator: "/") else { return nil }
+        return (Tile(level: level, index: index, width: width), isEntries)
+    }
+
     /// How many complete 256^level-leaf subtrees a tree of `size` leaves has: the hashes at this tile level.
     public static func hashCount(level: Int, treeSize size: Int) -> Int {
         let shift = Tile.height * level
