@@ -32,7 +32,7 @@
 #   HOSTS=100000                  hosts seeded for B4/B7 (with the hidden `pinset seed`, see below)
 #   PUTS=5000                     transactions per B6 baseline (and floor) round
 #   SERVER_CPU=0 LOAD_CPU=1       taskset cores for the servers and for wrk
-#   ONLY="B0 B1 B2 B3 B4 B5 B6 B7 B7L B10 B11 B13 H"  subset to run; add I1 for callgrind instruction counts (slow)
+#   ONLY="B0 B1 B2 B3 B4 B5 B6 B7 B7L B8 B8j B10 B11 B13 H"  subset to run (B8: client.sh, B8j: jvm.sh); add I1 for callgrind instruction counts (slow)
 #   DOCS_TABLE=document           table sqlite3 dumps for B7
 #   OUT=BENCHMARKS.md
 set -euo pipefail
@@ -47,7 +47,7 @@ HOSTS="${HOSTS:-100000}"
 PUTS="${PUTS:-5000}"
 SERVER_CPU="${SERVER_CPU:-0}"
 LOAD_CPU="${LOAD_CPU:-1}"
-ONLY="${ONLY:-B0 B1 B2 B3 B4 B5 B6 B7 B7L B10 B11 B13 H}"
+ONLY="${ONLY:-B0 B1 B2 B3 B4 B5 B6 B7 B7L B8 B8j B10 B11 B13 H}"
 DOCS_TABLE="${DOCS_TABLE:-document}"
 OUT="${OUT:-$ROOT/BENCHMARKS.md}"
 HOST="api.example.com"
@@ -399,9 +399,9 @@ fi
 # ---------------------------------------------------------------- B8/B9: client micro-benchmarks
 CLIENT_ROWS="$TMP/client-rows.md"
 : >"$CLIENT_ROWS"
-if [ -f "$HERE/client.sh" ]; then
+if want B8 && [ -f "$HERE/client.sh" ]; then
     log "B8/B9: bash bench/client.sh"
-    bash "$HERE/client.sh" | grep '^| *B[89]' >"$CLIENT_ROWS" || log "bench/client.sh failed or gave no B8/B9 rows"
+    bash "$HERE/client.sh" | grep '^| *B[89]' >>"$CLIENT_ROWS" || log "bench/client.sh failed or gave no B8/B9 rows"
 fi
 
 # ---------------------------------------------------------------- B10: the monitor at 10,000 hosts (issue 22)
@@ -433,7 +433,7 @@ if want B7L; then
 fi
 
 # ---------------------------------------------------------------- B8j/B9j: the JVM client (issue 23)
-if [ -f "$HERE/jvm.sh" ]; then
+if want B8j && [ -f "$HERE/jvm.sh" ]; then
     log "B8j/B9j: bash bench/jvm.sh"
     bash "$HERE/jvm.sh" | grep '^| *B[89]j' >>"$CLIENT_ROWS" || log "bench/jvm.sh failed or gave no B8j/B9j rows"
 fi
