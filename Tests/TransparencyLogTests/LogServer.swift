@@ -28,6 +28,16 @@ final class LogServer {
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
+    /// A server with a fresh log key and one witness, `w1.example`, whose database lives in `directory`.
+    static func withOneWitness(in directory: URL) throws -> (server: LogServer, witness: Witness) {
+        let logKey = try Ed25519SigningKey.generate()
+        let logVKey = try NoteSigner(name: LogServer.origin, type: .ed25519, key: logKey).key
+        let witness = try Witness(
+            signer: NoteSigner(name: "w1.example", type: .cosignature, key: Ed25519SigningKey.generate()),
+            logs: [logVKey], databasePath: directory.appendingPathComponent("w1.sqlite").path, crypto: crypto)
+        return (try LogServer(logKey: logKey, witnesses: [witness]), witness)
+    }
+
     /// Appends `documents` in one committed transaction, as a write would, and reports the commit.
     func write(_ documents: [String]) throws {
         let append = try store.serializedWrite { db in

@@ -10,12 +10,8 @@ import TransparencyLog
     @Test func aProofIsCheckedOffline() throws {
         let directory = try makeTemporaryDirectory("pinset-logverify")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let logKey = try Ed25519SigningKey.generate()
-        let logVKey = try NoteSigner(name: LogServer.origin, type: .ed25519, key: logKey).key
-        let witness = try Witness(
-            signer: NoteSigner(name: "w1.example", type: .cosignature, key: Ed25519SigningKey.generate()),
-            logs: [logVKey], databasePath: directory.appendingPathComponent("w1.sqlite").path, crypto: crypto)
-        let server = try LogServer(logKey: logKey, witnesses: [witness])
+        let (server, witness) = try LogServer.withOneWitness(in: directory)
+        let logVKey = server.signer.key
         #expect(try server.publish((0..<5).map { ClientVerificationTests.document("host\($0).example", 1) }) == [200])
         func write(_ name: String, _ text: String) throws -> String {
             let path = directory.appendingPathComponent(name).path

@@ -246,12 +246,8 @@ import TransparencyLog
     @Test func aPolicyChecksTheWitnessesAndAShortQuorumIsOnlyWarnedAbout() throws {
         let directory = try makeTemporaryDirectory("pinset-logwatch")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let logKey = try Ed25519SigningKey.generate()
-        let logVKey = try NoteSigner(name: LogServer.origin, type: .ed25519, key: logKey).key
-        let witness = try Witness(
-            signer: NoteSigner(name: "w1.example", type: .cosignature, key: Ed25519SigningKey.generate()),
-            logs: [logVKey], databasePath: directory.appendingPathComponent("w1.sqlite").path, crypto: crypto)
-        let server = try LogServer(logKey: logKey, witnesses: [witness])
+        let (server, witness) = try LogServer.withOneWitness(in: directory)
+        let logVKey = server.signer.key
         #expect(try server.publish([Self.document("a.example.com", 1)]) == [200])
         let root = directory.appendingPathComponent("mirror")
         try Self.mirror(server, to: root)
