@@ -1,3 +1,5 @@
+internal import CMicroHTTPD
+
 /// One resource's key, ETag and body in a single allocation, back to back after a small header. Immutable
 /// once made, except the slot of its built responses in a ``ResourceIndex`` (read and written only under that
 /// index's lock).
@@ -78,6 +80,17 @@ final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
     var turnedAway: UInt32 {
         get { withUnsafeMutablePointerToHeader { $0.pointee.turnedAway } }
         set { withUnsafeMutablePointerToHeader { $0.pointee.turnedAway = newValue } }
+    }
+
+    /// Asks the CPU to start loading the whole object (header, key, ETag and body) into its caches, without
+    /// waiting: a document among a million is cold, and its lines then arrive together instead of one miss at a
+    /// time (the ETag while the answer is chosen, the body while libmicrohttpd writes the headers).
+    @inline(__always)
+    func prefetch() {
+        withUnsafeMutablePointers { layout, start in
+            let header = layout.pointee
+            cmhd_prefetch(start, Int(header.keyCount) + Int(header.etagCount) + 1 + Int(header.bodyCount))
+        }
     }
 
     /// Calls `body` with the key's bytes (no allocation).

@@ -104,6 +104,7 @@ public final class ResourceIndex: Sendable {
         let found: Lookup = request.withHeaderBytes("If-None-Match") { header in
             state.withLock { state in
                 guard let resource = state.resources.find(key) else { return .unknown }
+                resource.prefetch()
                 let fresh = header.map { header in resource.withETag { IfNoneMatch.matches(header, etag: $0) } }
                 if let response = state.responses.response(of: resource, notModified: fresh == true) {
                     return .hit(response)
@@ -125,6 +126,29 @@ public final class ResourceIndex: Sendable {
         let (serve, released) = state.withLock { $0.responses.store(built, of: resource, notModified: notModified) }
         _ = released
         return serve
+    }
+
+    /// Backs the stored resources and the lookup table with 2 MiB pages where Linux allows it (``HugePages``):
+    /// a lookup among a million resources then costs cache misses but hardly any TLB misses. Returns how many
+    /// 2 MiB regions were found and how many now use a huge page (both `0` off Linux, or when the system's
+    /// transparent huge pages are `never`).
+    ///
+    /// - Warning: Slow and blocking (it copies the memory in place: about 3 s of CPU per GB): call it once after a
+    ///   bulk load, on a background thread, never on a request. Readers wait for the lock only while a chunk of
+    ///   16,384 slots is scanned for addresses (well under a millisecond).
+    @discardableResult
+    public func adviseHugePages() -> (regions: Int, collapsed: Int) {
+        guard HugePages.allowed else { return (0, 0) }
+        var regions = Set<UInt>()
+        let chunk = 16_384
+        var start = 0
+        while state.withLock({ state in
+            state.resources.addRegions(ofSlots: start..<start + chunk, includingTable: start == 0, into: &regions)
+            return start + chunk < state.resources.capacity
+        }) {
+            start += chunk
+        }
+        return (regions.count, HugePages.back(regions: regions).collapsed)
     }
 
     /// Whether a resource has the key `key`.
