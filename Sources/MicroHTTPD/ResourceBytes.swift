@@ -17,8 +17,8 @@ final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
         /// Where a ``ResourceIndex`` keeps this resource's built responses: an index into its
         /// ``ResponseClock``, ``ResourceBytes/notCached`` or ``ResourceBytes/retired``. Guarded by the index's lock.
         var cacheSlot: Int32
-        /// When the ``ResponseClock`` last turned away this resource's responses (its admission window, plus one;
-        /// `0`: never). Guarded by the index's lock.
+        /// When and how often in a row the ``ResponseClock`` turned away this resource's responses (its admission
+        /// window and a count, see `ResponseClock.admits`; `0`: never). Guarded by the index's lock.
         var turnedAway: UInt32
         /// The application's version of the resource (``ResourceIndex/insert(key:etag:body:version:)``).
         let version: Int

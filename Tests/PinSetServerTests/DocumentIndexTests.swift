@@ -90,6 +90,8 @@ import Testing
         _ = serve(&clock, a)  // a hit: a's bit is set
         _ = serve(&clock, c)  // the cache is full: c is turned away once
         #expect(c.cacheSlot == ResourceBytes.notCached && b.cacheSlot >= 0)
+        _ = serve(&clock, c)  // and twice
+        #expect(c.cacheSlot == ResourceBytes.notCached && b.cacheSlot >= 0)
         _ = serve(&clock, c)  // asked again soon: let in; the hand passes a (clearing its bit) and evicts b
         #expect(a.cacheSlot >= 0 && c.cacheSlot >= 0)
         #expect(b.cacheSlot == ResourceBytes.notCached)
