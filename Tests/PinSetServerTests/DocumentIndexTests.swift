@@ -149,6 +149,7 @@ import Testing
         }
         let b = resource(2)
         _ = serve(&clock, b)  // turned away once
+        _ = serve(&clock, b)  // and twice
         _ = serve(&clock, b)  // let in: evicts a's responses
         #expect(stored != nil, "the evicted response still needs the bytes")
         #expect(response?.status == 200)
