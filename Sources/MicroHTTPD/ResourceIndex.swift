@@ -6,7 +6,7 @@ import Locking
 /// Each resource is stored once (key, ETag, body and version in one allocation). Its libmicrohttpd responses
 /// cost about 1.1 KB more (libmicrohttpd 0.9.75 copies every header into three allocations of its own), so
 /// they are built on a resource's first request and kept in a ``ResponseClock``: once it is full, a resource
-/// asked for again soon takes the place of one not asked for lately, and the others' answers are built for
+/// asked for twice more soon takes the place of one not asked for lately, and the others' answers are built for
 /// their request and freed after it. Memory stays bounded however many resources are stored. A request for a
 /// resource whose responses are kept (a hit) takes the lock for one hash-table lookup and allocates nothing;
 /// a miss builds the one response it needs outside the lock, then offers it to the cache.

@@ -48,7 +48,7 @@ struct Serve: AsyncParsableCommand {
     var bind: String?
     @Option(
         help:
-            "Most hosts whose built 200 and 304 answers are kept in memory (about 1.1 KB each); once full, a host asked for again soon replaces one not asked for lately, and other answers are built for their request (0 = none). Env PINSET_RESPONSE_CACHE. Default 100000."
+            "Most hosts whose built 200 and 304 answers are kept in memory (about 1.1 KB each); once full, a host asked for twice more soon replaces one not asked for lately, and other answers are built for their request (0 = none). Env PINSET_RESPONSE_CACHE. Default 100000."
     )
     var responseCache: Int?
     @Option(help: "Lifetime of a signed document (e.g. 14d). Env PINSET_LIFETIME. Default 14d.")
