@@ -41,23 +41,22 @@ enum HugePages {
         #endif
     }
 
-    /// Advises and collapses each of `regions` (2 MiB-aligned addresses, any order, duplicates allowed), pausing
-    /// `pause` microseconds after each. Returns how many regions were advised and how many now use a huge page.
-    static func back(regions: some Sequence<UInt>, pause: UInt32 = 2_000) -> (advised: Int, collapsed: Int) {
+    /// Advises and collapses each of `regions` (2 MiB-aligned addresses), in address order, pausing `pause`
+    /// microseconds after each. Returns how many regions now use a huge page.
+    static func back(regions: Set<UInt>, pause: UInt32 = 2_000) -> Int {
         #if os(Linux)
-            var advised = 0
             var collapsed = 0
-            for region in Set(regions).sorted() {
+            for region in regions.sorted() {
                 guard let start = UnsafeMutableRawPointer(bitPattern: region) else { continue }
-                if madvise(start, Int(size), MADV_HUGEPAGE) == 0 { advised += 1 }
+                _ = madvise(start, Int(size), MADV_HUGEPAGE)
                 if madvise(start, Int(size), collapseAdvice) == 0 { collapsed += 1 }
                 // A collapse holds the process's memory-map lock while it copies (a few ms): other threads' page
                 // faults and mappings wait for it, so leave them a gap between regions.
                 usleep(pause)
             }
-            return (advised, collapsed)
+            return collapsed
         #else
-            return (0, 0)
+            return 0
         #endif
     }
 }

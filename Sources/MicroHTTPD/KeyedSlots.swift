@@ -105,23 +105,22 @@ struct KeyedSlots<Element: KeyedByBytes> {
     /// How many slots the table has (a power of two, at least twice ``count``).
     var capacity: Int { slots.count }
 
-    /// Adds to `regions` the ``HugePages`` regions of the table's own arrays and of the elements in the slots of
-    /// `range` (clamped to ``capacity``): the addresses only, no element is read.
-    func addRegions(ofSlots range: Range<Int>, includingTable: Bool, into regions: inout Set<UInt>) {
-        if includingTable {
-            for array in [
-                slots.withUnsafeBytes { ($0.baseAddress, $0.count) },
-                tags.withUnsafeBytes { ($0.baseAddress, $0.count) },
-            ] {
-                guard let base = array.0 else { continue }
-                let start = UInt(bitPattern: base)
-                var region = HugePages.region(of: start)
-                while region < start + UInt(array.1) {
-                    regions.insert(region)
-                    region += HugePages.size
-                }
+    /// Adds to `regions` the ``HugePages`` regions of the table's own two arrays.
+    func addTableRegions(into regions: inout Set<UInt>) {
+        for (base, count) in [
+            slots.withUnsafeBytes { ($0.baseAddress, $0.count) }, tags.withUnsafeBytes { ($0.baseAddress, $0.count) },
+        ] {
+            guard let base else { continue }
+            let end = UInt(bitPattern: base) + UInt(count)
+            for region in stride(from: HugePages.region(of: UInt(bitPattern: base)), to: end, by: Int(HugePages.size)) {
+                regions.insert(region)
             }
         }
+    }
+
+    /// Adds to `regions` the ``HugePages`` regions of the elements in the slots of `range` (clamped to
+    /// ``capacity``): their addresses only, no element is read.
+    func addElementRegions(ofSlots range: Range<Int>, into regions: inout Set<UInt>) {
         for index in range.clamped(to: 0..<slots.count) {
             guard let element = slots[index] else { continue }
             regions.insert(HugePages.region(of: UInt(bitPattern: Unmanaged.passUnretained(element).toOpaque())))

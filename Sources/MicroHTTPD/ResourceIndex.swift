@@ -134,21 +134,22 @@ public final class ResourceIndex: Sendable {
     /// transparent huge pages are `never`).
     ///
     /// - Warning: Slow and blocking (it copies the memory in place: about 3 s of CPU per GB): call it once after a
-    ///   bulk load, on a background thread, never on a request. Readers wait for the lock only while a chunk of
-    ///   16,384 slots is scanned for addresses (well under a millisecond).
+    ///   bulk load, on a background thread, never on a request. The lock is taken once per 16,384 slots, to read
+    ///   their addresses; the copying happens outside it.
     @discardableResult
     public func adviseHugePages() -> (regions: Int, collapsed: Int) {
         guard HugePages.allowed else { return (0, 0) }
         var regions = Set<UInt>()
+        state.withLock { $0.resources.addTableRegions(into: &regions) }
         let chunk = 16_384
         var start = 0
         while state.withLock({ state in
-            state.resources.addRegions(ofSlots: start..<start + chunk, includingTable: start == 0, into: &regions)
+            state.resources.addElementRegions(ofSlots: start..<start + chunk, into: &regions)
             return start + chunk < state.resources.capacity
         }) {
             start += chunk
         }
-        return (regions.count, HugePages.back(regions: regions).collapsed)
+        return (regions.count, HugePages.back(regions: regions))
     }
 
     /// Whether a resource has the key `key`.

@@ -43,7 +43,8 @@ import Testing
         var table = KeyedSlots<ResourceBytes>()
         table.reserveCapacity(300_000)  // 1 Mi slots: an 8 MiB array of references and a 1 MiB array of tags
         var regions = Set<UInt>()
-        table.addRegions(ofSlots: 0..<table.capacity, includingTable: true, into: &regions)
+        table.addTableRegions(into: &regions)
+        table.addElementRegions(ofSlots: 0..<table.capacity, into: &regions)
         #expect(regions.allSatisfy { $0 % HugePages.size == 0 })
         #expect(regions.count >= 4)
     }

@@ -134,7 +134,8 @@ public final class PinSetServerApp: Sendable {
 
     /// Backs the loaded documents with huge pages (``DocumentIndex/adviseHugePages()``) on a thread of its own at
     /// the lowest priority, once, after the server listens: it copies memory for a few seconds at a million
-    /// hosts, so it never runs on start-up's path or a request's. Worth it only for large snapshots (below 2,048 hosts the documents fit in a few pages).
+    /// hosts, so it never runs on start-up's path or a request's. Only for 2,048 hosts or more (fewer documents
+    /// fit in a few pages).
     private static func moveToHugePages(_ snapshot: DocumentIndex, logger: Logger) {
         guard snapshot.count >= 2_048 else { return }
         let thread = Thread {
