@@ -6,6 +6,9 @@
     python3 scripts/write_path_files.py --start PinSetRouter.retire
     mkdir /tmp/old && git archive REV | tar -x -C /tmp/old && python3 scripts/write_path_files.py --root /tmp/old
 
+This is the static estimate, which needs no build. scripts/write_path_trace.py measures the same path: the files
+whose functions one real write ran, from coverage counters (it finds the witnesses and closures this misses).
+
 How it counts (a static, name-based call graph over Sources/, no compiler; it reads text and runs nothing):
 1. Every Swift file under Sources/ is cut into units: each `func`, `init`, `deinit`, `subscript` and computed `var`
    with a body, owned by the type or extension around it. Comments and string literals are blanked first.
