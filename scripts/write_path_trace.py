@@ -3,7 +3,7 @@
 
     python3 scripts/write_path_trace.py                 # builds with coverage in .build-cov, runs, prints
     python3 scripts/write_path_trace.py --skip-build    # reuses that build
-    python3 scripts/write_path_trace.py --functions     # each file's functions too
+    python3 scripts/write_path_trace.py --functions     # each file's functions too, with how often each ran
     python3 scripts/write_path_trace.py --no-log        # the transparency log off (as before PROTOCOL §7)
     python3 scripts/write_path_trace.py --root /tmp/old # another tree (it needs WritePathProfileTests.swift)
 
@@ -83,10 +83,10 @@ def main():
         run(["swift", "build", "--build-tests", "--enable-code-coverage", "--scratch-path", options.scratch])
     with tempfile.TemporaryDirectory() as work:
         one, two = (function_counts(options.scratch, puts, work, not options.no_log) for puts in (1, 2))
-    ran = collections.defaultdict(list)
+    ran = collections.defaultdict(list)  # file: [(name, how many more times it ran)]
     for (file, name), count in two.items():
         if count > one.get((file, name), 0):
-            ran[file].append(name)
+            ran[file].append((name, count - one.get((file, name), 0)))
     modules = collections.defaultdict(list)
     for file in sorted(ran):
         modules[file.split(os.sep)[1]].append(file)
@@ -97,9 +97,10 @@ def main():
         for file in files:
             print(f"    {file} ({len(ran[file])})")
             if options.functions:
-                names = run(["swift", "demangle", "--simplified", "--compact"], input="\n".join(ran[file]))
-                for name in sorted(names.splitlines()):
-                    print(f"        {name}")
+                names = run(["swift", "demangle", "--simplified", "--compact"],
+                             input="\n".join(name for name, _ in ran[file])).splitlines()
+                for name, times in sorted(zip(names, (times for _, times in ran[file]))):
+                    print(f"        {times:>4}x {name}")
 
 
 if __name__ == "__main__":
