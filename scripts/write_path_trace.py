@@ -5,6 +5,7 @@
     python3 scripts/write_path_trace.py --skip-build    # reuses that build
     python3 scripts/write_path_trace.py --functions     # each file's functions too, with how often each ran
     python3 scripts/write_path_trace.py --no-log        # the transparency log off (as before PROTOCOL §7)
+    python3 scripts/write_path_trace.py --no-preflight  # no probe of the live host before the write
     python3 scripts/write_path_trace.py --root /tmp/old # another tree (it needs WritePathProfileTests.swift)
 
 How it measures: WritePathProfileTests (Tests/PinSetServerTests) starts a real server with the pre-flight and the
@@ -22,6 +23,7 @@ import collections
 import glob
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -44,12 +46,13 @@ def run(args, env=None, input=None):
     return result.stdout
 
 
-def function_counts(scratch, puts, work, log):
+def function_counts(scratch, puts, work, log, preflight):
     """Each Sources/ function's execution count in a run with `puts` writes: {(file, name): count}."""
     codecov = os.path.join(scratch, "debug", "codecov")
     for stale in glob.glob(os.path.join(codecov, "*.profraw")):
         os.remove(stale)
-    env = dict(os.environ, PINSET_WRITE_PATH_PUTS=str(puts), PINSET_WRITE_PATH_LOG="1" if log else "0")
+    env = dict(os.environ, PINSET_WRITE_PATH_PUTS=str(puts), PINSET_WRITE_PATH_LOG="1" if log else "0",
+               PINSET_WRITE_PATH_PREFLIGHT="warn" if preflight else "off")
     run(["swift", "test", "--skip-build", "--enable-code-coverage", "--scratch-path", scratch, "--filter", SUITE], env)
     raw = glob.glob(os.path.join(codecov, "*.profraw"))
     if not raw:
@@ -70,10 +73,12 @@ def function_counts(scratch, puts, work, log):
 
 def main():
     global ROOT
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the listing quietly
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", default=HERE, help="the package to measure (default: this one)")
     parser.add_argument("--scratch", help="the coverage build's folder (default: ROOT/.build-cov)")
     parser.add_argument("--no-log", action="store_true", help="the transparency log off")
+    parser.add_argument("--no-preflight", action="store_true", help="the pre-flight off")
     parser.add_argument("--skip-build", action="store_true", help="reuse the coverage build")
     parser.add_argument("--functions", action="store_true", help="list each file's functions that ran")
     options = parser.parse_args()
@@ -82,7 +87,7 @@ def main():
     if not options.skip_build:
         run(["swift", "build", "--build-tests", "--enable-code-coverage", "--scratch-path", options.scratch])
     with tempfile.TemporaryDirectory() as work:
-        one, two = (function_counts(options.scratch, puts, work, not options.no_log) for puts in (1, 2))
+        one, two = (function_counts(options.scratch, puts, work, not options.no_log, not options.no_preflight) for puts in (1, 2))
     ran = collections.defaultdict(list)  # file: [(name, how many more times it ran)]
     for (file, name), count in two.items():
         if count > one.get((file, name), 0):
@@ -91,7 +96,7 @@ def main():
     for file in sorted(ran):
         modules[file.split(os.sep)[1]].append(file)
     print(f"{len(ran)} files in {len(modules)} modules ran in one write (PUT /admin/hosts/{{host}}, a rotation, "
-          f"pre-flight on, transparency log {'off' if options.no_log else 'on'}); {sum(map(len, ran.values()))} functions")
+          f"pre-flight {'off' if options.no_preflight else 'on'}, transparency log {'off' if options.no_log else 'on'}); {sum(map(len, ran.values()))} functions")
     for module, files in sorted(modules.items()):
         print(f"  {module}: {len(files)}")
         for file in files:

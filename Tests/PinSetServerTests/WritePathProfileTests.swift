@@ -9,15 +9,17 @@ import Testing
 /// pre-flight and the transparency log on, one host written, then `PINSET_WRITE_PATH_PUTS` − 1 more writes of
 /// it. The script runs it twice under coverage (1 and 2 writes) and subtracts: what is left is exactly what one
 /// more write ran, a rotation of a live host. Skipped unless that variable is set; `PINSET_WRITE_PATH_LOG=0`
-/// leaves the log off.
+/// leaves the log off, `PINSET_WRITE_PATH_PREFLIGHT=off` the pre-flight.
 @Suite(.serialized) struct WritePathProfileTests {
     static let puts = Int(ProcessInfo.processInfo.environment["PINSET_WRITE_PATH_PUTS"] ?? "") ?? 0
     static let log = ProcessInfo.processInfo.environment["PINSET_WRITE_PATH_LOG"] != "0"
+    static let preflight: PreflightMode =
+        ProcessInfo.processInfo.environment["PINSET_WRITE_PATH_PREFLIGHT"] == "off" ? .off : .warn
 
     @Test(.enabled(if: puts > 0)) func writesOneHostAsManyTimesAsAsked() throws {
         let host = try TLSTestHost()
         let server = try TestServer(
-            probes: ProbeConfiguration(preflight: .warn, connectTo: [ConnectToRule(host.mapping)!], timeout: 3))
+            probes: ProbeConfiguration(preflight: Self.preflight, connectTo: [ConnectToRule(host.mapping)!], timeout: 3))
         if Self.log { try LogFixture.enableLog(server) }
         let current = try host.pin("current")
         let backups = [try host.pin("backup"), try host.pin("rogue")]
