@@ -18,8 +18,8 @@ import Testing
 
     @Test(.enabled(if: puts > 0)) func writesOneHostAsManyTimesAsAsked() throws {
         let host = try TLSTestHost()
-        let server = try TestServer(
-            probes: ProbeConfiguration(preflight: Self.preflight, connectTo: [ConnectToRule(host.mapping)!], timeout: 3))
+        let rules = [ConnectToRule(host.mapping)!]
+        let server = try TestServer(probes: ProbeConfiguration(preflight: Self.preflight, connectTo: rules, timeout: 3))
         if Self.log { try LogFixture.enableLog(server) }
         let current = try host.pin("current")
         let backups = [try host.pin("backup"), try host.pin("rogue")]
