@@ -4,6 +4,8 @@
 # against the code before it in the same minutes of this shared VM (its noise swings B4 by ±0.1 between runs).
 #
 #   bash bench/b4_compare.sh NAME=BINARY [NAME=BINARY ...]
+#   cc -O2 -o /tmp/baseline_hosts bench/baseline_hosts.c $(pkg-config --cflags --libs libmicrohttpd)
+#   bash bench/b4_compare.sh pinset=.build/release/pinset c=/tmp/baseline_hosts   # against B4's floor in C
 #
 # Environment (all optional): HOSTS=1000000 hosts seeded (once, kept in DIR), DIR=/tmp/pinset-b4 (database and
 # key), ROUNDS=5, DURATION=5 seconds per wrk run, SERVER_CPU=0 LOAD_CPU=1.
@@ -29,8 +31,12 @@ trap cleanup EXIT
 for spec in "$@"; do
     name="${spec%%=*}" binary="${spec#*=}"
     port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-    taskset -c "$SERVER_CPU" "$binary" serve --db "$DIR/pinset.sqlite" --key "$DIR/key.pem" --port "$port" \
-        --threads 1 --bind 127.0.0.1 >"$DIR/server-$name.log" 2>&1 &
+    if [ "$(basename "$binary")" = baseline_hosts ]; then  # B4's floor: the bare C server of bench/baseline_hosts.c
+        taskset -c "$SERVER_CPU" "$binary" "$port" "$HOSTS" >"$DIR/server-$name.log" 2>&1 &
+    else
+        taskset -c "$SERVER_CPU" "$binary" serve --db "$DIR/pinset.sqlite" --key "$DIR/key.pem" --port "$port" \
+            --threads 1 --bind 127.0.0.1 >"$DIR/server-$name.log" 2>&1 &
+    fi
     PIDS+=($!) NAMES+=("$name") PORTS+=("$port")
     for _ in $(seq 1 1200); do curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.1; done
     # Start-up's background move onto huge pages ends before any round (binaries without it never log it).

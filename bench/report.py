@@ -88,6 +88,10 @@ row("B4s", "1,000 of the hosts, random vs one host (information: a working set t
 row("B4c", f"server CPU per request, {int(hosts):,} random hosts vs one host (information)",
     ratio("B4", "random", "one", "cpu_us"), None, higher_is_better=False,
     note=f"random {cpu('B4', 'random')}, one {cpu('B4', 'one')}")
+row("B4f", f"floor: the bare C server of bench/baseline_hosts.c, {int(hosts):,} random hosts vs one (information)",
+    ratio("B4F", "random", "one", "rps"), None, note=f"C random {rps('B4F', 'random')}, one {rps('B4F', 'one')}")
+row("B4r", "random hosts, pinset vs that C server (information)", ratio("B4", "random", "random", "rps", "B4F"), None,
+    note=f"server CPU per request: pinset {cpu('B4', 'random')}, C {cpu('B4F', 'random')}")
 p99 = median_of("R", "pinset", "p99_ms"), median_of("R", "c", "p99_ms")
 row("B5", f"p99 latency at {conns} connections vs bare C", ratio("R", "pinset", "c", "p99_ms"), "≤ 1.3x",
     higher_is_better=False,
