@@ -9,12 +9,15 @@ internal import COpenSSL
 extension CertificateParser {
     /// The `notAfter` of a DER certificate, in seconds since 1970 (UTC), or `nil` if it cannot be read.
     public static func notAfter(der: [UInt8]) -> Int64? {
-        withCertificate(der) { certificate in
-            guard let time = X509_get0_notAfter(certificate) else { return nil }
-            var parts = tm()
-            guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
-            return Int64(timegm(&parts))
-        }
+        withCertificate(der, notAfter)
+    }
+
+    /// The `notAfter` of a decoded certificate (an `X509`), as ``notAfter(der:)``.
+    static func notAfter(_ certificate: OpaquePointer) -> Int64? {
+        guard let time = X509_get0_notAfter(certificate) else { return nil }
+        var parts = tm()
+        guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
+        return Int64(timegm(&parts))
     }
 
     /// Whether a DER certificate's issuer name equals its subject name (a root, or self-signed).

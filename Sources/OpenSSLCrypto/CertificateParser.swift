@@ -89,7 +89,8 @@ public enum CertificateParser {
         return result
     }
 
-    private static func describe(_ certificate: OpaquePointer) throws(CryptoError) -> ParsedCertificate {
+    /// The parts of a decoded certificate (an `X509`, which the caller keeps and frees): no second decoding.
+    static func describe(_ certificate: OpaquePointer) throws(CryptoError) -> ParsedCertificate {
         let der = try OpenSSLCall.der("i2d_X509") { i2d_X509(certificate, $0) }
         let publicKey = try OpenSSLCall.nonNull(
             X509_get_X509_PUBKEY(certificate), .invalidCertificate, "X509_get_X509_PUBKEY")
@@ -100,6 +101,8 @@ public enum CertificateParser {
                 throw CryptoError(.invalidCertificate, "cannot print the subject name: \(OpenSSLCall.drainErrors())")
             }
         }
-        return ParsedCertificate(der: der, spkiDER: spki, subject: String(decoding: subjectBytes, as: UTF8.self))
+        return ParsedCertificate(
+            der: der, spkiDER: spki, subject: String(decoding: subjectBytes, as: UTF8.self),
+            notAfter: notAfter(certificate))
     }
 }

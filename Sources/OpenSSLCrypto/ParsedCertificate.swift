@@ -7,11 +7,14 @@ public struct ParsedCertificate: Sendable, Hashable {
     public let spkiDER: [UInt8]
     /// The subject name in RFC 2253 form (`CN=example.com,O=Example`), for messages and comments.
     public let subject: String
+    /// The end of the validity period, in seconds since 1970 (UTC); `nil` when it cannot be read.
+    public let notAfter: Int64?
 
     /// Creates a parsed certificate from its parts.
-    public init(der: [UInt8], spkiDER: [UInt8], subject: String) {
+    public init(der: [UInt8], spkiDER: [UInt8], subject: String, notAfter: Int64? = nil) {
         self.der = der
         self.spkiDER = spkiDER
         self.subject = subject
+        self.notAfter = notAfter
     }
 }

@@ -129,7 +129,7 @@ public struct HostProber: Sendable {
     ) {
         do {
             let chain = try TLSProbe.presentedChain(to: address, serverName: serverName, timeout: timeout)
-            let notAfter = CertificateParser.notAfter(der: chain[0]).map { Date(timeIntervalSince1970: Double($0)) }
+            let notAfter = chain[0].notAfter.map { Date(timeIntervalSince1970: Double($0)) }
             return (
                 AddressProbe(
                     address: address.description, served: ServedCertificate.chain(chain), leafNotAfter: notAfter),

@@ -20,7 +20,7 @@ enum ChainProbe {
                 do {
                     let address = try AddressResolver.resolve(name, port: port, limit: 1)[0]
                     let chain = try TLSProbe.presentedChain(to: address, serverName: sni, timeout: 10)
-                    continuation.resume(returning: chain)
+                    continuation.resume(returning: chain.map(\.der))
                 } catch {
                     continuation.resume(throwing: CLIError("cannot probe \(endpoint): \(error)"))
                 }

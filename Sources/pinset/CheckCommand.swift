@@ -56,7 +56,7 @@ struct CheckCommand: AsyncParsableCommand {
             guard let data = FileManager.default.contents(atPath: cert) else { throw CLIError("cannot read \(cert)") }
             let chain: [ParsedCertificate]
             do { chain = try CertificateParser.parse(Array(data)) } catch { throw CLIError("\(cert): \(error)") }
-            probes = [AddressProbe(address: cert, served: ServedCertificate.chain(chain.map { $0.der }))]
+            probes = [AddressProbe(address: cert, served: ServedCertificate.chain(chain))]
         } else {
             var configuration = ProbeConfiguration()
             configuration.connectTo = try ProbeOptions.rules(connectTo)

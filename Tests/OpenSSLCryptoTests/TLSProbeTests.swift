@@ -49,11 +49,30 @@ import Testing
         let dir = host.directory
         let leaf = [UInt8](try Data(contentsOf: dir.appendingPathComponent("leaf.der")))
         let ca = [UInt8](try Data(contentsOf: dir.appendingPathComponent("ca.der")))
-        #expect(chain == [leaf, ca])
+        #expect(chain.map(\.der) == [leaf, ca])
         #expect(CertificateParser.isSelfIssued(der: ca) && !CertificateParser.isSelfIssued(der: leaf))
         let notAfter = try #require(CertificateParser.notAfter(der: leaf))
         let now = Int64(Date().timeIntervalSince1970)
         #expect(notAfter > now + 86_400 && notAfter <= now + 2 * 86_400 + 60)
+        // Described from the handshake's own decoding: the same parts as parsing the DER again.
+        #expect(chain == (try CertificateParser.parse(leaf)) + (try CertificateParser.parse(ca)))
+        #expect(chain[0].notAfter == notAfter && chain[0].subject.contains("CN=leaf.example"))
+    }
+
+    @Test func probesOnManyThreadsAtOnceShareOneContext() throws {
+        let host = try TLSTestHost(name: "leaf.example", days: 2)
+        let address = try AddressResolver.resolve(host.ip, port: host.port)[0]
+        let expected = try TLSProbe.presentedChain(to: address, serverName: "leaf.example", timeout: 5)
+        let lock = NSLock()
+        nonisolated(unsafe) var chains = [Result<[ParsedCertificate], TLSProbeError>]()
+        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+            let result = Result { () throws(TLSProbeError) in
+                try TLSProbe.presentedChain(to: address, serverName: "leaf.example", timeout: 5)
+            }
+            lock.withLock { chains.append(result) }
+        }
+        #expect(chains.count == 16)
+        for chain in chains { #expect(try chain.get() == expected) }
     }
 
     @Test func aPeerThatNeverAnswersTimesOutOnTime() throws {

@@ -18,27 +18,36 @@ enum HostProbeTable {
 
     /// `name` with its pins, or `nil` when it is gone, retired or report-only.
     static func watched(_ db: Database, name: String) throws -> Watched? {
-        guard let state = try HostRecords.fetch(db, name: name), state.enforce, !state.retired else { return nil }
-        return Watched(name: name, pins: state.pins)
+        guard
+            let id = try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT id FROM host WHERE name = ? AND enforce = 1 AND retired = 0"),
+                arguments: [name])
+        else { return nil }
+        return Watched(name: name, pins: try HostRecords.pins(db, hostId: id))
     }
 
     /// Stores `status` as the last result of its host (nothing when the host no longer exists). Returns the
     /// state stored before, `nil` when there was none.
     @discardableResult
     static func save(_ db: Database, _ status: HostStatus) throws -> MonitorState? {
-        guard let hostId = try Int64.fetchOne(db, sql: "SELECT id FROM host WHERE name = ?", arguments: [status.host])
+        // Cached statements: the monitor stores one result per probe, 10,000 and more a pass.
+        guard
+            let hostId = try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT id FROM host WHERE name = ?"), arguments: [status.host])
         else { return nil }
-        let previous = try String.fetchOne(db, sql: "SELECT state FROM hostProbe WHERE hostId = ?", arguments: [hostId])
+        let previous = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT state FROM hostProbe WHERE hostId = ?"), arguments: [hostId])
         let addresses = String(decoding: try AdminJSON.encoder.encode(status.addresses), as: UTF8.self)
         let warnings = String(decoding: try AdminJSON.encoder.encode(status.warnings), as: UTF8.self)
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO hostProbe (hostId, at, state, pinsMatch, leafNotAfter, warnings, addresses)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(hostId) DO UPDATE SET at = excluded.at, state = excluded.state,
                     pinsMatch = excluded.pinsMatch, leafNotAfter = excluded.leafNotAfter,
                     warnings = excluded.warnings, addresses = excluded.addresses
-                """,
+                """
+        ).execute(
             arguments: [
                 hostId, StoredTime.seconds(status.checkedAt ?? Date()), status.state.rawValue,
                 status.pinsMatch ?? false,

@@ -26,6 +26,20 @@ enum HostRecords {
             issuedAt: StoredTime.date(row["issuedAt"]), expiresAt: StoredTime.date(row["expiresAt"]))
     }
 
+    /// The pins of the host with row id `hostId`, in their stored order.
+    static func pins(_ db: Database, hostId: Int64) throws -> [Pin] {
+        try Row.fetchAll(
+            db.cachedStatement(
+                sql: "SELECT sha256, type, role, expiresAt, comment FROM pin WHERE hostId = ? ORDER BY position"),
+            arguments: [hostId]
+        )
+        .map { pin in
+            Pin(
+                sha256: pin[0], type: PinType(rawValue: pin[1]) ?? .spki, role: PinRole(rawValue: pin[2]) ?? .current,
+                expiresAt: (pin[3] as Int64?).map(StoredTime.date), comment: pin[4])
+        }
+    }
+
     /// The current state of `name`, or `nil` if the host was never written. Columns are read by position
     /// (GRDB's by-name lookup lower-cases each name: measurable on the write path) and the stored ETag is used.
     static func fetch(_ db: Database, name: String) throws -> HostState? {
@@ -39,16 +53,7 @@ enum HostRecords {
                         """), arguments: [name])
         else { return nil }
         let id: Int64 = row[0]
-        let pins = try Row.fetchAll(
-            db.cachedStatement(
-                sql: "SELECT sha256, type, role, expiresAt, comment FROM pin WHERE hostId = ? ORDER BY position"),
-            arguments: [id]
-        )
-        .map { pin in
-            Pin(
-                sha256: pin[0], type: PinType(rawValue: pin[1]) ?? .spki, role: PinRole(rawValue: pin[2]) ?? .current,
-                expiresAt: (pin[3] as Int64?).map(StoredTime.date), comment: pin[4])
-        }
+        let pins = try pins(db, hostId: id)
         let document = PublishedDocument(
             host: name, version: row[7], body: [UInt8](row[8] as Data), etag: row[9], kid: row[10],
             issuedAt: StoredTime.date(row[11]), expiresAt: StoredTime.date(row[12]))

@@ -104,3 +104,29 @@ public final class PinDatabase: Sendable {
         return ServiceError(.storage, "the database failed; the server log has the details")
     }
 }
+
+extension PinDatabase {
+    /// Runs `body` in a transaction committed without an fsync (`synchronous = NORMAL` in WAL mode: durable at
+    /// the next synced commit, and never out of order), for what a crash may lose without harm and nobody was
+    /// promised: the log's checkpoints (see ``LogPublisher/signCheckpoint(_:)``) and cosignatures (asked for
+    /// again), and the monitor's results (the next pass probes again; a change of state lost with its row is
+    /// found and alerted again). Never for an acknowledged write.
+    ///
+    /// The writer connection is set back to `synchronous = FULL` afterwards, whatever happened; if even that
+    /// fails the process stops, since every later write would be acknowledged without an fsync.
+    static func withoutSync(_ db: Database, _ body: (Database) throws -> Void) throws {
+        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        defer {
+            do {
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            } catch {
+                fatalError(
+                    "cannot set the database back to synchronous = FULL, so writes would not be durable: \(error)")
+            }
+        }
+        try db.inTransaction {
+            try body(db)
+            return .commit
+        }
+    }
+}

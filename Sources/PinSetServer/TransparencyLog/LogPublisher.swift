@@ -188,29 +188,7 @@ final class LogPublisher: Sendable {
     /// cut only means the next start-up signs again, for a size at least as large: consistent with it. The WAL
     /// keeps commits in order, so a later durable commit makes this one durable too.
     func signCheckpoint(_ db: Database) throws {
-        try Self.withoutSync(db) { db in _ = try log.signCheckpoint(in: db, at: clock()) }
-    }
-
-    /// Runs `body` in a transaction committed without an fsync (`synchronous = NORMAL` in WAL mode: durable at
-    /// the next synced commit, and never out of order): for checkpoints and cosignatures only, which a crash
-    /// may lose without harm (see ``signCheckpoint(_:)``; cosignatures are asked for again).
-    ///
-    /// The writer connection is set back to `synchronous = FULL` afterwards, whatever happened; if even that
-    /// fails the process stops, since every later write would be acknowledged without an fsync.
-    static func withoutSync(_ db: Database, _ body: (Database) throws -> Void) throws {
-        try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        defer {
-            do {
-                try db.execute(sql: "PRAGMA synchronous = FULL")
-            } catch {
-                fatalError(
-                    "cannot set the database back to synchronous = FULL, so writes would not be durable: \(error)")
-            }
-        }
-        try db.inTransaction {
-            try body(db)
-            return .commit
-        }
+        try PinDatabase.withoutSync(db) { db in _ = try log.signCheckpoint(in: db, at: clock()) }
     }
 
     /// Serves the checkpoint and every tile that changed since the files last served.

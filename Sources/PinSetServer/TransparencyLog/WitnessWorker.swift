@@ -96,7 +96,7 @@ final class WitnessWorker: Sendable {
         if !gathered.isEmpty {
             do {
                 try publisher.store.serializedWrite { db in
-                    try LogPublisher.withoutSync(db) { db in
+                    try PinDatabase.withoutSync(db) { db in
                         try publisher.log.addCosignatures(
                             gathered, to: round.note, size: round.size, in: db, at: now)
                     }
