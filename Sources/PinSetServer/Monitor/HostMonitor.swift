@@ -119,11 +119,7 @@ final class HostMonitor: Sendable {
                     places.signal()
                     group.leave()
                 }
-                do {
-                    if let host = try store.read({ db in try HostProbeTable.watched(db, name: name) }) { check(host) }
-                } catch {
-                    logger.error("monitor cannot read a host", metadata: ["host": "\(name)", "error": "\(error)"])
-                }
+                check(name)
             }
         }
         // Bounded: each probe ends within its resolution deadline and the handshake timeout.
@@ -131,34 +127,39 @@ final class HostMonitor: Sendable {
         return !worker.isStopped
     }
 
-    /// Probes one host, stores the result and alerts on a change of state.
-    func check(_ host: HostProbeTable.Watched) {
-        let probes = prober.probe(host.name)
-        let status = HostStatus.evaluate(
-            host: host.name, pins: host.pins, probes: probes, now: clock(), expiryWarning: expiryWarning)
-        let previous: MonitorState?
+    /// Probes one host, then, in one transaction, judges what it served against the pins in force at that
+    /// moment and stores the result (nothing when the host was meanwhile removed, retired or made report-only);
+    /// alerts on a change of state.
+    func check(_ name: String) {
+        let probes = prober.probe(name)
+        let stored: (status: HostStatus, previous: MonitorState?)?
         do {
             // Without an fsync: a result nobody waits for, 10,000 and more a pass (see PinDatabase.withoutSync).
-            previous = try store.serializedWrite { db in
-                var previous: MonitorState?
-                try PinDatabase.withoutSync(db) { db in previous = try HostProbeTable.save(db, status) }
-                return previous
+            stored = try store.serializedWrite { db in
+                var stored: (status: HostStatus, previous: MonitorState?)?
+                try PinDatabase.withoutSync(db) { db in
+                    guard let host = try HostProbeTable.watched(db, name: name) else { return }
+                    let status = HostStatus.evaluate(
+                        host: name, pins: host.pins, probes: probes, now: clock(), expiryWarning: expiryWarning)
+                    stored = (status, try HostProbeTable.save(db, status))
+                }
+                return stored
             }
         } catch {
-            logger.error("monitor cannot store a result", metadata: ["host": "\(host.name)", "error": "\(error)"])
+            logger.error("monitor cannot store a result", metadata: ["host": "\(name)", "error": "\(error)"])
             return
         }
-        guard previous != status.state else { return }
+        guard let (status, previous) = stored, previous != status.state else { return }
         logger.notice(
             "host state changed",
             metadata: [
-                "host": "\(host.name)", "state": "\(status.state.rawValue)",
+                "host": "\(name)", "state": "\(status.state.rawValue)",
                 "previous": "\((previous ?? .unknown).rawValue)",
                 "warnings": "\(status.warnings.map { $0.rawValue }.joined(separator: ","))",
             ])
         webhook?.send(
             AlertWebhook.Event(
-                host: host.name, state: status.state, previousState: previous ?? .unknown, warnings: status.warnings,
+                host: name, state: status.state, previousState: previous ?? .unknown, warnings: status.warnings,
                 at: RFC3339.format(status.checkedAt ?? clock())))
     }
 }
