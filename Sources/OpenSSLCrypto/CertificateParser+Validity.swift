@@ -7,12 +7,8 @@ internal import COpenSSL
 #endif
 
 extension CertificateParser {
-    /// The `notAfter` of a DER certificate, in seconds since 1970 (UTC), or `nil` if it cannot be read.
-    public static func notAfter(der: [UInt8]) -> Int64? {
-        withCertificate(der, notAfter)
-    }
-
-    /// The `notAfter` of a decoded certificate (an `X509`), as ``notAfter(der:)``.
+    /// The `notAfter` of a decoded certificate (an `X509`), in seconds since 1970 (UTC), or `nil` if it cannot be
+    /// read (``ParsedCertificate/notAfter``).
     static func notAfter(_ certificate: OpaquePointer) -> Int64? {
         guard let time = X509_get0_notAfter(certificate) else { return nil }
         var parts = tm()

@@ -143,11 +143,14 @@ final class ProbeSocket {
 /// and no session cache: a resumed session would carry no certificates.
 final class ProbeContext: @unchecked Sendable {
     static let shared = ProbeContext()
-    /// The `SSL_CTX`; `nil` if OpenSSL could not make it (every probe then fails with the reason).
+    /// The `SSL_CTX`; `nil` if OpenSSL could not make it (every probe then fails with ``failure``).
     let handle: OpaquePointer?
+    /// OpenSSL's reason when ``handle`` is `nil`.
+    let failure: String
 
     private init() {
         handle = SSL_CTX_new(TLS_client_method())
+        failure = handle == nil ? OpenSSLCall.drainErrors() : ""
         guard let handle else { return }
         SSL_CTX_set_verify(handle, SSL_VERIFY_NONE, nil)
         _ = SSL_CTX_ctrl(handle, SSL_CTRL_SET_SESS_CACHE_MODE, Int(SSL_SESS_CACHE_OFF), nil)
@@ -168,7 +171,7 @@ final class TLSConnection {
         self.peer = peer
         self.serverName = serverName
         guard let context = ProbeContext.shared.handle else {
-            throw TLSProbeError(.handshakeFailed, "SSL_CTX_new failed: \(OpenSSLCall.drainErrors())")
+            throw TLSProbeError(.handshakeFailed, "SSL_CTX_new failed: \(ProbeContext.shared.failure)")
         }
         guard let ssl = SSL_new(context) else {
             throw TLSProbeError(.handshakeFailed, "SSL_new failed: \(OpenSSLCall.drainErrors())")

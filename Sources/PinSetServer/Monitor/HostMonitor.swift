@@ -138,9 +138,9 @@ final class HostMonitor: Sendable {
             stored = try store.serializedWrite { db in
                 var stored: (status: HostStatus, previous: MonitorState?)?
                 try PinDatabase.withoutSync(db) { db in
-                    guard let host = try HostProbeTable.watched(db, name: name) else { return }
+                    guard let pins = try HostProbeTable.watchedPins(db, name: name) else { return }
                     let status = HostStatus.evaluate(
-                        host: name, pins: host.pins, probes: probes, now: clock(), expiryWarning: expiryWarning)
+                        host: name, pins: pins, probes: probes, now: clock(), expiryWarning: expiryWarning)
                     stored = (status, try HostProbeTable.save(db, status))
                 }
                 return stored

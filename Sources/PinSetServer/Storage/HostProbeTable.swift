@@ -5,25 +5,20 @@ import PinSetCore
 
 /// SQL for the monitor's last probe of each host (table `hostProbe`, one row per host).
 enum HostProbeTable {
-    /// A host the monitor watches: not retired, with an enforcing set.
-    struct Watched {
-        var name: String
-        var pins: [Pin]
-    }
-
     /// The name of every host with an enforcing, non-retired set, in name order.
     static func watchedNames(_ db: Database) throws -> [String] {
         try String.fetchAll(db, sql: "SELECT name FROM host WHERE enforce = 1 AND retired = 0 ORDER BY name")
     }
 
-    /// `name` with its pins, or `nil` when it is gone, retired or report-only.
-    static func watched(_ db: Database, name: String) throws -> Watched? {
+    /// The pins of `name` if the monitor watches it (an enforcing set, not retired); `nil` when it is gone,
+    /// retired or report-only.
+    static func watchedPins(_ db: Database, name: String) throws -> [Pin]? {
         guard
             let id = try Int64.fetchOne(
                 db.cachedStatement(sql: "SELECT id FROM host WHERE name = ? AND enforce = 1 AND retired = 0"),
                 arguments: [name])
         else { return nil }
-        return Watched(name: name, pins: try HostRecords.pins(db, hostId: id))
+        return try HostRecords.pins(db, hostId: id)
     }
 
     /// Stores `status` as the last result of its host (nothing when the host no longer exists). Returns the
