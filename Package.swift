@@ -173,7 +173,7 @@ let package = Package(
         ),
         .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD", "TestSupport"]),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto", "TestSupport"]),
-        .testTarget(name: "PinSetCoreTests", dependencies: ["PinSetCore"]),
+        .testTarget(name: "PinSetCoreTests", dependencies: ["PinSetCore", "TestSupport"]),
         .testTarget(
             name: "TransparencyLogTests",
             dependencies: [

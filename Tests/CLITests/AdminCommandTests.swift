@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The admin subcommands round-trip against a real `pinset serve` subprocess.
-@Suite struct AdminCommandTests {
+@Suite(.blocking) struct AdminCommandTests {
     static func pin() -> String { Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() }
 
     @Test func setAddShowHostsRemoveHistoryRetireRoundTrip() throws {

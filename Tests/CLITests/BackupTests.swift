@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `pinset backup` (issue 16): an online backup while a real server writes, and `--check` refusing damaged files.
-@Suite struct BackupTests {
+@Suite(.blocking) struct BackupTests {
     private static func body() -> String {
         #"{"pins":[{"sha256":"\#(HostileDocuments.pin())"},{"sha256":"\#(HostileDocuments.pin())","role":"backup"}]}"#
     }

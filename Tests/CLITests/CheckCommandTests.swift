@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// `pinset check` (exit 0 / 1 / 3, `--cert`) and `pinset status`, against a real server and TLS host.
-@Suite(.serialized) struct CheckCommandTests {
+@Suite(.serialized, .blocking) struct CheckCommandTests {
     @Test func exitCodesSayMatchLockOutOrUnreachable() throws {
         let host = try TLSTestHost()
         try host.issue("backup")

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pinset export` writes a static mirror that nginx serves and the client module verifies.
-@Suite struct ExportTests {
+@Suite(.blocking) struct ExportTests {
     @Test func exportIsIdempotentAndServedByNginxVerifiesWithFetch() throws {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -5,7 +5,7 @@ import Testing
 /// `pinset export --watch` (issue 16) with a real server, a real nginx serving the export directory, and a
 /// second writer process: every committed write is served by nginx within 2 s and `--exec` runs once per batch,
 /// also across a server restart, and a failing `--exec` never stops the watch.
-@Suite struct ExportWatchTests {
+@Suite(.blocking) struct ExportWatchTests {
     static func body() -> String {
         #"{"pins":[{"sha256":"\#(HostileDocuments.pin())"},{"sha256":"\#(HostileDocuments.pin())","role":"backup"}]}"#
     }

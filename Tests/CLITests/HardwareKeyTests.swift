@@ -1,9 +1,10 @@
 import Foundation
 import PinSetClient
+import TestSupport
 import Testing
 
 /// Keys in hardware (issue 25): the signing key and the root keys on SoftHSM tokens, through `pinset` itself.
-@Suite(.serialized) struct HardwareKeyTests {
+@Suite(.serialized, .blocking) struct HardwareKeyTests {
     static let key = "pkcs11:token=pinset;object=signing-2026"
 
     /// A token "pinset" with PIN 1234 and an Ed25519 key made by `pinset keygen --pkcs11`.

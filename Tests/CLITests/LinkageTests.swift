@@ -1,11 +1,12 @@
 import Foundation
 import PinSetOpenSSL
+import TestSupport
 import Testing
 
 /// The `pinset` executable checks documents with the system OpenSSL (PinSetRules over `OpenSSLTrustCrypto`), so it
 /// must not link swift-crypto's vendored BoringSSL (issue 22 item 4: it doubled the binary and the first build).
 /// `VerifyFetchTests` proves the OpenSSL path accepts and refuses exactly as the client does.
-@Suite struct LinkageTests {
+@Suite(.blocking) struct LinkageTests {
     /// Every symbol of swift-crypto's BoringSSL copy carries this prefix.
     static let marker = Data("CCryptoBoringSSL".utf8)
 

@@ -6,7 +6,7 @@ import Testing
 /// --watch --log-from` into a real nginx, and `pinset log watch` following that nginx. A write for a watched host
 /// is reported within two seconds; a second server holding the same log key with another history is reported as a
 /// fork, with both checkpoints.
-@Suite struct LogMirrorTests {
+@Suite(.blocking) struct LogMirrorTests {
     /// A server with a transparency log signed by `logKey`, its database in `directory`.
     private static func server(_ directory: URL, logKey: URL) throws -> RunningServer {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -1,12 +1,13 @@
 import Foundation
 import PinSetCore
+import TestSupport
 import Testing
 
 /// A planned rotation (PROTOCOL §6.3) whose next key is on a PKCS#11 token (SoftHSM), through `pinset` itself.
 /// When the next key cannot sign at the moment of the switch, nothing changes: the push is answered 503, the
 /// trust document is not stored, and the server keeps signing with the current key; once the token is back the
 /// same push switches.
-@Suite struct NextKeyOnTokenTests {
+@Suite(.blocking) struct NextKeyOnTokenTests {
     static let nextKey = "pkcs11:token=pinset;object=next-2026"
 
     /// The `kid` in a served document's protected header.

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pinset pin FILE` agrees with the openssl CLI for every key kind.
-@Suite struct PinCommandTests {
+@Suite(.blocking) struct PinCommandTests {
     static let keyKinds: [(name: String, args: String)] = [
         ("rsa2048", "-newkey rsa:2048"), ("rsa4096", "-newkey rsa:4096"),
         ("p256", "-newkey ec -pkeyopt ec_paramgen_curve:P-256"),

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `pinset pin --connect` against a real `openssl s_server` presenting a three-certificate chain.
-@Suite struct PinConnectTests {
+@Suite(.blocking) struct PinConnectTests {
     @Test func printsThePinOfEveryPresentedCertificateMarkedByPosition() throws {
         let host = try TLSTestHost(name: "leaf.example", days: 2)
         try host.shell(

@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// `pinset serve` as a process: the `make run` defaults, refusing an unsafe key, and SIGTERM.
-@Suite struct ServeCommandTests {
+@Suite(.blocking) struct ServeCommandTests {
     static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../.build/debug/pinset").standardized.path
 

@@ -4,7 +4,7 @@ import Testing
 
 /// `pinset serve`'s transparency-log options (PROTOCOL §7): refused with a clear message when they cannot work;
 /// the log's vkey in the banner when they can.
-@Suite struct ServeLogOptionsTests {
+@Suite(.blocking) struct ServeLogOptionsTests {
     /// `pinset serve` on a fresh database in `directory` with `arguments`; answers once it stops (a refusal) or
     /// after its banner (then it is stopped).
     func serve(_ arguments: [String], in directory: URL) throws -> CLIRunner.Output {

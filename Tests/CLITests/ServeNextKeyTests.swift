@@ -4,7 +4,7 @@ import Testing
 
 /// `pinset serve --next-key` (PROTOCOL §6.3, a planned rotation; PINSET_NEXT_KEY in the end-to-end test) and `pinset trust sign --log-key-pub`: the next
 /// key in the banner, clear refusals when it cannot work. The rotation itself is PlannedKeyRotationEndToEndTests.
-@Suite struct ServeNextKeyTests {
+@Suite(.blocking) struct ServeNextKeyTests {
     let serving = ServeLogOptionsTests()
 
     @Test func theNextKeyIsInTheBannerAndImpossibleOnesAreRefused() throws {

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pinset token create --role --hosts` (issue 16) against a running server.
-@Suite struct TokenScopeCommandTests {
+@Suite(.blocking) struct TokenScopeCommandTests {
     @Test func scopedTokenFromTheCLIIsEnforcedByTheRunningServer() throws {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

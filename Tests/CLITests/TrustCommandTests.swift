@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pinset trust sign/cosign/push/show` and `verify`/`fetch` with root keys, against a real `pinset serve`.
-@Suite struct TrustCommandTests {
+@Suite(.blocking) struct TrustCommandTests {
     @Test func signCosignPushShowVerifyAndFetch() throws {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

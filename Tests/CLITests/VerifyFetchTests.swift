@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pinset verify` and `pinset fetch` accept good documents and refuse every hostile class of PROTOCOL §5.
-@Suite struct VerifyFetchTests {
+@Suite(.blocking) struct VerifyFetchTests {
     @Test func verifyAcceptsAGoodDocumentWithEveryTrustKeyForm() throws {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -78,8 +78,9 @@ final class EventRecorder: @unchecked Sendable {
     var all: [UpdateEvent] { lock.withLock { events } }
 
     /// Waits until `host` has been updated to at least `version`; `false` after `timeout` seconds.
-    /// Bounded at 30 s: under `swift test`'s parallel suites on 2 cores, blocking tests can hold the cooperative pool
-    /// the updater runs on for many seconds (10 s was not enough once, with builds running beside the tests).
+    /// Bounded at 30 s, which a local fetch of a few milliseconds never needs: the tests that block their thread run
+    /// on lanes of their own (`.blocking`, ``BlockingTrait``), so the cooperative pool the updater runs on is free.
+    /// Before the lanes, such tests held both pool threads for minutes under the full suite and this wait ran out.
     func waitForUpdate(host: String, version: Int, timeout: TimeInterval = 30) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {

@@ -2,7 +2,7 @@ import MicroHTTPD
 import TestSupport
 import Testing
 
-@Suite struct BindTests {
+@Suite(.blocking) struct BindTests {
     @Test func bindsOnIPv6Loopback() throws {
         let server = try HTTPServer(
             configuration: HTTPServerConfiguration(bindAddress: "::1", port: 0), handler: TestHandler())

@@ -6,7 +6,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite struct BodyLimitTests {
+@Suite(.blocking) struct BodyLimitTests {
     @Test func bodySentSlowlyInChunksIsAccumulated() throws {
         let server = try startServer()
         let client = try RawConnection(port: server.port)

@@ -6,7 +6,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite struct ConnectionLimitTests {
+@Suite(.blocking) struct ConnectionLimitTests {
     @Test func idleConnectionIsClosedAfterTheTimeout() throws {
         let server = try startServer { $0.idleTimeoutSeconds = 1 }
         let client = try RawConnection(port: server.port, timeout: 4)

@@ -2,7 +2,7 @@ import MicroHTTPD
 import TestSupport
 import Testing
 
-@Suite struct HeadTests {
+@Suite(.blocking) struct HeadTests {
     @Test func headGivesTheHeadersAndLengthWithoutBody() throws {
         let server = try startServer()
         let client = try RawConnection(port: server.port)

@@ -4,7 +4,7 @@ import Testing
 
 /// The default 32 KiB connection pool: generous headers pass on a keep-alive connection, a header block over
 /// the pool is refused with 431 and nothing else breaks.
-@Suite struct HeaderSizeTests {
+@Suite(.blocking) struct HeaderSizeTests {
     @Test func twentyKilobytesOfHeadersPassAndKeepAliveHolds() throws {
         let server = try startServer()
         let client = try RawConnection(port: server.port)

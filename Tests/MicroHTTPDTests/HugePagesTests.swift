@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import MicroHTTPD
 
 /// Moving a loaded index onto 2 MiB pages (``ResourceIndex/adviseHugePages()``) changes where the kernel keeps
 /// the memory, never what it holds: every resource reads back byte for byte, and the index keeps working.
-@Suite struct HugePagesTests {
+@Suite(.blocking) struct HugePagesTests {
     /// 6,000 resources of ~700 bytes: about 4.5 MB, a few 2 MiB regions (cheap to build in a debug build).
     private func loadedIndex() -> (ResourceIndex, [String: [UInt8]]) {
         let index = ResourceIndex(contentType: "application/json", cacheControl: "max-age=60", responseCapacity: 64)

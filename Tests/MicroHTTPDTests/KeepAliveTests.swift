@@ -2,7 +2,7 @@ import MicroHTTPD
 import TestSupport
 import Testing
 
-@Suite struct KeepAliveTests {
+@Suite(.blocking) struct KeepAliveTests {
     @Test func twoRequestsOnOneConnectionStayOpen() throws {
         let server = try startServer()
         let client = try RawConnection(port: server.port)

@@ -2,7 +2,7 @@ import MicroHTTPD
 import TestSupport
 import Testing
 
-@Suite struct RequestLookupTests {
+@Suite(.blocking) struct RequestLookupTests {
     @Test func headersQueryMethodPathAndRemoteAddress() throws {
         let server = try startServer()
         let client = try RawConnection(port: server.port)

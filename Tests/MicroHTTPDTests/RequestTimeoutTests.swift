@@ -8,7 +8,7 @@ import Testing
 
 /// The per-request deadline (``HTTPServerConfiguration/requestTimeoutSeconds``): what closes slowloris clients,
 /// which libmicrohttpd's idle timeout (reset by every byte) never does.
-@Suite struct RequestTimeoutTests {
+@Suite(.blocking) struct RequestTimeoutTests {
     /// Sends `bytes` one at a time, `gap` seconds apart, until the server closes the connection; returns the
     /// seconds it took, or nil when it stayed open for `limit` seconds.
     private func trickle(_ client: RawConnection, _ bytes: [UInt8], gap: Double, limit: Double) -> Double? {

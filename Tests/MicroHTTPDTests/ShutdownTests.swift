@@ -6,7 +6,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite struct ShutdownTests {
+@Suite(.blocking) struct ShutdownTests {
     @Test func inFlightSlowRequestFinishesDuringGracefulShutdown() throws {
         let server = try startServer()
         let port = server.port

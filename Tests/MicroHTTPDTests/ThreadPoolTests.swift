@@ -6,7 +6,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite struct ThreadPoolTests {
+@Suite(.blocking) struct ThreadPoolTests {
     /// Three handlers that each block for 0.8 s finish together on a pool of three threads.
     @Test func slowRequestsRunInParallelOnThePool() throws {
         // MHD splits the connection limit between the pool's threads: 3 over 3 threads is one connection per

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import OpenSSLCrypto
 
 /// Makes self-signed certificates with the openssl CLI and compares our pins with the FIELD-NOTES pipeline.
-@Suite struct CertificateParserTests {
+@Suite(.blocking) struct CertificateParserTests {
     static let algorithms: [(name: String, keygen: String)] = [
         ("rsa", "-algorithm RSA -pkeyopt rsa_keygen_bits:2048"),
         ("p256", "-algorithm EC -pkeyopt ec_paramgen_curve:P-256"),

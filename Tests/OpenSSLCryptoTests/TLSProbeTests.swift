@@ -10,7 +10,7 @@ import Testing
 
 /// The OpenSSL TLS probe against real peers on loopback: `openssl s_server` (``TLSTestHost``), a listener that
 /// never answers, one that resets the connection, and a closed port.
-@Suite struct TLSProbeTests {
+@Suite(.blocking) struct TLSProbeTests {
     /// Starts a Python TCP listener on 127.0.0.1 running `behaviour` on each accepted socket `c`; returns the
     /// process and its port.
     func listener(_ behaviour: String) throws -> (ChildProcess, Int) {

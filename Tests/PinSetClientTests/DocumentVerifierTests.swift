@@ -2,11 +2,12 @@ import Crypto
 import Foundation
 import PinSetClient
 import PinSetCore
+import TestSupport
 import Testing
 
 /// PROTOCOL §5 steps 1–6: every refusal reason with a hand-crafted hostile document, and the previous set stays
 /// in force in the trust manager each time.
-@Suite struct DocumentVerifierTests {
+@Suite(.blocking) struct DocumentVerifierTests {
     let signer = TestSigner()
     let attacker = TestSigner()
     let leaf = testChain[0]

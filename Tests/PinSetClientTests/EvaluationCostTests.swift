@@ -2,11 +2,12 @@ import Crypto
 import Foundation
 import PinSetClient
 import PinSetCore
+import TestSupport
 import Testing
 
 /// The warm path: a repeated 3-certificate handshake against 4 pins must cost no more than one SHA-256 of the
 /// leaf SPKI (checked strictly in release builds; debug builds only print the figures).
-@Suite struct EvaluationCostTests {
+@Suite(.blocking) struct EvaluationCostTests {
     @Test func warmEvaluationCostsLessThanOneSPKIHash() throws {
         let signer = TestSigner()
         let manager = PinTrustManager(verifier: DocumentVerifier(trustedKeys: [signer.trustedKey]))

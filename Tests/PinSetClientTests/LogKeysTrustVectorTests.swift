@@ -1,11 +1,12 @@
 import Foundation
 import PinSetClient
 import PinSetCore
+import TestSupport
 import Testing
 
 /// The shared `logKeys` trust cases of Tests/Vectors/log (made by its independent Python generator), which the JVM
 /// client runs too: both clients must accept and refuse the same documents.
-@Suite struct LogKeysTrustVectorTests {
+@Suite(.blocking) struct LogKeysTrustVectorTests {
     struct Manifest: Decodable { let trustCases: [Case] }
     struct Case: Decodable, Sendable {
         let name: String

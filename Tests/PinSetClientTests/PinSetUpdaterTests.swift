@@ -3,6 +3,7 @@ import Foundation
 import PinSetClient
 import PinSetCore
 import Synchronization
+import TestSupport
 import Testing
 
 /// A tiny in-memory pin server behind the transport protocol: serves one document per host with the ETag and
@@ -129,7 +130,7 @@ final class InTestServer: PinSetTransport, Sendable {
         #expect(manager.acceptedVersion(for: "example.com")?.version == 5)
     }
 
-    @Test func delaysHonourMaxAgeJitterAndBackoff() {
+    @Test(.blocking) func delaysHonourMaxAgeJitterAndBackoff() {
         let config = PinSetUpdater.Configuration(
             server: URL(string: "https://pins.test")!, hosts: [], defaultRefreshInterval: 3600,
             minimumRefreshInterval: 60,

@@ -2,6 +2,7 @@ import Foundation
 import PinSetClient
 import PinSetCore
 import Synchronization
+import TestSupport
 import Testing
 
 /// Evaluation rules of PROTOCOL §5: policy lookup, chain positions, pin types, expiry, options.
@@ -23,14 +24,14 @@ import Testing
         return manager
     }
 
-    @Test(arguments: [0, 1, 2])
+    @Test(.blocking, arguments: [0, 1, 2])
     func anyPositionOfTheChainMatches(position: Int) {
         let manager = manager([makeSet(pins: [.spki(testChain[position]), randomPin()])])
         let decision = manager.evaluate(chain: chain, host: "example.com", now: testNow)
         #expect(decision == .trusted(pin: .spki(testChain[position]), notedHost: "example.com"))
     }
 
-    @Test func certificatePinsMatchTheWholeDERNotTheKey() throws {
+    @Test(.blocking) func certificatePinsMatchTheWholeDERNotTheKey() throws {
         let certificatePin = Pin(
             sha256: SPKIPin.sha256(ofWholeCertificateDER: chain[1]), type: .certificate, role: .current)
         let manager = manager([makeSet(pins: [certificatePin, randomPin()])])
@@ -44,7 +45,7 @@ import Testing
         #expect(!strict.evaluate(chain: chain, host: "example.com", now: testNow).allowsConnection)
     }
 
-    @Test func mismatchCarriesTheChainPinsAndTheExpectedOnes() throws {
+    @Test(.blocking) func mismatchCarriesTheChainPinsAndTheExpectedOnes() throws {
         let failures = Mutex<[PinFailure]>([])
         let expected = [randomPin(role: .current), randomPin()]
         let manager = manager(
@@ -64,7 +65,7 @@ import Testing
         #expect(failures.withLock { $0.count } == 1)
     }
 
-    @Test func reportOnlySetLetsTheConnectionThrough() {
+    @Test(.blocking) func reportOnlySetLetsTheConnectionThrough() {
         let manager = manager([makeSet(enforce: false)])
         let decision = manager.evaluate(chain: chain, host: "example.com", now: testNow)
         guard case .reportOnlyMismatch(let failure) = decision else {
@@ -75,7 +76,7 @@ import Testing
         #expect(!failure.enforce)
     }
 
-    @Test func subdomainResolution() {
+    @Test(.blocking) func subdomainResolution() {
         let parent = makeSet(host: "example.com", pins: [.spki(testChain[0]), randomPin()], includeSubdomains: true)
         let child = makeSet(host: "api.example.com", pins: [randomPin(role: .current), randomPin()])
         let noSubs = makeSet(host: "other.org", pins: [.spki(testChain[0]), randomPin()], includeSubdomains: false)
@@ -99,7 +100,7 @@ import Testing
                 == .hostNotPinned(host: "notexample.com", allowed: true))
     }
 
-    @Test func expiredPinsAreIgnored() {
+    @Test(.blocking) func expiredPinsAreIgnored() {
         let pins = [Pin.spki(testChain[0], expiresAt: testNow.addingTimeInterval(60)), randomPin()]
         let manager = manager([makeSet(pins: pins)])
         #expect(manager.evaluate(chain: chain, host: "example.com", now: testNow).allowsConnection)
@@ -111,7 +112,7 @@ import Testing
         #expect(failure.expectedPins == [pins[1]])
     }
 
-    @Test func unpinnedHostsAllowedByDefaultDeniedOnRequest() {
+    @Test(.blocking) func unpinnedHostsAllowedByDefaultDeniedOnRequest() {
         let allow = manager([makeSet()])
         #expect(
             allow.evaluate(chain: chain, host: "unknown.net", now: testNow)
@@ -122,7 +123,7 @@ import Testing
         #expect(!decision.allowsConnection)
     }
 
-    @Test func retiredSetUnpinsTheHost() {
+    @Test(.blocking) func retiredSetUnpinsTheHost() {
         let manager = manager([makeSet(version: 5, pins: [randomPin(role: .current), randomPin()])])
         #expect(!manager.evaluate(chain: chain, host: "example.com", now: testNow).allowsConnection)
         _ = manager.accept(signer.sign(makeSet(version: 6, pins: [])), for: "example.com", now: testNow)
@@ -131,7 +132,7 @@ import Testing
                 == .hostNotPinned(host: "example.com", allowed: true))
     }
 
-    @Test func staleSetKeepsEnforcingByDefaultOrStopsPinning() {
+    @Test(.blocking) func staleSetKeepsEnforcingByDefaultOrStopsPinning() {
         let set = makeSet(pins: [randomPin(role: .current), randomPin()])
         let weekLater = testNow.addingTimeInterval(7 * 86_400)
         let keep = manager([set])
@@ -143,7 +144,7 @@ import Testing
                 == .hostNotPinned(host: "example.com", allowed: true))
     }
 
-    @Test func installingBundledDocumentsAndCompiledSets() throws {
+    @Test(.blocking) func installingBundledDocumentsAndCompiledSets() throws {
         let manager = manager([])
         let expiredBundle = makeSet(
             version: 3, pins: [.spki(testChain[0]), randomPin()],

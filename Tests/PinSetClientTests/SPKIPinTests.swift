@@ -2,10 +2,11 @@ import Crypto
 import Foundation
 import PinSetClient
 import PinSetCore
+import TestSupport
 import Testing
 
 /// SPKI pins equal what the openssl pipeline of FIELD-NOTES prints, for RSA, P-256 and Ed25519 keys.
-@Suite struct SPKIPinTests {
+@Suite(.blocking) struct SPKIPinTests {
     @Test(arguments: ["rsa", "p256", "ed25519"])
     func matchesTheOpenSSLPipeline(algorithm: String) throws {
         let directory = try makeTemporaryDirectory()

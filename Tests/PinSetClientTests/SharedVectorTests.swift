@@ -1,6 +1,7 @@
 import Foundation
 import PinSetClient
 import PinSetCore
+import TestSupport
 import Testing
 
 /// The shared acceptance vectors of Tests/Vectors (issue 23) through the Swift client. The JVM client runs the very
@@ -87,7 +88,7 @@ import Testing
         return store
     }
 
-    @Test func manifestListsEveryKind() {
+    @Test(.blocking) func manifestListsEveryKind() {
         #expect(Self.manifest.cases.count >= 80)
         #expect(
             Set(Self.manifest.cases.map(\.kind)) == [

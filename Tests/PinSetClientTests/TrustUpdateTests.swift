@@ -1,6 +1,7 @@
 import Foundation
 import PinSetClient
 import PinSetCore
+import TestSupport
 import Testing
 
 @Suite struct TrustUpdateTests {
@@ -93,7 +94,7 @@ import Testing
         #expect(client.manager.pinSet(for: "example.com") == before)
     }
 
-    @Test func keysShippedDirectlyKeepWorkingBesideRootKeys() throws {
+    @Test(.blocking) func keysShippedDirectlyKeepWorkingBesideRootKeys() throws {
         let shipped = TestSigner()
         let root = TestSigner()
         let store = try TrustStore(rootKeys: [root.trustedKey])
@@ -149,7 +150,7 @@ import Testing
         #expect(events.trustRejections == [.rollback])
     }
 
-    @Test func aBundledTrustDocumentIsAcceptedWithoutCheckingTime() throws {
+    @Test(.blocking) func aBundledTrustDocumentIsAcceptedWithoutCheckingTime() throws {
         let r1 = TestSigner()
         let a = TestSigner()
         let old = TrustForge.sign(

@@ -46,7 +46,7 @@ import Testing
         await updater.stop()
     }
 
-    @Test func parsesMaxAge() {
+    @Test(.blocking) func parsesMaxAge() {
         #expect(TransportResponse(status: 200, headers: ["Cache-Control": "public, max-age=300"]).maxAge == 300)
         #expect(TransportResponse(status: 200, headers: ["cache-control": "no-cache"]).maxAge == nil)
         #expect(TransportResponse(status: 200, headers: ["Cache-Control": "max-age=-1"]).maxAge == nil)

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import PinSetCore
 
 /// The hand-written decoders must accept and refuse exactly what the Foundation-based ones they replaced did.
-@Suite struct Base64Tests {
+@Suite(.blocking) struct Base64Tests {
     /// The previous `Base64URL.decode`: map to the standard alphabet, pad, `Data(base64Encoded:)`.
     static func referenceURL(_ text: String) -> [UInt8]? {
         var standard = ""

@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import PinSetCore
 
 /// The payload's fast path (issue 22 item 6): on the server's canonical bytes it gives exactly what `JSONDecoder`
 /// gives, and it steps aside for anything else.
-@Suite struct CanonicalDecodingTests {
+@Suite(.blocking) struct CanonicalDecodingTests {
     static let comments: [String?] = [
         nil, "next key", "deploy after the \"March\" rotation", "back\\slash", "tab\there", "ünïcödé ✓ 🔑", "",
         "<script>alert(1)</script>",

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import PinSetCore
 
 /// `SignedDocument.decode(json:)` reads the compact form by hand; it must agree with `JSONDecoder` on every body.
-@Suite struct SignedDocumentDecodingTests {
+@Suite(.blocking) struct SignedDocumentDecodingTests {
     static func viaJSONDecoder(_ bytes: [UInt8]) -> SignedDocument? {
         try? JSONDecoder().decode(SignedDocument.self, from: Data(bytes))
     }

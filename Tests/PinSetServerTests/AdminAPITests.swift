@@ -3,7 +3,7 @@ import PinSetCore
 import TestSupport
 import Testing
 
-@Suite struct AdminAPITests {
+@Suite(.blocking) struct AdminAPITests {
     @Test func everyOperationRoundTrips() throws {
         let server = try TestServer()
         let c = server.client

@@ -7,7 +7,7 @@ import Testing
 
 /// ``BackupCheck`` and ``DatabaseBackup`` in process, on real SQLite files: the schema rules and a document that
 /// does not match its host row.
-@Suite struct BackupCheckTests {
+@Suite(.blocking) struct BackupCheckTests {
     @Test func backupOfALiveServerPassesAndSchemaProblemsAreRefused() throws {
         let server = try TestServer()
         #expect(try server.put("api.example.com", pinPair()).status == 201)

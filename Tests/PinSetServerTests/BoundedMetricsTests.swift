@@ -7,7 +7,7 @@ import Testing
 
 /// Metrics labels exist only for hosts in the database (issue 17 item 7): reports naming any other host count
 /// under one label, so a flood of invented names cannot grow `/metrics`.
-@Suite struct BoundedMetricsTests {
+@Suite(.blocking) struct BoundedMetricsTests {
     @Test func reportsForUnknownHostsShareOneLabel() throws {
         let server = try TestServer()
         #expect(try server.put("known.example.com", pinPair()).status == 201)

@@ -4,7 +4,7 @@ import Testing
 
 /// RFC 9110 details (issue 17 item 10): `GET /keys` has an `ETag` and answers `If-None-Match`; a `304` has no
 /// body. (Its `Content-Length` is libmicrohttpd 0.9.75's `0`: see ``CachedResource/notModifiedResponse``.)
-@Suite struct ConditionalResponseTests {
+@Suite(.blocking) struct ConditionalResponseTests {
     @Test func a304HasNoBody() throws {
         let server = try TestServer()
         _ = try server.put("api.example.com", pinPair())

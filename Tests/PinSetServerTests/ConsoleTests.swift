@@ -7,7 +7,7 @@ import Testing
 
 /// The admin console (issue 15): the embedded files match console/, and `/console` serves them from memory
 /// with the security headers, ETags and 304s, apart from the `/pins` path.
-@Suite struct ConsoleTests {
+@Suite(.blocking) struct ConsoleTests {
     static let sourceDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../console").standardized
 

@@ -1,11 +1,12 @@
 import Foundation
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetServer
 
 /// One error mapping (issue 17 item 1): a constraint that a concurrent write broke first is a `409`, not a 500.
-@Suite struct ConstraintRaceTests {
+@Suite(.blocking) struct ConstraintRaceTests {
     @Test func aConstraintViolationIsAConflict() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pinset-race-\(UUID().uuidString)")

@@ -10,7 +10,7 @@ import Testing
 /// are answered at once while a write waits for a host that never answers, and stopping the server with such a
 /// write in flight answers it and returns. (`unreachableTTL: 0`: each write waits for its own probe, whatever an
 /// earlier test's listener on the same port left in the process's table of silent addresses.)
-@Suite(.serialized) struct DeferredWriteTests {
+@Suite(.serialized, .blocking) struct DeferredWriteTests {
     @Test func getsAreNotQueuedBehindAProbingWriteOnTheOnlyWorkerThread() throws {
         let silent = try SilentListener()
         let server = try TestServer(

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MicroHTTPD
 @testable import PinSetServer
 
-@Suite struct DocumentIndexTests {
+@Suite(.blocking) struct DocumentIndexTests {
     private func document(_ host: String, version: Int = 1, body: String? = nil) -> PublishedDocument {
         PublishedDocument(
             host: host, version: version, body: Array((body ?? #"{"doc":"\#(host)","v":\#(version)}"#).utf8),
@@ -47,7 +48,7 @@ import Testing
 
 /// The response cache itself (``ResponseClock``), without a server: the bound, the CLOCK order, and what a
 /// replaced or evicted resource's responses keep alive.
-@Suite struct ResponseClockTests {
+@Suite(.blocking) struct ResponseClockTests {
     private let template = ResponseTemplate(
         contentType: "application/json", cacheControl: "max-age=1", extraHeaders: [])
 

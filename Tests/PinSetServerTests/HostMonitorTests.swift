@@ -38,7 +38,7 @@ final class WebhookListener: HTTPHandler, @unchecked Sendable {
 
 /// The monitor (issue 14): a real TLS host switches to a key the set does not pin; within two short
 /// intervals the status says `failing`, the metric reads 0 and the webhook hears of it.
-@Suite(.serialized) struct HostMonitorTests {
+@Suite(.serialized, .blocking) struct HostMonitorTests {
     func waitFor(seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {

@@ -5,7 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@Suite struct LifecycleTests {
+@Suite(.blocking) struct LifecycleTests {
     @Test func restartKeepsDocumentsAndVersions() throws {
         let server = try TestServer()
         _ = try server.put("a.example.com", pinPair(1))

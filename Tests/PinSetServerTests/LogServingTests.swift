@@ -10,7 +10,7 @@ import TransparencyLog
 
 /// The transparency log on the server (PROTOCOL §7.1, §7.3): every published document logged in its write,
 /// served only with a proof that verifies for its exact bytes, and the log's tiles valid per C2SP tlog-tiles.
-@Suite struct LogServingTests {
+@Suite(.blocking) struct LogServingTests {
     @Test func everyWriteIsLoggedAndServedWithAProof() throws {
         let server = try TestServer()
         let vkey = try LogFixture.enableLog(server)

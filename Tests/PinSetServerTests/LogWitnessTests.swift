@@ -7,7 +7,7 @@ import TransparencyLog
 
 /// The server asks real `pinset witness` processes to cosign its checkpoints (PROTOCOL §7.2) and attaches their
 /// cosignatures to the proofs it serves.
-@Suite struct LogWitnessTests {
+@Suite(.blocking) struct LogWitnessTests {
     @Test func aWriteGetsAProofWithBothCosignatures() throws {
         let server = try TestServer()
         let vkey = try LogFixture.logKey(server)

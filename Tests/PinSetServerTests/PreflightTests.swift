@@ -9,7 +9,7 @@ import Testing
 
 /// The pre-flight check of writes (issue 14) against real `openssl s_server` hosts on loopback, reached
 /// through `--connect-to` mappings.
-@Suite(.serialized) struct PreflightTests {
+@Suite(.serialized, .blocking) struct PreflightTests {
     func server(
         _ host: TLSTestHost?, mode: PreflightMode = .warn, allowPrivate: Bool = false
     ) throws -> TestServer {
@@ -186,7 +186,7 @@ import Testing
 }
 
 /// Pure parts: address ranges, mappings, statuses.
-@Suite struct LockoutRulesTests {
+@Suite(.blocking) struct LockoutRulesTests {
     @Test func restrictedRanges() {
         #expect(AddressPolicy.restriction([127, 0, 0, 1]) == "loopback")
         #expect(AddressPolicy.restriction([10, 1, 2, 3]) == "private")

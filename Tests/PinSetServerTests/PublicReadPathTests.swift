@@ -3,7 +3,7 @@ import PinSetCore
 import TestSupport
 import Testing
 
-@Suite struct PublicReadPathTests {
+@Suite(.blocking) struct PublicReadPathTests {
     @Test func documentVerifiesWithOpenSSLAndPython() throws {
         let server = try TestServer()
         let put = try server.put("api.example.com", pinPair())

@@ -6,7 +6,7 @@ import Testing
 @testable import PinSetServer
 
 /// `POST /reports` and `GET /admin/reports` (issue 7).
-@Suite struct ReportsTests {
+@Suite(.blocking) struct ReportsTests {
     /// A self-signed certificate made by the openssl CLI, and its SPKI pin.
     static func certificate(in directory: URL, name: String) throws -> (pem: String, pin: String) {
         let dir = directory.path

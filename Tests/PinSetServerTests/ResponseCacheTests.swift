@@ -9,7 +9,7 @@ import Testing
 
 /// The bounded response cache (`--response-cache`) on a real server: 50 hosts through a cache of 4, so
 /// nearly every request evicts another host's answers while libmicrohttpd may still be sending them.
-@Suite struct ResponseCacheTests {
+@Suite(.blocking) struct ResponseCacheTests {
     static let hosts = (0..<50).map { "h\($0).cache.example" }
 
     /// A server keeping the answers of 4 hosts, with the 50 ``hosts`` written in one transaction; their documents.

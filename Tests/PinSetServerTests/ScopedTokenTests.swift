@@ -10,7 +10,7 @@ import Testing
 
 /// Scoped admin tokens (issue 16) through a real server: roles, host patterns, 403 naming the missing right
 /// (never 404 outside the scope), the filtered hosts listing, and history recording the token's name.
-@Suite struct ScopedTokenTests {
+@Suite(.blocking) struct ScopedTokenTests {
     private func token(_ server: TestServer, _ name: String, _ role: TokenRole, _ hosts: [String]?) throws -> [String:
         String]
     {
@@ -172,7 +172,7 @@ import Testing
 }
 
 /// The pure pieces: patterns, role order, what a scope lacks.
-@Suite struct TokenScopeTests {
+@Suite(.blocking) struct TokenScopeTests {
     @Test func patterns() throws {
         let exact = try HostPattern("API.Example.com.")
         #expect(

@@ -3,11 +3,12 @@ import Locking
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetServer
 
-@Suite struct ServiceConcurrencyTests {
+@Suite(.blocking) struct ServiceConcurrencyTests {
     @Test func concurrentWritersPublishStrictlyIncreasingVersionsPerHost() throws {
         let f = try ServiceFixture()
         let hosts = ["a.example", "b.example", "c.example"]

@@ -1,13 +1,14 @@
 import Foundation
 import OpenSSLCrypto
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetServer
 
 /// Checks served documents with an independent JOSE implementation (Python joserfc), when it is installed
 /// (`make test-deps` installs it). The JWKS the service lists is what the verifier is given.
-@Suite struct ServiceJOSEInteropTests {
+@Suite(.blocking) struct ServiceJOSEInteropTests {
     static let joserfcAvailable: Bool = (try? sh("python3 -c 'import joserfc'", in: URL(fileURLWithPath: "/"))) != nil
 
     @Test(.enabled(if: joserfcAvailable, "python3 joserfc is not installed"))

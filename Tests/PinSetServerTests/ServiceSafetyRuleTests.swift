@@ -2,11 +2,12 @@ import Foundation
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetServer
 
-@Suite struct ServiceSafetyRuleTests {
+@Suite(.blocking) struct ServiceSafetyRuleTests {
     /// Expects a 422 with `rule` and that nothing was stored or published.
     func expectRule(
         _ rule: PinSetError.Code, _ request: SetRequest, configuration: ServiceConfiguration = ServiceConfiguration()
@@ -104,7 +105,7 @@ import Testing
     }
 }
 
-@Suite struct ServiceRequestDecodingTests {
+@Suite(.blocking) struct ServiceRequestDecodingTests {
     /// The problem the router answers for the body `decode` refuses (a ``RequestBodyError``), or `nil` (recorded).
     func expectBodyRefused<T>(_ decode: () throws -> T, sourceLocation: SourceLocation = #_sourceLocation)
         -> Problem?

@@ -1,11 +1,12 @@
 import Foundation
 import OpenSSLCrypto
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetServer
 
-@Suite struct ServiceSigningTests {
+@Suite(.blocking) struct ServiceSigningTests {
     @Test func documentsVerifyWithTheOpenSSLCLI() throws {
         let f = try ServiceFixture()
         let outcome = try f.service.replace(

@@ -2,11 +2,12 @@ import Foundation
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetServer
 
-@Suite struct ServiceWriteTests {
+@Suite(.blocking) struct ServiceWriteTests {
     @Test func createThenReplaceThenDetailRoundTrip() throws {
         let f = try ServiceFixture()
         let request = ServiceFixture.validSet(reportUri: "https://reports.example.com/pins")

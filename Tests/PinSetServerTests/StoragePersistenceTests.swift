@@ -3,11 +3,12 @@ import GRDB
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetServer
 
-@Suite struct StoragePersistenceTests {
+@Suite(.blocking) struct StoragePersistenceTests {
     @Test func everyConnectionIsDurableWALWithForeignKeys() throws {
         let f = try ServiceFixture()
         #expect(f.store.isHealthy())

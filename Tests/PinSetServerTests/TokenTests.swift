@@ -1,11 +1,12 @@
 import Foundation
 import OpenSSLCrypto
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetServer
 
-@Suite struct TokenTests {
+@Suite(.blocking) struct TokenTests {
     @Test func createAuthenticateRevoke() throws {
         let f = try ServiceFixture()
         let token = try f.service.createToken(name: "alice")

@@ -31,7 +31,7 @@ enum ServerTrustForge {
     }
 }
 
-@Suite struct TrustAPITests {
+@Suite(.blocking) struct TrustAPITests {
     let root = try! Ed25519SigningKey.generate()
 
     func makeServer() throws -> (TestServer, [UInt8]) {

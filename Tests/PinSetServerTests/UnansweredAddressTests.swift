@@ -14,7 +14,7 @@ import Testing
 /// (a proxy routing by SNI may hang for one dead backend and answer the others), and probes in flight share a
 /// verdict under the same rules; a host that answers is probed afresh every time. Real server, real
 /// `openssl s_server`, real listeners that never answer (at the TCP or at the TLS stage).
-@Suite(.serialized) struct UnansweredAddressTests {
+@Suite(.serialized, .blocking) struct UnansweredAddressTests {
     /// A server whose probes of `*.silent.test` go to `silent` (if any), of `host.name` (if any) to `host`, and of
     /// each name of `extra` to 127.0.0.1 at its port.
     func server(
@@ -244,7 +244,7 @@ import Testing
 }
 
 /// The table's bound, without sockets.
-@Suite struct UnansweredAddressTableTests {
+@Suite(.blocking) struct UnansweredAddressTableTests {
     @Test func holdsAtMostItsCapacityDroppingTheOldest() {
         let table = UnansweredAddresses(capacity: 10)
         let start = Date(timeIntervalSince1970: 2_000_000_000)

@@ -10,7 +10,7 @@ import Testing
 /// it. The script runs it twice under coverage (1 and 2 writes) and subtracts: what is left is exactly what one
 /// more write ran, a rotation of a live host. Skipped unless that variable is set; `PINSET_WRITE_PATH_LOG=0`
 /// leaves the log off, `PINSET_WRITE_PATH_PREFLIGHT=off` the pre-flight.
-@Suite(.serialized) struct WritePathProfileTests {
+@Suite(.serialized, .blocking) struct WritePathProfileTests {
     static let puts = Int(ProcessInfo.processInfo.environment["PINSET_WRITE_PATH_PUTS"] ?? "") ?? 0
     static let log = ProcessInfo.processInfo.environment["PINSET_WRITE_PATH_LOG"] != "0"
     static let preflight: PreflightMode =

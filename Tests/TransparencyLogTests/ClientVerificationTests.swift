@@ -1,6 +1,7 @@
 import Foundation
 import OpenSSLCrypto
 import PinSetClient
+import TestSupport
 import Testing
 import TransparencyLog
 
@@ -9,7 +10,7 @@ import TransparencyLog
 /// PROTOCOL §7.4 end to end, with everything made by the server-side code (OpenSSL, SQLite): a log, two
 /// witnesses cosigning its checkpoints, proofs and tiles; checked by the client's verifier over swift-crypto
 /// with a 2-of-2 policy.
-@Suite struct ClientVerificationTests {
+@Suite(.blocking) struct ClientVerificationTests {
 
     static func document(_ host: String, _ version: Int) -> String {
         #"{"protected":"eyJhbGciOiJFZERTQSJ9","payload":"\#(host) v\#(version)","signature":"AAAA"}"#

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OpenSSLCrypto
+import TestSupport
 import Testing
 import TransparencyLog
 
@@ -8,7 +9,7 @@ import TransparencyLog
 
 /// The server's log over a real SQLite file: appends inside write transactions, checkpoints, proofs, the
 /// served files, and a restart.
-@Suite struct LogStateTests {
+@Suite(.blocking) struct LogStateTests {
 
     /// A log over a real SQLite file, no witnesses, checked with a policy of its key and no quorum.
     final class Fixture {

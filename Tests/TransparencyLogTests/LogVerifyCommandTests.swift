@@ -1,12 +1,13 @@
 import Foundation
 import OpenSSLCrypto
+import TestSupport
 import Testing
 import TransparencyLog
 
 @testable import PinSetServer
 
 /// `pinset log verify` on a proof, a document and a policy made by the server-side code.
-@Suite struct LogVerifyCommandTests {
+@Suite(.blocking) struct LogVerifyCommandTests {
     @Test func aProofIsCheckedOffline() throws {
         let directory = try makeTemporaryDirectory("pinset-logverify")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -10,7 +10,7 @@ import TransparencyLog
 /// `pinset log watch` over a log's files as `pinset export` lays them out (`log/checkpoint`, `log/tile/…`), made
 /// by the server's own `LogState`: it reports the watched hosts' documents once each, goes on from its state file,
 /// and reports a fork with both notes.
-@Suite struct LogWatchCommandTests {
+@Suite(.blocking) struct LogWatchCommandTests {
     /// A pin document as the server writes it (the signature is not checked by a monitor).
     static func document(_ host: String, _ version: Int, kid: String = "kid-1") -> String {
         let set = PinSet(

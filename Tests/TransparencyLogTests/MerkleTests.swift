@@ -1,7 +1,8 @@
+import TestSupport
 import Testing
 import TransparencyLog
 
-@Suite struct MerkleTests {
+@Suite(.blocking) struct MerkleTests {
     /// transparency-dev/merkle's testonly vectors (RFC 6962 leaf inputs and roots of every size 0…8).
     static let leafInputs = [
         "", "00", "10", "2021", "3031", "40414243", "5051525354555657", "606162636465666768696a6b6c6d6e6f",

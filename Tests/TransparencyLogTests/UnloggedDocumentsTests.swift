@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import PinSetServer
@@ -7,7 +8,7 @@ import Testing
 /// Which pin documents start-up logs (PROTOCOL §7.1): those whose `logIndex` is NULL. A new document's is, until its
 /// entry is recorded; the `v10-unlogged-documents` step clears it where an older server rewrote a document and left
 /// the index of an entry with other bytes.
-@Suite struct UnloggedDocumentsTests {
+@Suite(.blocking) struct UnloggedDocumentsTests {
     @Test func documentsRewrittenBeforeTheRuleAreUnloggedAfterIt() throws {
         let directory = try makeTemporaryDirectory("pinset-unlogged")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -2,6 +2,7 @@ import Foundation
 import OpenSSLCrypto
 import PinSetClient
 import PinSetCore
+import TestSupport
 import Testing
 import TransparencyLog
 
@@ -195,7 +196,7 @@ import TransparencyLog
         #expect(fresh.pinSet(for: Self.host) == nil)
     }
 
-    @Test func aBundledDocumentNeedsItsProofUnderAPolicy() throws {
+    @Test(.blocking) func aBundledDocumentNeedsItsProofUnderAPolicy() throws {
         let world = try World()
         defer { try? FileManager.default.removeItem(at: world.directory) }
         let server = try LogServer(logKey: world.logKey, witnesses: world.witnesses)
@@ -225,7 +226,7 @@ import TransparencyLog
         #expect(manager.pinSet(for: Self.host)?.version == 1)
     }
 
-    @Test func anInvalidPolicyIsRefusedAtConfigurationNamingTheLine() {
+    @Test(.blocking) func anInvalidPolicyIsRefusedAtConfigurationNamingTheLine() {
         var options = PinningOptions()
         #expect {
             try options.setLogPolicy(text: "log not-a-vkey\nquorum none\n")

@@ -1,12 +1,13 @@
 import Foundation
 import OpenSSLCrypto
+import TestSupport
 import Testing
 import TransparencyLog
 
 @testable import PinSetServer
 
 /// The server side of tlog-witness against two real `pinset witness` processes and one address nobody answers.
-@Suite struct WitnessCosignerTests {
+@Suite(.blocking) struct WitnessCosignerTests {
     @Test func aRoundGathersCosignaturesWithinItsDeadlineAndLearnsSizesFrom409() throws {
         let directory = try makeTemporaryDirectory("pinset-cosigner")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -145,7 +145,7 @@ import TransparencyLog
         #expect(try witness.post(try log.request(old: 300).bytes).status == 200)
     }
 
-    @Test func aWitnessWithoutLogsOrNameDoesNotStart() throws {
+    @Test(.blocking) func aWitnessWithoutLogsOrNameDoesNotStart() throws {
         let output = try Self.run(["witness", "--name", "w", "--key", "/nonexistent"])
         #expect(output.status != 0 && output.stderr.contains("--log"))
         let bad = try Self.run(["witness", "--name", "w", "--log", "not-a-vkey"])
