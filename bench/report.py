@@ -97,7 +97,7 @@ row("B5", f"p99 latency at {conns} connections vs bare C", ratio("R", "pinset", 
     higher_is_better=False,
     note=f"pinset {p99[0]:.2f} ms, C {p99[1]:.2f} ms" if None not in p99 else "")
 row("B6", "sequential admin PUTs/s vs sqlite3 CLI (WAL, synchronous=FULL)",
-    ratio("B6", "pinset", "sqlite3", "rps"), "≥ 0.5x",
+    ratio("B6", "pinset", "sqlite3", "rps"), None,  # information: the 0.5x goal is retired, B6m is the bound
     note=f"pinset {median_of('B6', 'pinset', 'rps') or 0:,.0f}/s, sqlite3 {median_of('B6', 'sqlite3', 'rps') or 0:,.0f}/s")
 
 
