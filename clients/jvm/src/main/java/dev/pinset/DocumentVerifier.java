@@ -1,5 +1,9 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
+import dev.pinset.internal.Json;
+import dev.pinset.internal.Rfc3339;
+import dev.pinset.internal.HostNames;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.HashMap;

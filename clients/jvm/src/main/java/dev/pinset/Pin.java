@@ -1,5 +1,6 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
 import java.util.Map;
 
 /** One pin of a set (PROTOCOL §1): a base64 SHA-256 of a SubjectPublicKeyInfo or a whole certificate. */

@@ -1,5 +1,7 @@
 package dev.pinset;
 
+import dev.pinset.internal.Sha256;
+import dev.pinset.internal.HostNames;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,5 +1,8 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
+import dev.pinset.internal.Sha256;
+import dev.pinset.internal.HostNames;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;

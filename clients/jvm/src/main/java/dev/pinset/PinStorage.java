@@ -1,5 +1,8 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
+import dev.pinset.internal.HostNames;
+import dev.pinset.internal.NoteText;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
