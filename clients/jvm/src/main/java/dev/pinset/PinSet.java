@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import javax.annotation.Nullable;
 
 /** The signed payload of a pin document (PROTOCOL §2): the pins of one host and its policy. Immutable. */
 public final class PinSet {
@@ -105,6 +106,7 @@ public final class PinSet {
     }
 
     /** Where clients POST failure reports, or {@code null}. */
+    @Nullable
     public String reportUri() {
         return reportUri;
     }
