@@ -363,15 +363,20 @@ public final class PinSetUpdater {
         if (started || executor.isShutdown()) return;
         started = true;
         store.observePinFailures(failureObserver);
+        // One task: the caller pays for one hand-over, whatever the number of hosts.
         executor.execute(() -> {
             try {
                 loadPersisted();
             } catch (RuntimeException bug) {
                 LOG.log(Level.WARNING, "pinset: loading the persisted documents failed", bug);
             }
+            try {
+                if (trust != null) executor.execute(this::pollTrust);
+                for (String host : configuration.hosts) executor.execute(() -> poll(host));
+            } catch (RejectedExecutionException stopped) {
+                // stop() was called meanwhile.
+            }
         });
-        if (trust != null) executor.execute(this::pollTrust);
-        for (String host : configuration.hosts) executor.execute(() -> poll(host));
     }
 
     /** Stops polling and watching pin failures; in-flight work ends on its own. Not restartable: build a new updater. */
