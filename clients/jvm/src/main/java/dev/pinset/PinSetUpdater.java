@@ -257,6 +257,11 @@ public final class PinSetUpdater {
             if (!server.startsWith("https://") && !server.startsWith("http://")) {
                 throw new IllegalArgumentException("the pin server must be an http(s) URL, e.g. https://pins.example.com");
             }
+            // The URL appears in events and log lines: it must not carry credentials (the pin server needs none).
+            String authority = server.substring(server.indexOf("//") + 2).split("[/?#]", 2)[0];
+            if (authority.contains("@")) {
+                throw new IllegalArgumentException("the pin server URL must not contain credentials (user:password@)");
+            }
             return server;
         }
     }

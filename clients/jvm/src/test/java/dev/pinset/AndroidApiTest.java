@@ -115,6 +115,9 @@ class AndroidApiTest {
         IllegalArgumentException scheme = assertThrows(IllegalArgumentException.class,
                 () -> PinSetUpdater.builder("pins.example.com", store));
         assertTrue(scheme.getMessage().contains("http(s) URL"), scheme.getMessage());
+        IllegalArgumentException credentials = assertThrows(IllegalArgumentException.class,
+                () -> PinSetUpdater.builder("https://user:secret@pins.example.com", store));
+        assertFalse(credentials.getMessage().contains("secret"), "the error repeats the password");
         assertThrows(IllegalArgumentException.class, () -> PinSetUpdater.builder("https://p", store).refreshBounds(60, 10));
         assertThrows(IllegalArgumentException.class, () -> PinSetUpdater.builder("https://p", store).jitter(2));
         assertThrows(IllegalArgumentException.class, () -> PinSetUpdater.builder("https://p", store).backoff(0, 10));
