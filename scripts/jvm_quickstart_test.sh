@@ -35,6 +35,20 @@ open(f"{sys.argv[2]}/PinnedClient.java", "w").write(code + "\n")
 PY
 . "$ROOT/scripts/quickstart_fixture.sh"
 
+passed=0
+check() { if eval "$1"; then passed=$((passed + 1)); else fail "$2"; fi; }
+
+# 1b. The published artifact: Java 8 class files (what every D8 takes), sources and javadoc jars, optional deps.
+DIR=$(dirname "$JAR")
+# (grep -c reads all its input: with pipefail, an early grep -q could fail the pipe with SIGPIPE.)
+check '[ "$(javap -v -cp "$JAR" dev.pinset.PinSetUpdater | grep -c "major version: 52$")" = 1 ]' \
+  "the published classes are not Java 8 (major version 52)"
+check '[ "$(jar tf "$DIR/pinset-jvm-0.1.0-sources.jar" | grep -c "^dev/pinset/PinSetUpdater.java$")" = 1 ] && [ "$(jar tf "$DIR/pinset-jvm-0.1.0-javadoc.jar" | grep -c "^dev/pinset/PinSetUpdater.html$")" = 1 ]' \
+  "the sources or javadoc jar lacks PinSetUpdater"
+check '[ "$(jar tf "$DIR/pinset-jvm-0.1.0-javadoc.jar" | grep -c "dev/pinset/internal/")" = 0 ]' "the javadoc documents dev.pinset.internal"
+check '[ "$(grep -c "<optional>true</optional>" "$DIR/pinset-jvm-0.1.0.pom")" = 3 ] && grep -q "<artifactId>okhttp</artifactId>" "$DIR/pinset-jvm-0.1.0.pom"' \
+  "the POM does not declare OkHttp, BouncyCastle and JSR-305 as optional"
+
 # 2. Build the client exactly as docs/ANDROID.md has it, in a consumer project that resolves the artifact by its
 # coordinates (offline: Debian's Maven repository is the only remote, the published artifact is in the local one).
 cd "$WORK/pinned-jvm"
@@ -56,9 +70,6 @@ run_client() {  # stdout+stderr to $WORK/run.out; returns the exit status
   echo "--- PinnedClient ($2): exit $code"; sed 's/^/    /' "$WORK/run.out"
   return $code
 }
-passed=0
-check() { if eval "$1"; then passed=$((passed + 1)); else fail "$2"; fi; }
-
 # 3a. The served key is pinned: connects, exit 0.
 run_client "$SERVER" "key pinned" && code=0 || code=$?
 check '[ $code = 0 ] && grep -q "^pin set: localhost v1$" "$WORK/run.out" && grep -q "^connected: HTTP 200" "$WORK/run.out"' \
