@@ -1,5 +1,8 @@
 package dev.pinset;
 
+import dev.pinset.internal.MerkleHasher;
+import dev.pinset.internal.Base64Codec;
+import dev.pinset.internal.Rfc3339;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,9 +1,17 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
+import dev.pinset.internal.Json;
+import dev.pinset.internal.Rfc3339;
+import dev.pinset.internal.HostNames;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import javax.annotation.Nullable;
 
 /**
  * Checks a signed pin document exactly as PROTOCOL §5 lists it, steps 1–6 in order, and says precisely why one is
@@ -14,9 +22,67 @@ public final class DocumentVerifier {
     public static final int MAX_BYTES = 64 * 1024;
 
     private final Map<String, TrustedKey> trustedKeys = new HashMap<>();
-    private final TrustStore trustStore;
+    @Nullable private final TrustStore trustStore;
     private final Ed25519Verifier ed25519;
     private final long skewMillis;
+
+    /**
+     * Makes a {@link DocumentVerifier}: at least one shipped signing key ({@link #trustedKey}) or a
+     * {@link #trustStore} of root keys. Every setter returns this builder; none takes {@code null}.
+     */
+    public static final class Builder {
+        private final List<TrustedKey> trustedKeys = new ArrayList<>();
+        @Nullable private TrustStore trustStore;
+        private Ed25519Verifier ed25519 = new JdkEd25519Verifier();
+        private long skewMillis = 300_000;
+
+        private Builder() {}
+
+        /** Adds a signing key shipped in the app (its public key, e.g. {@link TrustedKey#fromPem}). */
+        public Builder trustedKey(TrustedKey key) {
+            trustedKeys.add(Objects.requireNonNull(key, "key"));
+            return this;
+        }
+
+        /** The trust state of an app that ships root keys (PROTOCOL §6). Default: none. */
+        public Builder trustStore(TrustStore store) {
+            this.trustStore = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /**
+         * The signature check. Default: {@link JdkEd25519Verifier} (Java 15+, Android API 33+); below Android 33 use
+         * {@link BouncyCastleEd25519Verifier}.
+         */
+        public Builder ed25519(Ed25519Verifier verifier) {
+            this.ed25519 = Objects.requireNonNull(verifier, "verifier");
+            return this;
+        }
+
+        /** Clock tolerance for step 5, milliseconds, 0 or more. Default 300 000 (the Swift client's). */
+        public Builder skewMillis(long millis) {
+            if (millis < 0) throw new IllegalArgumentException("skewMillis must not be negative");
+            this.skewMillis = millis;
+            return this;
+        }
+
+        /**
+         * The verifier.
+         *
+         * @throws IllegalStateException when it was given neither a signing key nor a trust store
+         */
+        public DocumentVerifier build() {
+            if (trustedKeys.isEmpty() && trustStore == null) {
+                throw new IllegalStateException("a DocumentVerifier needs a shipped signing key or a trust store");
+            }
+            return new DocumentVerifier(trustedKeys, trustStore, ed25519, skewMillis, true);
+        }
+    }
+
+    /** A builder with the defaults: no key yet, the JDK's Ed25519, 300 s skew. */
+    public static Builder builder() {
+        return new Builder();
+    }
 
     /**
      * Creates a verifier.
@@ -25,9 +91,16 @@ public final class DocumentVerifier {
      * @param trustStore the trust state of an app that ships root keys (PROTOCOL §6), or {@code null}
      * @param ed25519 the signature check ({@link JdkEd25519Verifier} or {@link BouncyCastleEd25519Verifier})
      * @param skewMillis clock tolerance for step 5 (the Swift client's default is 300 000)
+     * @deprecated positional {@code null}: use {@link #builder()}. Kept for one release.
      */
+    @Deprecated
     public DocumentVerifier(
-            Collection<TrustedKey> trustedKeys, TrustStore trustStore, Ed25519Verifier ed25519, long skewMillis) {
+            Collection<TrustedKey> trustedKeys, @Nullable TrustStore trustStore, Ed25519Verifier ed25519, long skewMillis) {
+        this(trustedKeys, trustStore, ed25519, skewMillis, true);
+    }
+
+    private DocumentVerifier(Collection<TrustedKey> trustedKeys, @Nullable TrustStore trustStore,
+            Ed25519Verifier ed25519, long skewMillis, boolean unused) {
         for (TrustedKey key : trustedKeys) this.trustedKeys.putIfAbsent(key.kid(), key);
         this.trustStore = trustStore;
         this.ed25519 = ed25519;
@@ -35,6 +108,7 @@ public final class DocumentVerifier {
     }
 
     /** The trust store, or {@code null} for an app that ships its signing keys only. */
+    @Nullable
     public TrustStore trustStore() {
         return trustStore;
     }
@@ -58,13 +132,13 @@ public final class DocumentVerifier {
      *
      * @param lastAccepted the highest version already accepted for the host, or {@code null}
      */
-    public VerifiedDocument verify(byte[] bytes, String host, long nowMillis, AcceptedVersion lastAccepted)
+    public VerifiedDocument verify(byte[] bytes, String host, long nowMillis, @Nullable AcceptedVersion lastAccepted)
             throws DocumentRejection {
         return verify(bytes, host, Long.valueOf(nowMillis), lastAccepted);
     }
 
     /** {@link #verify} without step 5: for documents persisted or bundled, accepted once or shipped. */
-    public VerifiedDocument verifyIgnoringTime(byte[] bytes, String host, AcceptedVersion lastAccepted)
+    public VerifiedDocument verifyIgnoringTime(byte[] bytes, String host, @Nullable AcceptedVersion lastAccepted)
             throws DocumentRejection {
         return verify(bytes, host, null, lastAccepted);
     }

@@ -1,5 +1,6 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.PublicKey;

@@ -1,5 +1,7 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
+import dev.pinset.internal.NoteText;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -9,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import javax.annotation.Nullable;
 
 /**
  * A C2SP tlog-policy (PROTOCOL §7.4): the logs ({@code log <vkey> [<url>]}), the witnesses
@@ -140,6 +143,7 @@ public final class LogPolicy {
     }
 
     /** The URL a {@code log} line gave for the log named {@code origin} (its tiles' prefix), or {@code null}. */
+    @Nullable
     public String logUrl(String origin) {
         return logUrls.get(origin);
     }

@@ -1,9 +1,12 @@
 package dev.pinset;
 
+import dev.pinset.internal.MerkleHasher;
+import dev.pinset.internal.NoteText;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import javax.annotation.Nullable;
 
 /**
  * A C2SP tlog-proof ({@code c2sp.org/tlog-proof@v1}): optional extra data, the leaf index, the inclusion proof
@@ -63,6 +66,7 @@ public final class LogProof {
     }
 
     /** The extra data, or {@code null}. */
+    @Nullable
     public byte[] extra() {
         return extra == null ? null : extra.clone();
     }

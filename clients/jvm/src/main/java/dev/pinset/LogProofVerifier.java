@@ -1,5 +1,6 @@
 package dev.pinset;
 
+import dev.pinset.internal.MerkleHasher;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

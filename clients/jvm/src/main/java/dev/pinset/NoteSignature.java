@@ -1,5 +1,6 @@
 package dev.pinset;
 
+import dev.pinset.internal.NoteText;
 import java.util.Arrays;
 
 /** One signature line of a C2SP signed note: {@code — <name> base64(keyID || signature)}. */

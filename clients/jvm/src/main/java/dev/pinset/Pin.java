@@ -1,6 +1,8 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
 import java.util.Map;
+import javax.annotation.Nullable;
 
 /** One pin of a set (PROTOCOL §1): a base64 SHA-256 of a SubjectPublicKeyInfo or a whole certificate. */
 public final class Pin {
@@ -42,6 +44,7 @@ public final class Pin {
     }
 
     /** When the pin stops matching (epoch milliseconds), or {@code null} for never. */
+    @Nullable
     public Long expiresAt() {
         return expiresAt;
     }

@@ -1,8 +1,12 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
+import dev.pinset.internal.Json;
+import dev.pinset.internal.Rfc3339;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import javax.annotation.Nullable;
 
 /** What the app learns when a chain matches no pin: enough to log it, show it, or send a TrustKit report. */
 public final class PinFailure {
@@ -69,6 +73,7 @@ public final class PinFailure {
     }
 
     /** The set's reportUri, or {@code null}. */
+    @Nullable
     public String reportUri() {
         return set.reportUri();
     }
@@ -96,6 +101,7 @@ public final class PinFailure {
     }
 
     /** Set by {@link PinSetUpdater} for an enforcing set; {@code null} when not classified. */
+    @Nullable
     public Classification classification() {
         return classification;
     }

@@ -1,5 +1,8 @@
 package dev.pinset;
 
+import dev.pinset.internal.Json;
+import dev.pinset.internal.Rfc3339;
+import dev.pinset.internal.HostNames;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;

@@ -1,9 +1,13 @@
 package dev.pinset;
 
+import dev.pinset.internal.Json;
+import dev.pinset.internal.Rfc3339;
+import dev.pinset.internal.HostNames;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import javax.annotation.Nullable;
 
 /** The signed payload of a pin document (PROTOCOL §2): the pins of one host and its policy. Immutable. */
 public final class PinSet {
@@ -102,6 +106,7 @@ public final class PinSet {
     }
 
     /** Where clients POST failure reports, or {@code null}. */
+    @Nullable
     public String reportUri() {
         return reportUri;
     }

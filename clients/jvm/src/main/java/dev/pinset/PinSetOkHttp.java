@@ -28,7 +28,8 @@ public final class PinSetOkHttp {
         // An idle pooled connection was checked against the set it opened under: drop them when a set changes, so
         // that the next request opens (and pins) a new connection. In-flight ones finish.
         ConnectionPool pool = current.connectionPool();
-        trustManager.store().onSetChange(pool::evictAll);
+        // Held weakly, so that a client dropped by the app does not stay registered with the store for good.
+        trustManager.store().onSetChangeWhileReachable(pool, ConnectionPool::evictAll);
         return builder.sslSocketFactory(trustManager.sslContext().getSocketFactory(), trustManager)
                 .hostnameVerifier(trustManager.hostnameVerifier(standard))
                 .connectionPool(pool);

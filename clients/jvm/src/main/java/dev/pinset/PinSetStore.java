@@ -1,6 +1,12 @@
 package dev.pinset;
 
+import dev.pinset.internal.Sha256;
+import dev.pinset.internal.HostNames;
+import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -11,6 +17,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import javax.annotation.Nullable;
 
 /**
  * Holds the pin set in force for each host and evaluates TLS chains against them (PROTOCOL §5); the Java
@@ -82,10 +89,13 @@ public final class PinSetStore {
     private final Map<CertificateKey, Digests> cache = new ConcurrentHashMap<>();
     private static final int CACHE_CAPACITY = 256;
 
-    /** Creates a store with no sets; every document passes through {@code verifier} first. */
+    /**
+     * Creates a store with no sets; every document passes through {@code verifier} first. {@code options} are copied:
+     * changing them afterwards changes nothing here.
+     */
     public PinSetStore(DocumentVerifier verifier, PinningOptions options) {
         this.verifier = verifier;
-        this.options = options;
+        this.options = options.copy();
     }
 
     /** The verifier documents pass through. */
@@ -93,7 +103,7 @@ public final class PinSetStore {
         return verifier;
     }
 
-    /** The options in use. */
+    /** The options in use (a copy of those given; treat it as read-only). */
     public PinningOptions options() {
         return options;
     }
@@ -130,7 +140,7 @@ public final class PinSetStore {
      *
      * @param logPolicy the policy; {@code null} checks no proof
      */
-    public Map<String, Object> installBundledDocuments(File directory, LogPolicy logPolicy) {
+    public Map<String, Object> installBundledDocuments(File directory, @Nullable LogPolicy logPolicy) {
         File pins = new File(directory, "pins");
         File folder = pins.isDirectory() ? pins : directory;
         Map<String, Object> outcomes = new TreeMap<>();
@@ -155,6 +165,29 @@ public final class PinSetStore {
             }
         }
         return outcomes;
+    }
+
+    /**
+     * Installs one bundled document read from {@code input} (on Android an APK asset:
+     * {@code context.getAssets().open("pinset/pins/api.example.com")}), checked as {@link #installTrusted}. Reads at
+     * most {@link DocumentVerifier#MAX_BYTES} + 1 bytes on the caller's thread; the caller closes the stream.
+     *
+     * @param host the host the document must be for
+     * @throws IOException when the stream fails
+     * @throws DocumentRejection when the document is refused (code {@code tooLarge} when longer than
+     *     {@link DocumentVerifier#MAX_BYTES}); the set in force, if any, stays
+     */
+    public VerifiedDocument installBundledDocument(String host, InputStream input) throws IOException, DocumentRejection {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        byte[] buffer = new byte[8192];
+        for (int n; (n = input.read(buffer)) > 0; ) {
+            bytes.write(buffer, 0, n);
+            if (bytes.size() > DocumentVerifier.MAX_BYTES) {
+                throw new DocumentRejection(DocumentRejection.Code.TOO_LARGE,
+                        "the bundled document of " + host + " is larger than " + DocumentVerifier.MAX_BYTES + " bytes");
+            }
+        }
+        return installTrusted(bytes.toByteArray(), host);
     }
 
     private void checkBundledProof(byte[] document, File file, LogPolicy logPolicy) throws DocumentRejection {
@@ -184,18 +217,21 @@ public final class PinSetStore {
     }
 
     /** The set in force for exactly {@code host} (no parent lookup), or {@code null}. */
+    @Nullable
     public PinSet pinSet(String host) {
         Policy policy = policies.get(HostNames.normalizeLenient(host));
         return policy == null ? null : policy.set;
     }
 
     /** The document the set in force for {@code host} came from, or {@code null}. */
+    @Nullable
     public VerifiedDocument document(String host) {
         Policy policy = policies.get(HostNames.normalizeLenient(host));
         return policy == null ? null : policy.document;
     }
 
     /** The version marker of the set in force for {@code host}, or {@code null}. */
+    @Nullable
     public AcceptedVersion acceptedVersion(String host) {
         Policy policy = policies.get(HostNames.normalizeLenient(host));
         return policy == null ? null : policy.acceptedVersion();
@@ -216,12 +252,41 @@ public final class PinSetStore {
         observers.add(observer);
     }
 
+    /** Removes one registration of {@code observer}; returns whether there was one. */
+    public boolean removePinFailureObserver(Consumer<PinFailure> observer) {
+        return observers.remove(observer);
+    }
+
     /**
      * Adds a listener called after every set swapped in (on the installing thread). {@link PinningTrustManager}
      * drops its cached TLS sessions this way, so that no resumed session skips the new pins.
      */
     public void onSetChange(Runnable listener) {
         changeListeners.add(listener);
+    }
+
+    /**
+     * Runs {@code action} on {@code target} after every swap for as long as {@code target} is reachable; holds it
+     * weakly and removes itself once it is collected (an HTTP client's pool, a TLS context's session cache).
+     */
+    <T> void onSetChangeWhileReachable(T target, Consumer<T> action) {
+        WeakReference<T> reference = new WeakReference<>(target);
+        onSetChange(new Runnable() {
+            @Override
+            public void run() {
+                T live = reference.get();
+                if (live == null) {
+                    removeSetChangeListener(this);
+                } else {
+                    action.accept(live);
+                }
+            }
+        });
+    }
+
+    /** Removes one registration of {@code listener}; returns whether there was one. */
+    public boolean removeSetChangeListener(Runnable listener) {
+        return changeListeners.remove(listener);
     }
 
     /** Hosts whose set in force was signed by a key neither shipped nor listed by the trust state in force. */
@@ -271,14 +336,14 @@ public final class PinSetStore {
         }
         if (policy == null) {
             if (expected.contains(name)) {
-                return new TrustDecision(TrustDecision.Kind.SET_MISSING, options.allowMissingSets, null, null, null);
+                return new TrustDecision(TrustDecision.Kind.SET_MISSING, options.allowMissingSets(), null, null, null);
             }
-            return new TrustDecision(TrustDecision.Kind.HOST_NOT_PINNED, !options.denyUnpinnedHosts, null, null, null);
+            return new TrustDecision(TrustDecision.Kind.HOST_NOT_PINNED, !options.denyUnpinnedHosts(), null, null, null);
         }
         if (policy.set.pins().isEmpty()) {
-            return new TrustDecision(TrustDecision.Kind.HOST_NOT_PINNED, !options.denyUnpinnedHosts, null, null, null);
+            return new TrustDecision(TrustDecision.Kind.HOST_NOT_PINNED, !options.denyUnpinnedHosts(), null, null, null);
         }
-        if (nowMillis >= policy.set.expiresAt() + options.skewMillis && options.stopPinningStaleSets) {
+        if (nowMillis >= policy.set.expiresAt() + options.skewMillis() && options.stopPinningStaleSets()) {
             return new TrustDecision(TrustDecision.Kind.HOST_NOT_PINNED, true, null, null, null);
         }
         for (byte[] der : chain) {

@@ -1,11 +1,15 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
+import dev.pinset.internal.HostNames;
+import dev.pinset.internal.NoteText;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import javax.annotation.Nullable;
 
 /**
  * Persists accepted documents in a directory the app chooses (on Android, {@code context.getNoBackupFilesDir()}),
@@ -34,6 +38,7 @@ public final class PinStorage {
     }
 
     /** The stored document of {@code host}, or {@code null}. */
+    @Nullable
     public byte[] load(String host) {
         try {
             return read(new File(directory, HostNames.normalize(host) + ".pinset.jws.json"));
@@ -63,6 +68,7 @@ public final class PinStorage {
     }
 
     /** The stored largest checkpoint of the log {@code origin}, or {@code null}. */
+    @Nullable
     public byte[] loadCheckpoint(String origin) {
         return read(checkpointFile(origin));
     }

@@ -11,6 +11,7 @@ import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
+import javax.annotation.Nullable;
 import javax.net.ssl.HostnameVerifier;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSessionContext;
@@ -51,6 +52,7 @@ public final class PinningTrustManager extends X509ExtendedTrustManager {
          * The pinning refusal behind {@code error} (an HTTP client wraps it in an {@code SSLHandshakeException}), or
          * {@code null} when the connection failed for another reason.
          */
+        @Nullable
         public static PinningException find(Throwable error) {
             for (Throwable cause = error; cause != null; cause = cause.getCause()) {
                 if (cause instanceof PinningException) return (PinningException) cause;
@@ -61,6 +63,7 @@ public final class PinningTrustManager extends X509ExtendedTrustManager {
 
     private final X509TrustManager platform;
     private final PinSetStore store;
+    @Nullable private final DebugProxyOverride debugOverride;
 
     /**
      * Pins on top of {@code platform}.
@@ -73,6 +76,17 @@ public final class PinningTrustManager extends X509ExtendedTrustManager {
     public PinningTrustManager(X509TrustManager platform, PinSetStore store) {
         this.platform = platform;
         this.store = store;
+        this.debugOverride = null;
+    }
+
+    /**
+     * Pins on top of {@code platform}, except for chains issued by the proxy of an active {@link DebugProxyOverride}
+     * (only ever active in a debuggable app; see there).
+     */
+    public PinningTrustManager(X509TrustManager platform, PinSetStore store, DebugProxyOverride debugOverride) {
+        this.platform = platform;
+        this.store = store;
+        this.debugOverride = debugOverride;
     }
 
     /** The store whose sets this trust manager applies. */
@@ -84,7 +98,7 @@ public final class PinningTrustManager extends X509ExtendedTrustManager {
      * The platform's standard trust manager over {@code roots} ({@code null}: the system trust store; on Android
      * this honours the Network Security Config).
      */
-    public static X509TrustManager platformDefault(KeyStore roots) throws GeneralSecurityException {
+    public static X509TrustManager platformDefault(@Nullable KeyStore roots) throws GeneralSecurityException {
         TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         factory.init(roots);
         for (TrustManager manager : factory.getTrustManagers()) {
@@ -102,10 +116,11 @@ public final class PinningTrustManager extends X509ExtendedTrustManager {
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(null, new TrustManager[] {this}, new SecureRandom());
         SSLSessionContext sessions = context.getClientSessionContext();
-        store.onSetChange(() -> {
-            if (sessions == null) return;
-            for (Enumeration<byte[]> ids = sessions.getIds(); ids.hasMoreElements(); ) {
-                SSLSession session = sessions.getSession(ids.nextElement());
+        if (sessions == null) return context;
+        // Held weakly: the listener goes away with the context instead of living as long as the store.
+        store.onSetChangeWhileReachable(sessions, cached -> {
+            for (Enumeration<byte[]> ids = cached.getIds(); ids.hasMoreElements(); ) {
+                SSLSession session = cached.getSession(ids.nextElement());
                 if (session != null) session.invalidate();
             }
         });
@@ -122,6 +137,7 @@ public final class PinningTrustManager extends X509ExtendedTrustManager {
             if (!standard.verify(host, session)) return false;
             try {
                 Certificate[] peer = session.getPeerCertificates();
+                if (debugOverride != null && debugOverride.covers(peer, host)) return true;
                 List<byte[]> der = new ArrayList<>(peer.length);
                 for (Certificate certificate : peer) der.add(certificate.getEncoded());
                 return store.evaluate(der, host, System.currentTimeMillis(), false).allowsConnection();
@@ -182,6 +198,7 @@ public final class PinningTrustManager extends X509ExtendedTrustManager {
 
     private void pin(X509Certificate[] chain, String host) throws CertificateException {
         if (host == null) throw new CertificateException("pinning needs the host name of the connection");
+        if (debugOverride != null && debugOverride.covers(chain, host)) return;
         List<byte[]> der = new ArrayList<>(chain.length);
         try {
             for (X509Certificate certificate : chain) der.add(certificate.getEncoded());

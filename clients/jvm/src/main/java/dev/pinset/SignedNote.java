@@ -1,5 +1,6 @@
 package dev.pinset;
 
+import dev.pinset.internal.NoteText;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;

@@ -1,6 +1,9 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
+import dev.pinset.internal.Sha256;
 import java.util.Arrays;
+import javax.annotation.Nullable;
 
 /**
  * Computes pins (PROTOCOL §1) from DER certificates. An SPKI pin is the SHA-256 of the whole DER
@@ -10,6 +13,7 @@ public final class SpkiPin {
     private SpkiPin() {}
 
     /** The base64 SPKI pin of a DER certificate, or {@code null} when the bytes are not a DER X.509 certificate. */
+    @Nullable
     public static String ofCertificate(byte[] der) {
         byte[] spki = spkiDer(der);
         return spki == null ? null : Base64Codec.encodeStandard(Sha256.hash(spki));
@@ -21,6 +25,7 @@ public final class SpkiPin {
     }
 
     /** The exact DER of the certificate's SubjectPublicKeyInfo, or {@code null} when it cannot be read. */
+    @Nullable
     public static byte[] spkiDer(byte[] der) {
         try {
             int[] certificate = header(der, 0);

@@ -1,5 +1,7 @@
 package dev.pinset;
 
+import dev.pinset.internal.Sha256;
+import dev.pinset.internal.MerkleHasher;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -3,6 +3,7 @@ package dev.pinset;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import javax.annotation.Nullable;
 
 /** An HTTP answer as the updater needs it: status, header fields (names lowercased) and body. */
 public final class TransportResponse {
@@ -25,6 +26,7 @@ public final class TransportResponse {
     }
 
     /** A header field by lowercase name, or {@code null}. */
+    @Nullable
     public String header(String name) {
         return headers.get(name.toLowerCase(Locale.ROOT));
     }
@@ -35,6 +37,7 @@ public final class TransportResponse {
     }
 
     /** {@code max-age} of {@code Cache-Control} in seconds, or {@code null}. */
+    @Nullable
     public Integer maxAge() {
         String value = header("cache-control");
         if (value == null) return null;

@@ -1,5 +1,7 @@
 package dev.pinset;
 
+import javax.annotation.Nullable;
+
 /** The outcome of evaluating a TLS chain against the pins of a host (PROTOCOL §5). */
 public final class TrustDecision {
     /** What was decided; the names are the Swift client's {@code TrustDecision} cases. */
@@ -57,6 +59,7 @@ public final class TrustDecision {
     }
 
     /** The pinned domain whose set decided ({@code null} when no set applied). */
+    @Nullable
     public String notedHost() {
         return notedHost;
     }

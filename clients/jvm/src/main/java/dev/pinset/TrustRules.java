@@ -1,5 +1,8 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
+import dev.pinset.internal.Json;
+import dev.pinset.internal.Rfc3339;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -7,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import javax.annotation.Nullable;
 
 /**
  * The rules of PROTOCOL §6.2 as pure functions over bytes, with the same steps, order and codes as the Swift
@@ -106,6 +110,7 @@ public final class TrustRules {
     }
 
     /** Step 5 on the newest version reached; {@code null} when it passes (always for version 0). */
+    @Nullable
     public static TrustRejection checkTime(TrustState state, long nowMillis, long skewMillis) {
         if (state.issuedAt() == null || state.expiresAt() == null) return null;
         if (nowMillis < state.issuedAt() - skewMillis) {
@@ -139,6 +144,7 @@ public final class TrustRules {
     }
 
     /** The version a trust document claims, read without checking anything; {@code null} when unreadable. */
+    @Nullable
     public static Long unverifiedVersion(byte[] bytes) {
         // As the Swift client's unverifiedPayload: the general serialization and a payload whose members have the
         // right types; no header, thumbprint or threshold check (those are the walk's, with their own codes).

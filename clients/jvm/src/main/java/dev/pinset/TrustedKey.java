@@ -1,5 +1,7 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
+import dev.pinset.internal.Sha256;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 

@@ -2,6 +2,7 @@ package dev.pinset;
 
 import java.util.Collections;
 import java.util.List;
+import javax.annotation.Nullable;
 
 /** What the updater tells the app, one event per happening; the kinds are the Swift client's {@code UpdateEvent}. */
 public final class UpdateEvent {
@@ -119,6 +120,7 @@ public final class UpdateEvent {
     }
 
     /** The host concerned, or {@code null} for trust events. */
+    @Nullable
     public String host() {
         return host;
     }
@@ -134,16 +136,19 @@ public final class UpdateEvent {
     }
 
     /** For {@link Kind#REJECTED}. */
+    @Nullable
     public DocumentRejection rejection() {
         return rejection;
     }
 
     /** For {@link Kind#TRUST_REJECTED}. */
+    @Nullable
     public TrustRejection trustRejection() {
         return trustRejection;
     }
 
     /** For {@link Kind#PIN_FAILURE}. */
+    @Nullable
     public PinFailure failure() {
         return failure;
     }
@@ -152,21 +157,25 @@ public final class UpdateEvent {
      * For a {@link Kind#REJECTED} or {@link Kind#TRUST_REJECTED} with code {@code notLogged}: why the proof failed;
      * for {@link Kind#LOG_FORK}: code {@code inconsistent}. {@code null} otherwise.
      */
+    @Nullable
     public LogError logError() {
         return logError;
     }
 
     /** For {@link Kind#LOG_FORK}: the path of the document whose proof forked, {@code /pins/<host>} or {@code /trust/<n>}. */
+    @Nullable
     public String document() {
         return kind == Kind.LOG_FORK ? detail : null;
     }
 
     /** For {@link Kind#TRUST_EQUIVOCATION}: the document in force; for {@link Kind#LOG_FORK}: the checkpoint kept. */
+    @Nullable
     public byte[] inForce() {
         return inForce == null ? null : inForce.clone();
     }
 
     /** For {@link Kind#TRUST_EQUIVOCATION}: the other document offered; for {@link Kind#LOG_FORK}: the checkpoint refused. */
+    @Nullable
     public byte[] offered() {
         return offered == null ? null : offered.clone();
     }

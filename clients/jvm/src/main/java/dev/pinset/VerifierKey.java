@@ -1,5 +1,8 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
+import dev.pinset.internal.Sha256;
+import dev.pinset.internal.NoteText;
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 import java.util.Locale;

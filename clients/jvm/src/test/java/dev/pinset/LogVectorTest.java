@@ -1,5 +1,10 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
+import dev.pinset.internal.Sha256;
+import dev.pinset.internal.MerkleHasher;
+import dev.pinset.internal.Json;
+import dev.pinset.internal.Rfc3339;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,5 +1,6 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

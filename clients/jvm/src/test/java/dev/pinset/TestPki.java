@@ -1,5 +1,6 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.InputStream;

@@ -1,5 +1,9 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
+import dev.pinset.internal.Json;
+import dev.pinset.internal.Rfc3339;
+import dev.pinset.internal.HostNames;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -135,8 +139,11 @@ class UnitTest {
                 + "|transferTo\\(|readString\\(|(List|Map|Set)\\.of\\(|\\.repeat\\(|\\.strip\\(|\\.isBlank\\(|Class\\.forName"
                 + "|getDeclared|setAccessible");
         File sources = new File(System.getProperty("pinset.sources", "clients/jvm/src/main/java/dev/pinset"));
-        File[] files = sources.listFiles((dir, name) -> name.endsWith(".java"));
-        assertTrue(files != null && files.length > 20, "the library sources are at " + sources);
+        File[] files;
+        try (java.util.stream.Stream<java.nio.file.Path> walk = Files.walk(sources.toPath())) {
+            files = walk.map(java.nio.file.Path::toFile).filter(f -> f.getName().endsWith(".java")).toArray(File[]::new);
+        }
+        assertTrue(files.length > 20, "the library sources are at " + sources);
         List<String> found = new ArrayList<>();
         for (File file : files) {
             String[] lines = Files.readString(file.toPath()).split("\n");

@@ -1,4 +1,4 @@
-package dev.pinset;
+package dev.pinset.internal;
 
 import java.io.ByteArrayOutputStream;
 

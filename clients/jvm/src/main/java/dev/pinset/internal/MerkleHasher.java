@@ -1,4 +1,4 @@
-package dev.pinset;
+package dev.pinset.internal;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -34,7 +34,7 @@ public final class MerkleHasher {
     }
 
     /** The root of a complete subtree whose leaf-level hashes are {@code hashes} (a power of two of them). */
-    static byte[] perfectRoot(List<byte[]> hashes) {
+    public static byte[] perfectRoot(List<byte[]> hashes) {
         List<byte[]> level = new ArrayList<>(hashes);
         while (level.size() > 1) {
             List<byte[]> next = new ArrayList<>(level.size() / 2);
@@ -107,7 +107,7 @@ public final class MerkleHasher {
     }
 
     /** The largest power of two smaller than {@code n} (n ≥ 2). */
-    static long largestPowerOfTwoBelow(long n) {
+    public static long largestPowerOfTwoBelow(long n) {
         return Long.highestOneBit(n - 1);
     }
 

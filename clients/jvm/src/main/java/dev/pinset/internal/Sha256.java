@@ -1,17 +1,17 @@
-package dev.pinset;
+package dev.pinset.internal;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /** SHA-256 through {@code MessageDigest}, which every JVM and every Android version has. */
-final class Sha256 {
+public final class Sha256 {
     private Sha256() {}
 
-    static byte[] hash(byte[] bytes) {
+    public static byte[] hash(byte[] bytes) {
         return hash(bytes, 0, bytes.length);
     }
 
-    static byte[] hash(byte[] bytes, int offset, int length) {
+    public static byte[] hash(byte[] bytes, int offset, int length) {
         try {
             MessageDigest digest = MessageDigest.getInstance("SHA-256");
             digest.update(bytes, offset, length);

@@ -1,4 +1,4 @@
-package dev.pinset;
+package dev.pinset.internal;
 
 /**
  * RFC 3339 times as the protocol writes them ({@code 2026-11-21T14:32:57Z}), parsed and formatted as epoch

@@ -1,4 +1,4 @@
-package dev.pinset;
+package dev.pinset.internal;
 
 /**
  * Host names as the protocol writes them (PROTOCOL §2): lowercase ASCII DNS names, IDNs as A-labels, no trailing
@@ -59,7 +59,7 @@ public final class HostNames {
     }
 
     /** {@link #normalize}, or the name only lowercased when it is not a DNS name (an IP literal). */
-    static String normalizeLenient(String host) {
+    public static String normalizeLenient(String host) {
         boolean plain = !host.isEmpty() && host.charAt(host.length() - 1) != '.' && host.charAt(0) != '.';
         boolean letter = false;
         for (int i = 0; plain && i < host.length(); i++) {

@@ -1,4 +1,4 @@
-package dev.pinset;
+package dev.pinset.internal;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

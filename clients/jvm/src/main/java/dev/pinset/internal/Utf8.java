@@ -1,4 +1,4 @@
-package dev.pinset;
+package dev.pinset.internal;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -6,11 +6,11 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /** Strict UTF-8 decoding: malformed input is refused, never replaced. */
-final class Utf8 {
+public final class Utf8 {
     private Utf8() {}
 
     /** The decoded text, or {@code null} when the bytes are not valid UTF-8. */
-    static String decodeStrict(byte[] bytes) {
+    public static String decodeStrict(byte[] bytes) {
         try {
             return StandardCharsets.UTF_8
                     .newDecoder()

@@ -1,4 +1,4 @@
-package dev.pinset;
+package dev.pinset.internal;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -8,13 +8,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The byte-level rules C2SP signed-note, tlog-checkpoint and tlog-proof share, as the Swift {@code NoteText}. */
-final class NoteText {
-    static final byte NEWLINE = 0x0A;
+public final class NoteText {
+    public static final byte NEWLINE = 0x0A;
 
     private NoteText() {}
 
     /** A key name: non-empty, without {@code +} or whitespace. */
-    static boolean isValidKeyName(String name) {
+    public static boolean isValidKeyName(String name) {
         if (name.isEmpty()) return false;
         for (int i = 0; i < name.length(); ) {
             int c = name.codePointAt(i);
@@ -27,7 +27,7 @@ final class NoteText {
     }
 
     /** UTF-8 without control characters other than newline. */
-    static boolean isCleanText(byte[] bytes) {
+    public static boolean isCleanText(byte[] bytes) {
         boolean ascii = true;
         for (byte b : bytes) {
             if ((b >= 0 && b < 0x20 && b != NEWLINE) || b == 0x7F) return false;
@@ -36,7 +36,7 @@ final class NoteText {
         return ascii || isUtf8(bytes);
     }
 
-    static boolean isUtf8(byte[] bytes) {
+    public static boolean isUtf8(byte[] bytes) {
         try {
             StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
@@ -47,7 +47,7 @@ final class NoteText {
     }
 
     /** A decimal of 1 to 19 ASCII digits without a leading zero that fits a {@code long}, or {@code -1}. */
-    static long decimal(String text) {
+    public static long decimal(String text) {
         int length = text.length();
         if (length == 0 || length > 19 || (length > 1 && text.charAt(0) == '0')) return -1;
         long value = 0;
@@ -61,7 +61,7 @@ final class NoteText {
     }
 
     /** The lines of {@code bytes[from, to)} split at each newline, empty ones kept. */
-    static List<String> lines(byte[] bytes, int from, int to) {
+    public static List<String> lines(byte[] bytes, int from, int to) {
         List<String> lines = new ArrayList<>();
         int start = from;
         for (int i = from; i < to; i++) {
@@ -75,11 +75,11 @@ final class NoteText {
     }
 
     /** Padded standard base64, or {@code null}. */
-    static byte[] unbase64(String text) {
+    public static byte[] unbase64(String text) {
         return text.isEmpty() ? new byte[0] : Base64Codec.decodeStandard(text);
     }
 
-    static byte[] utf8(String text) {
+    public static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 }
