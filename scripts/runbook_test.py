@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Runs the README's runbooks exactly as written (issue 26): `make runbooks`, part of `make test`.
+"""Runs the runbooks of README.md and docs/*.md exactly as written (issues 26, 36): `make runbooks`, part of
+`make test`.
 
-The convention, which every README section with commands to paste follows:
+The pages read, in this order: README.md, then every docs/*.md by file name (`pages()`). The convention, which
+every section of them with commands to paste follows:
 
   <!-- runbook: NAME -->                 the ```sh block right below is part of runbook NAME
   <!-- runbook: NAME skip: REASON -->    the block cannot run here (a real remote host, aws, rsync): it is
@@ -12,7 +14,10 @@ The convention, which every README section with commands to paste follows:
                                          nginx; at that point of the runbook the runner starts nginx with it
                                          (the server block verbatim, in a minimal nginx.conf of its own)
 
-The blocks of one NAME run in README order, verbatim, in ONE bash with `set -euo pipefail`, in a fresh
+A runbook lives on one page: its blocks run in the order of that page. A NAME whose blocks are on two pages is an
+error (exit status 1, naming both), and so is a marker not directly followed by its block.
+
+The blocks of one NAME run in page order, verbatim, in ONE bash with `set -euo pipefail`, in a fresh
 directory, with the built `pinset` first on PATH and no PINSET_* variables inherited. A block fails its
 runbook when any command in it fails. Whatever the blocks start in the background (servers, s_server) is
 stopped when the runbook ends: each runbook runs in its own process group, which is killed. Every runbook has
@@ -21,15 +26,17 @@ a time limit.
 Fixtures (each stands for a step the reader did in an earlier section):
   server   `make run`'s server: `pinset serve --dev` on ./data, port 8080, with PINSET_TOKEN exported
   pins     the Quickstart's $CURRENT and $BACKUP (two fresh keys' pins)
-  mirror   the nginx mirror of Admin workflow step 4 on 127.0.0.1:8081 (its server block, from the README)
+  mirror   the nginx mirror of Admin workflow step 4 on 127.0.0.1:8081 (the `admin-workflow nginx` block,
+           read from whichever page holds it: docs/OPERATIONS.md)
   shipped-key  app-trusted.pub, the public half of ./data/signing-key.pem (what the apps ship)
   published    a set for api.example.com on the running server (with `pins`' $CURRENT and $BACKUP)
 A marker may name several fixtures, comma-separated, set up in that order.
 
-Prints each runbook's result and ends with `runbooks: N passed, N failed, N skipped`; exit 1 if any failed.
+Prints each runbook's result and ends with `runbooks: N passed, N failed, N skipped`; exit 1 if any failed
+(--list prints each runbook with its page and its blocks instead).
 Usage: runbook_test.py [--only NAME ...] [--keep] [--list] [--print NAME]
-(--print writes runbook NAME's blocks, skipped ones included, to stdout: scripts/container_test.sh runs the
-Docker section's block that way, with podman standing in for docker.)
+(--print writes runbook NAME's blocks, skipped ones included, to stdout, wherever NAME lives:
+scripts/container_test.sh runs the README's Docker block that way, with podman standing in for docker.)
 """
 import argparse
 import base64
@@ -49,13 +56,34 @@ MARKER = re.compile(r"^<!-- runbook: ([a-z0-9-]+)(?: (skip|fixture): (.*?)| (ngi
 TIME_LIMIT = int(os.environ.get("RUNBOOK_TIME_LIMIT", "240"))
 
 
-def blocks(readme):
-    """[(name, kind, argument, code)] in README order."""
-    text = open(readme, encoding="utf-8").read()
+def pages():
+    """The pages that hold runbooks, in the order they are read: README.md, then docs/*.md by name."""
+    docs = os.path.join(ROOT, "docs")
+    names = sorted(n for n in os.listdir(docs) if n.endswith(".md")) if os.path.isdir(docs) else []
+    return [os.path.join(ROOT, "README.md")] + [os.path.join(docs, n) for n in names]
+
+
+def blocks(page):
+    """[(name, kind, argument, code)] of one page, in page order."""
+    text = open(page, encoding="utf-8").read()
     found = [(m.group(1), m.group(2) or m.group(4), m.group(3), m.group(5)) for m in MARKER.finditer(text)]
-    # A marker not followed by a ```sh block is a mistake in the README, not a silent skip.
+    # A marker not followed by a ```sh block is a mistake in the page, not a silent skip.
     if len(re.findall(r"^<!-- runbook:", text, re.M)) != len(found):
-        sys.exit("README.md: a <!-- runbook: ... --> marker is not directly followed by a ```sh (or ```nginx) block")
+        sys.exit(f"{os.path.relpath(page, ROOT)}: a <!-- runbook: ... --> marker is not directly followed by a ```sh "
+                 "(or ```nginx) block")
+    return found
+
+
+def runbooks():
+    """{name: (page, [(kind, argument, code)])}, pages in pages() order, each runbook's blocks in its page's order.
+    A runbook whose blocks are on two pages is an error: it could not be read as one procedure."""
+    found = {}
+    for page in pages():
+        where = os.path.relpath(page, ROOT)
+        for name, kind, argument, code in blocks(page):
+            if name in found and found[name][0] != where:
+                sys.exit(f"runbook {name} has blocks on two pages, {found[name][0]} and {where}: keep a runbook on one page")
+            found.setdefault(name, (where, []))[1].append((kind, argument, code))
     return found
 
 
@@ -107,12 +135,12 @@ def fixture_pins(directory, env, started):
 
 
 def fixture_mirror(directory, env, started):
-    """The nginx mirror of Admin workflow step 4, started as the README writes it."""
-    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    match = re.search(r"<!-- runbook: admin-workflow nginx -->\n```nginx\n(.*?)\n```", readme, re.S)
-    if not match:
-        raise RuntimeError("fixture mirror: README.md has no admin-workflow nginx block")
-    process = subprocess.Popen(["bash", "-c", nginx_start(directory, match.group(1)) + "\nwait"], cwd=directory,
+    """The nginx mirror of Admin workflow step 4, started as its page (docs/OPERATIONS.md) writes it."""
+    page, parts = runbooks().get("admin-workflow", (None, []))
+    server_block = next((code for kind, _, code in parts if kind == "nginx"), None)
+    if server_block is None:
+        raise RuntimeError("fixture mirror: no page has the admin-workflow nginx block")
+    process = subprocess.Popen(["bash", "-c", nginx_start(directory, server_block) + "\nwait"], cwd=directory,
                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     started.append(process)
     wait_for(lambda: not port_free(8081), 10, "nginx on 127.0.0.1:8081")
@@ -238,24 +266,25 @@ def main():
     parser.add_argument("--list", action="store_true", help="list the runbooks and their blocks, run nothing")
     parser.add_argument("--print", metavar="NAME", help="print runbook NAME's blocks (skipped ones too), run nothing")
     args = parser.parse_args()
+    found = runbooks()
     if args.print:
-        codes = [code for name, _, _, code in blocks(os.path.join(ROOT, "README.md")) if name == args.print]
-        if not codes:
-            sys.exit(f"README.md has no runbook named {args.print}")
-        print("\n".join(codes))
+        if args.print not in found:
+            sys.exit(f"no page (README.md, docs/*.md) has a runbook named {args.print}")
+        print("\n".join(code for _, _, code in found[args.print][1]))
         return
     binary = os.path.abspath(os.environ.get("PINSET", os.path.join(ROOT, ".build/debug/pinset")))
     if not args.list and not os.access(binary, os.X_OK):
         sys.exit(f"no pinset binary at {binary}: run `swift build` first (or set PINSET)")
-    runbooks = {}
-    for name, kind, argument, code in blocks(os.path.join(ROOT, "README.md")):
-        runbooks.setdefault(name, []).append((kind, argument, code))
+    if args.only is not None:
+        unknown = [name for name in args.only if name not in found]
+        if unknown:
+            sys.exit(f"no page has a runbook named {', '.join(unknown)}")
     passed = failed = skipped = 0
-    for name, parts in runbooks.items():
+    for name, (page, parts) in found.items():
         if args.only is not None and name not in args.only:
             continue
         if args.list:
-            print(f"{name}: " + ", ".join(k or "run" for k, _, _ in parts))
+            print(f"{name} ({page}): " + ", ".join(k or "run" for k, _, _ in parts))
             continue
         for index, (kind, argument, _) in enumerate(parts, 1):
             if kind == "skip":
