@@ -60,7 +60,7 @@ WORKDIR /data
 VOLUME /data
 EXPOSE 8080
 
-# Keys in hardware (README "Keys in hardware"): the image holds no PKCS#11 module; pinset dlopens the one you mount,
+# Keys in hardware (docs/HARDWARE-KEYS.md): the image holds no PKCS#11 module; pinset dlopens the one you mount,
 # with its configuration, and the key is a URI instead of a file. The PIN comes from a mounted file named by
 # pin-source (or PINSET_PKCS11_PIN from a secret store), never from the command line. For example, SoftHSM:
 #   docker run --init -p 8080:8080 -v "$PWD/data:/data" \

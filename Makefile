@@ -69,8 +69,8 @@ quickstart:
 	@[ -x .build/debug/pinset ] || $(SWIFT) build --build-tests
 	bash scripts/quickstart_test.sh
 
-# Every README runbook block (<!-- runbook: NAME --> before a ```sh block) run verbatim, each runbook in a fresh
-# directory against real processes (pinset, openssl s_server, nginx); see scripts/runbook_test.py.
+# Every runbook block of README.md and docs/*.md (<!-- runbook: NAME --> before a ```sh block) run verbatim, each
+# runbook in a fresh directory against real processes (pinset, openssl s_server, nginx); see scripts/runbook_test.py.
 runbooks: test-deps hsm-deps
 	@[ -x .build/debug/pinset ] || $(SWIFT) build --build-tests
 	python3 scripts/runbook_test.py

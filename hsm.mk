@@ -1,6 +1,6 @@
 # Keys in hardware (issue 25), included by the Makefile: SoftHSM 2 and OpenSC's pkcs11-tool for the PKCS#11 tests
-# (Tests/CLITests/HardwareKeyTests, which `swift test` runs with every other test), the README's "Keys in hardware"
-# runbooks, and the signing benchmark. p11-kit's header is what the CPKCS11 target compiles against.
+# (Tests/CLITests/HardwareKeyTests, which `swift test` runs with every other test), the runbook of
+# docs/HARDWARE-KEYS.md, and the signing benchmark. p11-kit's header is what the CPKCS11 target compiles against.
 APT_HSM := softhsm2 opensc libp11-kit-dev
 
 .PHONY: hsm-deps test-hsm bench-hsm

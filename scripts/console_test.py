@@ -14,7 +14,7 @@ witness's cosignature and last answer; 15 a host's page checks its document's lo
 (RFC 6962 inclusion with WebCrypto SHA-256, and the checkpoint's signature); 16 log-out forgets the token;
 17 a readable error when the server is down. The server keeps a transparency log cosigned by a real
 `pinset witness`. Screenshots of every page go to --screenshots (default
-.build/console-screenshots). --docs DIR also writes the README's two screenshots there. Every wait is
+.build/console-screenshots). --docs DIR also writes the two screenshots of docs/CONSOLE.md there. Every wait is
 bounded; the closing line reads `N passed, M failed`.
 """
 
@@ -248,7 +248,7 @@ class Run:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--screenshots", default=str(ROOT / ".build" / "console-screenshots"))
-    parser.add_argument("--docs", help="also write the README's screenshots (console-hosts.png, console-host.png) here")
+    parser.add_argument("--docs", help="also write docs/CONSOLE.md's screenshots (console-hosts.png, console-host.png) here")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (database, server log)")
     args = parser.parse_args()
     binary = os.environ.get("PINSET") or str(ROOT / ".build" / "debug" / "pinset")
@@ -540,7 +540,7 @@ def main() -> int:
 
 
 def docs_screenshots(run: Run, docs: Path) -> None:
-    """The README's screenshots: a few more hosts and reports, at a modest window size."""
+    """The screenshots of docs/CONSOLE.md: a few more hosts and reports, at a modest window size."""
     server, driver = run.server, run.driver
     for host in ("api.example.com", "cdn.example.com", "login.example.com", "payments.example.com"):
         body = {"pins": [{"sha256": pin(), "role": "current"}, {"sha256": pin(), "role": "backup"}], "enforce": host != "cdn.example.com"}
@@ -558,7 +558,7 @@ def docs_screenshots(run: Run, docs: Path) -> None:
     run.go("#/hosts/api.example.com", "#signature .badge")
     run.wait(lambda d: d.find_element(By.CSS_SELECTOR, "#signature .badge").text == "verified", "verified")
     driver.save_screenshot(str(docs / "console-host.png"))
-    print(f"console_test: README screenshots in {docs}")
+    print(f"console_test: docs/CONSOLE.md screenshots in {docs}")
 
 
 if __name__ == "__main__":

@@ -82,7 +82,8 @@ def runbooks():
         where = os.path.relpath(page, ROOT)
         for name, kind, argument, code in blocks(page):
             if name in found and found[name][0] != where:
-                sys.exit(f"runbook {name} has blocks on two pages, {found[name][0]} and {where}: keep a runbook on one page")
+                sys.exit(f"runbook {name} has blocks on two pages, {found[name][0]} and {where}: "
+                         "keep a runbook on one page")
             found.setdefault(name, (where, []))[1].append((kind, argument, code))
     return found
 
