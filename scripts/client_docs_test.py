@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Issue 38, items 5 and 7, on Linux from the debug build (`swift build --build-tests` first):
+
+1. The DEBUG-only extra root (`PinTrustManager.debugTrustExtraRoot(der:)`) is compiled out of a release build:
+   PinSetClient is compiled again with the debug build's flags minus `-DDEBUG` (what `-c release` defines); its
+   symbol graph has no such symbol, and an app file that calls it does not compile against that module, while
+   it compiles against the debug module.
+2. The DocC catalog of PinSetClient (Sources/PinSetClient/PinSetClient.docc) builds from the debug module's
+   symbol graph with the toolchain's `docc`, warnings as errors.
+
+Exit status: 0 passed, 1 a check failed, 2 it could not run.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import apple_audit as aa  # noqa: E402  (the build-description reader the availability audit uses)
+
+ROOT = aa.ROOT
+PROBE = """import PinSetClient
+func trustProxy(_ manager: PinTrustManager) { manager.debugTrustExtraRoot(der: []) }
+"""
+
+
+def check(ok: bool, what: str, detail: str = "") -> None:
+    if not ok:
+        print(f"client-docs: FAIL: {what}\n{detail[-3000:]}", file=sys.stderr)
+        sys.exit(1)
+    print(f"client-docs: ok: {what}")
+
+
+def main() -> int:
+    tc = aa.find_toolchain()
+    bin_dir = aa.find_bin_dir(tc, None)
+    builds = aa.load_target_builds(bin_dir, ["PinSetClient"])
+    client = builds["PinSetClient"]
+    deps, _ = aa.dependency_modules(bin_dir, builds)
+    includes = next((inc for name, _, inc in deps if name == "PinSetClient"), [client.import_path])
+    include_flags = [flag for d in includes for flag in ("-I", d)]
+    with tempfile.TemporaryDirectory(prefix="pinset-client-docs.") as tmp:
+        work = Path(tmp)
+        # 1. Release: no DEBUG.
+        release = work / "release"
+        (release / "graph").mkdir(parents=True)
+        flags = [f for f in client.flags if f != "-DDEBUG"]
+        cmd = [tc.swiftc, "-emit-module", "-module-name", "PinSetClient", "-emit-module-path",
+                str(release / "PinSetClient.swiftmodule"), "-emit-symbol-graph", "-emit-symbol-graph-dir",
+                str(release / "graph"), "-I", client.import_path, "-module-cache-path", str(work / "cache")]
+        cmd += flags + [str(s) for s in client.sources]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        check(p.returncode == 0, "PinSetClient compiles without DEBUG", p.stderr)
+        names = set()
+        for graph in (release / "graph").glob("*.symbols.json"):
+            for symbol in json.loads(graph.read_text()).get("symbols", []):
+                names.add(symbol["names"]["title"])
+        check("PinTrustManager" in names and not any("debugTrustExtraRoot" in n for n in names),
+              "the release symbol graph has PinTrustManager and no debugTrustExtraRoot")
+        probe = work / "probe.swift"
+        probe.write_text(PROBE)
+        # The C modules' -Xcc pairs of the target's flags, kept as pairs.
+        xcc: list[str] = []
+        i = 0
+        while i < len(flags):
+            if flags[i] == "-Xcc" and i + 1 < len(flags):
+                xcc += flags[i:i + 2]
+                i += 2
+            else:
+                i += 1
+        common = [tc.swiftc, "-typecheck", "-module-cache-path", str(work / "cache"), "-target", tc.triple,
+                  "-swift-version", "6"] + xcc
+        p = subprocess.run(common + ["-I", str(release)] + include_flags + [str(probe)], capture_output=True,
+                           text=True)
+        check(p.returncode != 0 and "debugTrustExtraRoot" in p.stderr,
+              "an app calling debugTrustExtraRoot does not compile against the release module", p.stderr)
+        p = subprocess.run(common + include_flags + [str(probe)], capture_output=True, text=True)
+        check(p.returncode == 0, "the same app file compiles against the debug module", p.stderr)
+
+        # 2. DocC from the debug module's symbol graph.
+        docc = shutil.which("docc") or str(Path(tc.swiftc).parent / "docc")
+        graph = work / "debug-graph"
+        aa.extract_module(tc, "PinSetClient", graph, includes, "public")
+        out = work / "PinSetClient.doccarchive"
+        p = subprocess.run([docc, "convert", str(ROOT / "Sources" / "PinSetClient" / "PinSetClient.docc"),
+                            "--additional-symbol-graph-dir", str(graph), "--output-path", str(out),
+                            "--fallback-display-name", "PinSetClient", "--fallback-bundle-identifier",
+                            "pinset.PinSetClient", "--warnings-as-errors"], capture_output=True, text=True)
+        check(p.returncode == 0, "the DocC catalog of PinSetClient builds with no warning", p.stdout + p.stderr)
+    print("client-docs: 5 passed, 0 failed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
