@@ -139,7 +139,8 @@ let package = Package(
                 // documents are checked by PinSetRules over OpenSSL (issue 22 item 4).
                 "PinSetServer", "PinSetAdminAPI", "PinSetProbe", "PinSetRules", "PinSetCore", "OpenSSLCrypto", "PKCS11",
                 "Locking", "MicroHTTPD", "TransparencyLog", "PinSetOpenSSL", "PinSetSigning",
-                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: serverTrait)),
+                .product(
+                    name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: serverTrait)),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
             ]
         ),

@@ -49,7 +49,8 @@ import Testing
     #if DEBUG
         @Test func theDebugRootOverridesThePinsInDebugBuildsOnly() {
             let manager = PinTrustManager(
-                verifier: DocumentVerifier(trustedKeys: [signer.trustedKey]), options: PinningOptions(unpinnedHosts: .deny))
+                verifier: DocumentVerifier(trustedKeys: [signer.trustedKey]),
+                options: PinningOptions(unpinnedHosts: .deny))
             manager.installCompiled(pinSet: makeSet(pins: [randomPin(role: .current)]))
             #expect(!manager.evaluate(chain: chain, host: "example.com", now: testNow).allowsConnection)
             manager.debugTrustExtraRoot(der: testChain[2].der)

@@ -23,7 +23,8 @@ import Testing
     }
 
     func client(_ configuration: PinningClient.Configuration, startsPolling: Bool = true) throws -> PinningClient {
-        try PinningClient(configuration: configuration, transport: server, clock: { testNow }, startsPolling: startsPolling)
+        try PinningClient(
+            configuration: configuration, transport: server, clock: { testNow }, startsPolling: startsPolling)
     }
 
     /// Waits (suspending, never blocking a thread) until `condition` holds or `seconds` pass.
@@ -179,11 +180,16 @@ import Testing
         let retired = Locked<[Int]>([])
         let counter = Locked(0)
         let resource = pinning.pinnedResource(
-            make: { counter.withLock { $0 += 1; return $0 } }, retire: { old in retired.withLock { $0.append(old) } })
+            make: {
+                counter.withLock {
+                    $0 += 1; return $0
+                }
+            }, retire: { old in retired.withLock { $0.append(old) } })
         #expect(resource.resource == 1)
         let keep = Pin.spki(testChain[0])
         // A first set tightens (before it, the host was refused or unpinned).
-        _ = pinning.trustManager.accept(signer.sign(makeSet(version: 1, pins: [keep])), for: "example.com", now: testNow)
+        _ = pinning.trustManager.accept(
+            signer.sign(makeSet(version: 1, pins: [keep])), for: "example.com", now: testNow)
         #expect(resource.resource == 2)
         // Adding a pin loosens: nothing to replace.
         _ = pinning.trustManager.accept(
@@ -195,7 +201,8 @@ import Testing
         #expect(resource.resource == 3)
         #expect(retired.withLock { $0 } == [1, 2])
         resource.close()
-        _ = pinning.trustManager.accept(signer.sign(makeSet(version: 4, pins: [randomPin()])), for: "example.com", now: testNow)
+        _ = pinning.trustManager.accept(
+            signer.sign(makeSet(version: 4, pins: [randomPin()])), for: "example.com", now: testNow)
         #expect(resource.generation == 2)
         #expect(retired.withLock { $0 } == [1, 2, 3])
     }
@@ -227,5 +234,18 @@ import Testing
         times.sort()
         print("PinningClient.init, 100 persisted + 100 bundled sets: median \(times[4]) ms, min \(times[0]) ms")
         #expect(times[4] < 2000)
+    }
+
+    @Test func anAppBuildsAFixedSetForItsOwnTests() throws {
+        // Only `import PinSetClient` is needed: PinSet and Pin are re-exported.
+        let pinning = PinningClient(fixedSets: [
+            PinSet(
+                host: "API.example.com", version: 1, issuedAt: testNow, expiresAt: testNow.addingTimeInterval(3600),
+                pins: [Pin(sha256: try SPKIPin.sha256(ofCertificateDER: chain[0]))])
+        ])
+        #expect(pinning.trustManager.evaluate(chain: chain, host: "api.example.com", now: testNow).allowsConnection)
+        #expect(!pinning.trustManager.evaluate(chain: [chain[1]], host: "api.example.com", now: testNow).allowsConnection)
+        #expect(pinning.hostsMissingSets.isEmpty)
+        #expect(!pinning.isRunning)
     }
 }

@@ -138,15 +138,50 @@ public final class PinningClient: Sendable {
     ///   - startsPolling: default `true`; `false` leaves the start to the app (tests, app extensions).
     ///   - onPinFailure: called with every pin failure once classified; the same failures reach ``events()``.
     /// - Throws: ``ConfigurationError`` when no document could ever be accepted or a host is not a DNS name.
-    public init(
+    public convenience init(
         configuration: Configuration, transport: any PinSetTransport = URLSessionTransport(),
         clock: @escaping @Sendable () -> Date = { Date() }, startsPolling: Bool = true,
         onPinFailure: (@Sendable (PinFailure) -> Void)? = nil
     ) throws(ConfigurationError) {
-        guard !configuration.trustedKeys.isEmpty || !configuration.rootKeys.isEmpty else {
+        try self.init(
+            configuration, transport: transport, clock: clock, startsPolling: startsPolling,
+            onPinFailure: onPinFailure, requiresKeys: true)
+    }
+
+    /// A client holding fixed sets and nothing else, for an app's own tests and previews: no pin server, no
+    /// storage, no polling. The sets are installed as compiled sets (``PinTrustManager/installCompiled(pinSet:)``)
+    /// and their hosts are the configured hosts.
+    ///
+    /// ```swift
+    /// let pinning = PinningClient(fixedSets: [
+    ///     PinSet(host: "api.example.com", version: 1, issuedAt: .now, expiresAt: .now + 86_400,
+    ///            pins: [Pin(sha256: try SPKIPin.sha256(ofCertificateDER: leafDER))])])
+    /// ```
+    /// - Parameters:
+    ///   - sets: the sets, one per host.
+    ///   - options: policy, default ``PinningOptions()``.
+    public convenience init(fixedSets sets: [PinSet], options: PinningOptions = PinningOptions()) {
+        // Cannot throw: no keys are required and `PinSet` hosts are normalised already.
+        try! self.init(
+            Configuration(
+                server: URL(string: "https://pins.invalid")!, hosts: sets.compactMap { try? HostName.normalize($0.host) },
+                storageDirectory: nil,
+                options: options, reportsPinFailures: false),
+            transport: NoPinServer(), clock: { Date() }, startsPolling: false, onPinFailure: nil,
+            requiresKeys: false)
+        state.withLock { $0.stopped = true }  // nothing to refresh from
+        for set in sets { trustManager.installCompiled(pinSet: set) }
+    }
+
+    init(
+        _ configuration: Configuration, transport: any PinSetTransport, clock: @escaping @Sendable () -> Date,
+        startsPolling: Bool, onPinFailure: (@Sendable (PinFailure) -> Void)?, requiresKeys: Bool
+    ) throws(ConfigurationError) {
+        guard !requiresKeys || !configuration.trustedKeys.isEmpty || !configuration.rootKeys.isEmpty else {
             throw ConfigurationError(
                 code: .noKeys,
-                description: "no signing keys and no root keys: ship the pin server's public key (trustedKeys) or the root keys")
+                description:
+                    "no signing keys and no root keys: ship the pin server's public key (trustedKeys) or the root keys")
         }
         for host in configuration.hosts where (try? HostName.normalize(host)) == nil {
             throw ConfigurationError(code: .badHost, description: "\(host) is not a DNS name")
@@ -360,4 +395,13 @@ public final class PinningClient: Sendable {
     public func removeHandler(_ token: UInt64) {
         state.withLock { _ = $0.rotations.removeValue(forKey: token) }
     }
+}
+
+/// The transport of a client with fixed sets: there is no pin server.
+private struct NoPinServer: PinSetTransport {
+    struct Unavailable: Error, CustomStringConvertible {
+        var description: String { "a client with fixed sets has no pin server" }
+    }
+
+    func get(_ url: URL, headers: [String: String]) async throws -> TransportResponse { throw Unavailable() }
 }
