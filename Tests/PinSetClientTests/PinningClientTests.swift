@@ -244,7 +244,8 @@ import Testing
                 pins: [Pin(sha256: try SPKIPin.sha256(ofCertificateDER: chain[0]))])
         ])
         #expect(pinning.trustManager.evaluate(chain: chain, host: "api.example.com", now: testNow).allowsConnection)
-        #expect(!pinning.trustManager.evaluate(chain: [chain[1]], host: "api.example.com", now: testNow).allowsConnection)
+        #expect(
+            !pinning.trustManager.evaluate(chain: [chain[1]], host: "api.example.com", now: testNow).allowsConnection)
         #expect(pinning.hostsMissingSets.isEmpty)
         #expect(!pinning.isRunning)
     }

@@ -35,7 +35,7 @@
         /// and will call `completionHandler`; `false` when the challenge is yours to answer.
         public func handle(
             _ challenge: URLAuthenticationChallenge, task: URLSessionTask? = nil,
-            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+            completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
         ) -> Bool {
             PinningURLSessionDelegate(trustManager: trustManager, failures: failures)
                 .handle(challenge, task: task, completionHandler: completionHandler)

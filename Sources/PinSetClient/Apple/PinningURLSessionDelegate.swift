@@ -51,7 +51,7 @@
         /// ```
         public func handle(
             _ challenge: URLAuthenticationChallenge, task: URLSessionTask? = nil,
-            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+            completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
         ) -> Bool {
             guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
                 let trust = challenge.protectionSpace.serverTrust
@@ -60,16 +60,18 @@
             let taskID = task?.taskIdentifier
             let evaluator = evaluator
             let failures = failures
+            // SecTrust and the caller's handler are not marked Sendable; each is used on the queue only, once.
             nonisolated(unsafe) let unsafeTrust = trust
+            nonisolated(unsafe) let completion = completionHandler
             PinnedServerTrustEvaluator.evaluationQueue.async {
                 do {
                     try evaluator.evaluate(unsafeTrust, forHost: host)
-                    completionHandler(.useCredential, URLCredential(trust: unsafeTrust))
+                    completion(.useCredential, URLCredential(trust: unsafeTrust))
                 } catch let failure as PinnedServerTrustEvaluator.Failure {
                     if let taskID { failures?.record(failure.refusal(host: host), task: taskID) }
-                    completionHandler(.cancelAuthenticationChallenge, nil)
+                    completion(.cancelAuthenticationChallenge, nil)
                 } catch {
-                    completionHandler(.cancelAuthenticationChallenge, nil)
+                    completion(.cancelAuthenticationChallenge, nil)
                 }
             }
             return true

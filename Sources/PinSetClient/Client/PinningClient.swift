@@ -164,7 +164,8 @@ public final class PinningClient: Sendable {
         // Cannot throw: no keys are required and `PinSet` hosts are normalised already.
         try! self.init(
             Configuration(
-                server: URL(string: "https://pins.invalid")!, hosts: sets.compactMap { try? HostName.normalize($0.host) },
+                server: URL(string: "https://pins.invalid")!,
+                hosts: sets.compactMap { try? HostName.normalize($0.host) },
                 storageDirectory: nil,
                 options: options, reportsPinFailures: false),
             transport: NoPinServer(), clock: { Date() }, startsPolling: false, onPinFailure: nil,
@@ -279,17 +280,13 @@ public final class PinningClient: Sendable {
         if manager.hostsMissingSets.isEmpty { return true }
         let stream = events()  // subscribed before fetching, so that no update is missed
         if manager.hostsMissingSets.isEmpty { return true }
+        // The fetches run on their own (a slow transport must not hold the timeout); a failure is retried by
+        // the polling loop, and any later update wakes the wait below.
         let updater = updater
+        Task { for host in manager.hostsMissingSets { await updater.refreshNow(host: host) } }
         return await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 for await _ in stream where manager.hostsMissingSets.isEmpty { return true }
-                return manager.hostsMissingSets.isEmpty
-            }
-            group.addTask {
-                for host in manager.hostsMissingSets { await updater.refreshNow(host: host) }
-                // A failed fetch is retried by the polling loop; keep waiting for it until the timeout.
-                if manager.hostsMissingSets.isEmpty { return true }
-                try? await Task.sleep(for: timeout)
                 return manager.hostsMissingSets.isEmpty
             }
             group.addTask {
