@@ -100,8 +100,14 @@ def main() -> int:
 
         # 3. DocC from the debug module's symbol graph.
         docc = shutil.which("docc") or str(Path(tc.swiftc).parent / "docc")
+        # The modules PinSetClient re-exports (its docs link to their types) go into the same graph.
         graph = work / "debug-graph"
-        aa.extract_module(tc, "PinSetClient", graph, includes, "public")
+        graph.mkdir()
+        cmd = [tc.extractor, "-module-name", "PinSetClient", "-target", tc.triple, "-output-dir", str(graph),
+               "-minimum-access-level", "public",
+               "-experimental-allowed-reexported-modules=PinSetCore,PinSetRules,TransparencyLog"]
+        p = subprocess.run(cmd + include_flags, capture_output=True, text=True)
+        check(p.returncode == 0, "the symbol graph of PinSetClient is extracted", p.stderr)
         out = work / "PinSetClient.doccarchive"
         p = subprocess.run([docc, "convert", str(ROOT / "Sources" / "PinSetClient" / "PinSetClient.docc"),
                             "--additional-symbol-graph-dir", str(graph), "--output-path", str(out),

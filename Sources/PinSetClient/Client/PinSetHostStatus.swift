@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a ``PinningClient`` holds for one configured host: a snapshot for a settings screen, a log line or a
-/// SwiftUI view (``PinSetStatusModel`` on Apple platforms).
+/// SwiftUI view (`PinSetStatusModel` on Apple platforms).
 public struct PinSetHostStatus: Sendable, Hashable {
     /// Whether the host's set can be relied on now.
     public enum Freshness: Sendable, Hashable {

@@ -40,7 +40,7 @@ public final class PinningClient: Sendable {
         /// Where accepted documents are persisted. Default ``PinningClient/defaultStorageDirectory``
         /// (Application Support/pinset); `nil` keeps them in memory (no rollback protection across launches).
         public var storageDirectory: URL?
-        /// Policy: unpinned hosts, missing and stale sets, skew, transparency log. Default ``PinningOptions()``.
+        /// Policy: unpinned hosts, missing and stale sets, skew, transparency log. Default `PinningOptions()`.
         public var options: PinningOptions
         /// Polling interval when the server sends no `max-age`. Default 3600 s.
         public var defaultRefreshInterval: TimeInterval
@@ -159,7 +159,7 @@ public final class PinningClient: Sendable {
     /// ```
     /// - Parameters:
     ///   - sets: the sets, one per host.
-    ///   - options: policy, default ``PinningOptions()``.
+    ///   - options: policy, default `PinningOptions()`.
     public convenience init(fixedSets sets: [PinSet], options: PinningOptions = PinningOptions()) {
         // Cannot throw: no keys are required and `PinSet` hosts are normalised already.
         try! self.init(
