@@ -9,8 +9,10 @@ public struct SetSwap: Sendable, Hashable {
     public let oldVersion: Int?
     /// The version now in force.
     public let newVersion: Int
-    /// Whether the new set may refuse a chain the old one accepted: a pin dropped, enforcement switched on,
-    /// subdomains newly covered, or a first set. A connection the old set allowed must then be checked again
+    /// Whether the new set may refuse a chain the old one accepted: a pin dropped (an empty set drops them all:
+    /// with ``PinningOptions/UnpinnedHostPolicy/deny`` it refuses everything), a pin expiring earlier, enforcement
+    /// switched on, subdomains newly covered, or a first set. Conservative: replacing a session needlessly costs a
+    /// handshake, keeping one wrongly costs the pin. A connection the old set allowed must then be checked again
     /// (a resumed TLS session presents no chain, so it is never evaluated again by itself).
     public let tightens: Bool
 
@@ -26,7 +28,6 @@ public struct SetSwap: Sendable, Hashable {
         guard let old else { return true }
         if new.set.enforce && !old.set.enforce { return true }
         if new.set.includeSubdomains && !old.set.includeSubdomains { return true }
-        if !old.pins.isEmpty && new.pins.isEmpty { return false }  // an empty set pins nothing: looser
         for pin in old.pins {
             let kept = new.pins.contains {
                 $0.digest == pin.digest && $0.isCertificate == pin.isCertificate && $0.expiresAt >= pin.expiresAt
