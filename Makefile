@@ -10,6 +10,7 @@ DATA       ?= ./data
 PORT       ?= 8080
 
 .PHONY: all deps test-deps build release run test test-swift check-apple quickstart runbooks lint-openapi lint-docker format-lint bench soak clean
+.PHONY: consumer client-docs
 .PHONY: console-deps test-console console-embed test-container
 
 all: build
@@ -50,8 +51,10 @@ run: release
 test: test-deps hsm-deps lint-openapi lint-docker format-lint
 	$(SWIFT) build --build-tests
 	$(MAKE) check-apple
+	$(MAKE) client-docs
 	$(SWIFT) test --skip-build
 	$(MAKE) quickstart
+	$(MAKE) consumer
 	$(MAKE) runbooks
 	$(MAKE) test-console
 	$(MAKE) test-hardening
@@ -63,6 +66,17 @@ check-apple:
 	@[ -e .build/debug/description.json ] || $(SWIFT) build --build-tests
 	python3 scripts/test_apple_audit.py
 	python3 scripts/apple_audit.py
+
+# Issue 38: the DEBUG-only extra root is compiled out without DEBUG, and the DocC catalog of PinSetClient builds from
+# the debug build's symbol graph with the toolchain's docc, warnings as errors (scripts/client_docs_test.py).
+client-docs:
+	@[ -e .build/debug/description.json ] || $(SWIFT) build --build-tests
+	python3 scripts/client_docs_test.py
+
+# Issue 38: an app depending on this package for PinSetClient with `traits: []` (README) fetches only swift-crypto,
+# swift-certificates and swift-asn1; a consumer package in a temporary folder resolves it (scripts/consumer_test.sh).
+consumer:
+	bash scripts/consumer_test.sh
 
 # The README's Linux client quickstart, built as a package of its own and run against a real pin server and TLS server.
 quickstart:

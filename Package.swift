@@ -15,6 +15,13 @@ import PackageDescription
 //   rules' OpenSSL crypto   PinSetOpenSSL               (OpenSSLTrustCrypto; server and CLI)
 //   client                  PinSetClient, PinSetNIO     (no libmicrohttpd, no OpenSSL)
 //   executable              pinset                      (TLS probes via OpenSSLCrypto: no NIO, no swift-nio-ssl)
+//
+// Traits (SE-0450): an app that depends on this package for PinSetClient alone turns the defaults off
+// (`.package(url: …, from: …, traits: [])`) and fetches only swift-crypto, swift-certificates and swift-asn1
+// (scripts/consumer_test.sh proves it). Every use of another package is guarded by one of these traits, both on by
+// default, so this package's own builds (the server, the CLI, the tests, the Dockerfile) are unchanged.
+let serverTrait: Set<String> = ["Server"]  // GRDB, swift-log, swift-argument-parser: the server and the CLI
+let nioTrait: Set<String> = ["NIO"]  // swift-nio, swift-nio-ssl: PinSetNIO, the tests' TLS servers
 let package = Package(
     name: "pinset",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
@@ -22,6 +29,11 @@ let package = Package(
         .executable(name: "pinset", targets: ["pinset"]),
         .library(name: "PinSetClient", targets: ["PinSetClient"]),
         .library(name: "PinSetNIO", targets: ["PinSetNIO"]),
+    ],
+    traits: [
+        .trait(name: "Server", description: "The pinset server and CLI: GRDB, swift-log, swift-argument-parser."),
+        .trait(name: "NIO", description: "PinSetNIO, the pinned swift-nio client for Linux services."),
+        .default(enabledTraits: ["Server", "NIO"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -77,7 +89,7 @@ let package = Package(
             name: "PinSetSigning",
             dependencies: [
                 "OpenSSLCrypto", "PKCS11", "PinSetCore", "PinSetOpenSSL",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
             ]
         ),
 
@@ -88,8 +100,8 @@ let package = Package(
                 "PinSetOpenSSL", "PinSetSigning",
                 "MicroHTTPD", "OpenSSLCrypto", "PKCS11", "PinSetCore", "PinSetAdminAPI", "PinSetProbe", "Locking",
                 "TransparencyLog",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
             ]
         ),
 
@@ -112,10 +124,10 @@ let package = Package(
             dependencies: [
                 "PinSetClient", "Locking",
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: nioTrait)),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: nioTrait)),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: nioTrait)),
+                .product(name: "NIOTLS", package: "swift-nio", condition: .when(traits: nioTrait)),
             ]
         ),
 
@@ -127,8 +139,9 @@ let package = Package(
                 // documents are checked by PinSetRules over OpenSSL (issue 22 item 4).
                 "PinSetServer", "PinSetAdminAPI", "PinSetProbe", "PinSetRules", "PinSetCore", "OpenSSLCrypto", "PKCS11",
                 "Locking", "MicroHTTPD", "TransparencyLog", "PinSetOpenSSL", "PinSetSigning",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(
+                    name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: serverTrait)),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
             ]
         ),
 
@@ -164,10 +177,10 @@ let package = Package(
                 "PinSetClient", "PinSetServer", "PinSetProbe", "MicroHTTPD",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: nioTrait)),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: nioTrait)),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: nioTrait)),
+                .product(name: "NIOTLS", package: "swift-nio", condition: .when(traits: nioTrait)),
             ],
             path: "Tests/TestSupport"
         ),
@@ -179,7 +192,7 @@ let package = Package(
             dependencies: [
                 "PinSetOpenSSL",
                 "TransparencyLog", "PinSetCore", "PinSetServer", "OpenSSLCrypto", "PinSetClient", "TestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
             ]
         ),
         .testTarget(
@@ -187,7 +200,7 @@ let package = Package(
             dependencies: [
                 "PinSetOpenSSL",
                 "PinSetServer", "PinSetAdminAPI", "PinSetProbe", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking",
-                "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "TestSupport", .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
             ]),
         .testTarget(
             name: "PinSetClientTests",
@@ -203,9 +216,9 @@ let package = Package(
             dependencies: [
                 "TestSupport",
                 "PinSetNIO", "PinSetClient", "PinSetCore",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: nioTrait)),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: nioTrait)),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: nioTrait)),
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
@@ -218,9 +231,9 @@ let package = Package(
                 "TestSupport",
                 "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD", "PinSetFuzzing", "Locking",
                 "OpenSSLCrypto",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: nioTrait)),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: nioTrait)),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: nioTrait)),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -6,6 +6,10 @@ import PinSetClient
 import PinSetCore
 
 let arguments = CommandLine.arguments
+if arguments.count > 1, arguments[1] == "client-init" {  // issue 38: the client's launch cost
+    try ClientInit.run(rounds: arguments.count > 2 ? Int(arguments[2]) ?? 21 : 21)
+    exit(0)
+}
 let rounds = arguments.count > 1 ? Int(arguments[1]) ?? 15 : 15
 let scale = arguments.count > 2 ? Int(arguments[2]) ?? 1 : 1
 

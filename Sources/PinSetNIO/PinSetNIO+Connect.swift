@@ -13,9 +13,16 @@ extension PinSetNIO {
     /// channel before the handshake is known to have passed fails ("I/O on closed channel"). Here nothing is
     /// returned until it passed, and a refusal is an error the caller cannot mistake for success.
     ///
+    /// The channel is tracked by the trust manager (``PinTrustManager/trackConnection(host:chain:close:)``):
+    /// when a new set that tightens refuses the chain this channel validated, the channel is closed, so a live
+    /// connection never outlives the set that allowed it. (NIOSSL never resumes a client TLS session: every
+    /// connection presents its chain and is evaluated against the sets then in force.)
+    ///
     /// - Parameters:
     ///   - host: the name to connect to, a DNS name or an IP literal: SNI, hostname validation and pin lookup.
     ///   - port: the TCP port.
+    ///   - address: where to connect instead of resolving `host` (an IP literal), default `nil`; `host` still
+    ///     names the server for SNI, validation and pins.
     ///   - configuration: trust manager, roots, clock.
     ///   - context: a context from ``PinnedTLSConfiguration/makeContext()``, built once per process; default
     ///     builds one (costly).
@@ -25,7 +32,8 @@ extension PinSetNIO {
     ///   - initializer: adds the application's handlers after the TLS handler (runs on the channel's event loop).
     /// - Throws: ``PinnedConnectionError``.
     public static func connect(
-        host: String, port: Int, configuration: PinnedTLSConfiguration, context: NIOSSLContext? = nil,
+        host: String, port: Int, address: String? = nil, configuration: PinnedTLSConfiguration,
+        context: NIOSSLContext? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         connectTimeout: TimeAmount = .seconds(10), handshakeTimeout: TimeAmount = .seconds(10),
         initializer: @escaping @Sendable (any Channel) throws -> Void = { _ in }
@@ -46,7 +54,7 @@ extension PinSetNIO {
                         try initializer(channel)
                     }
                 }
-                .connect(host: host, port: port).get()
+                .connect(host: address ?? host, port: port).get()
         } catch {
             handshake.fail(error)
             throw PinnedConnectionError(.connectFailed, host: host, port: port, "\(error)")
@@ -57,6 +65,11 @@ extension PinSetNIO {
         defer { deadline.cancel() }
         do {
             try await handshake.futureResult.get()
+            if case .accepted(let chain, _)? = outcome.withLock({ $0 }) {
+                let manager = configuration.trustManager
+                let token = manager.trackConnection(host: host, chain: chain) { channel.close(promise: nil) }
+                channel.closeFuture.whenComplete { _ in manager.untrackConnection(token) }
+            }
             return channel
         } catch {
             channel.close(promise: nil)
@@ -73,7 +86,7 @@ extension PinSetNIO {
     }
 }
 
-/// Why ``PinSetNIO/connect(host:port:configuration:context:group:connectTimeout:handshakeTimeout:initializer:)``
+/// Why ``PinSetNIO/connect(host:port:address:configuration:context:group:connectTimeout:handshakeTimeout:initializer:)``
 /// gave no channel. Compare ``code``; ``description`` is a sentence for a log or a terminal.
 public struct PinnedConnectionError: Error, Sendable, CustomStringConvertible {
     /// What failed.

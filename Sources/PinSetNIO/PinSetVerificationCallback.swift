@@ -25,7 +25,7 @@ public struct PinSetVerificationCallback: Sendable {
     /// Trust manager, roots and clock.
     public let configuration: PinnedTLSConfiguration
 
-    /// Told the outcome of each verification (``PinSetNIO/connect(host:port:configuration:context:group:connectTimeout:handshakeTimeout:initializer:)``
+    /// Told the outcome of each verification (``PinSetNIO/connect(host:port:address:configuration:context:group:connectTimeout:handshakeTimeout:initializer:)``
     /// turns it into a ``PinnedConnectionError``).
     let onOutcome: (@Sendable (Outcome) -> Void)?
 

@@ -31,6 +31,11 @@
             public let decision: TrustDecision?
             /// Why.
             public let detail: String
+
+            /// The same refusal in the platform-neutral form (``PinRefusal``) for `host`.
+            public func refusal(host: String) -> PinRefusal {
+                PinRefusal(host: host, decision: decision, detail: detail)
+            }
         }
 
         /// Creates an evaluator.
@@ -42,14 +47,25 @@
         /// - Throws: ``Failure`` when either refuses.
         @discardableResult
         public func evaluate(_ trust: SecTrust, forHost host: String, now: Date = Date()) throws -> TrustDecision {
-            SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString))
+            // Every Security call's result is checked: a policy or anchor that silently failed to apply would
+            // leave the evaluation to whatever the trust object held before.
+            let policies = SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString))
+            guard policies == errSecSuccess else {
+                throw Failure(decision: nil, detail: "SecTrustSetPolicies failed (OSStatus \(policies))")
+            }
+            #if DEBUG
+                try applyDebugAnchors(trust)
+            #endif
             var error: CFError?
             guard SecTrustEvaluateWithError(trust, &error) else {
                 throw Failure(
                     decision: nil, detail: "standard validation failed: \(error.map { "\($0)" } ?? "unknown")")
             }
             // SecTrustCopyCertificateChain is iOS 15 / macOS 12: within the floors.
-            let certificates = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
+            guard let certificates = SecTrustCopyCertificateChain(trust) as? [SecCertificate], !certificates.isEmpty
+            else {
+                throw Failure(decision: nil, detail: "the evaluated trust has no certificate chain")
+            }
             let chain = certificates.map { [UInt8](SecCertificateCopyData($0) as Data) }
             let decision = trustManager.evaluate(chain: chain, host: host, now: now)
             guard decision.allowsConnection else {
@@ -57,6 +73,25 @@
             }
             return decision
         }
+
+        #if DEBUG
+            /// DEBUG builds only: adds the manager's extra debug roots (``PinTrustManager/debugTrustExtraRoot(der:)``)
+            /// as anchors beside the system's, so a proxy's CA validates without a profile on the device.
+            private func applyDebugAnchors(_ trust: SecTrust) throws {
+                let roots = trustManager.debugExtraRoots
+                guard !roots.isEmpty else { return }
+                let certificates = roots.compactMap { SecCertificateCreateWithData(nil, Data($0) as CFData) }
+                let anchors = SecTrustSetAnchorCertificates(trust, certificates as CFArray)
+                guard anchors == errSecSuccess else {
+                    throw Failure(decision: nil, detail: "SecTrustSetAnchorCertificates failed (OSStatus \(anchors))")
+                }
+                let only = SecTrustSetAnchorCertificatesOnly(trust, false)
+                guard only == errSecSuccess else {
+                    throw Failure(
+                        decision: nil, detail: "SecTrustSetAnchorCertificatesOnly failed (OSStatus \(only))")
+                }
+            }
+        #endif
 
         /// ``evaluate(_:forHost:now:)`` on ``evaluationQueue``: the caller's task suspends, and no thread of
         /// Swift's cooperative pool waits on the network.

@@ -28,14 +28,14 @@ final class LogAuditor: Sendable {
     private let storage: PinStorage?
     private let reporter: PinFailureReporter?
     private let clock: @Sendable () -> Date
-    private let events: AsyncStream<UpdateEvent>.Continuation
+    private let events: UpdateEventSink
     private let hasher = MerkleHasher(crypto: SwiftCryptoTrust())
 
     /// The auditor of an updater whose manager has a policy; `nil` for one without.
     static func make(
         _ manager: PinTrustManager, server: URL, transport: any PinSetTransport, storage: PinStorage?,
         reporter: PinFailureReporter?, clock: @escaping @Sendable () -> Date,
-        events: AsyncStream<UpdateEvent>.Continuation
+        events: UpdateEventSink
     ) -> LogAuditor? {
         guard let checkpoints = manager.log else { return nil }
         return LogAuditor(
@@ -46,7 +46,7 @@ final class LogAuditor: Sendable {
     private init(
         checkpoints: LogCheckpoints, trustStore: TrustStore?, server: URL, transport: any PinSetTransport,
         storage: PinStorage?, reporter: PinFailureReporter?, clock: @escaping @Sendable () -> Date,
-        events: AsyncStream<UpdateEvent>.Continuation
+        events: UpdateEventSink
     ) {
         self.checkpoints = checkpoints
         self.trustStore = trustStore

@@ -30,12 +30,16 @@ extension PinTrustManager {
     /// observers (the updater re-evaluating a chain to classify a failure already reported).
     func evaluate(chain: [[UInt8]], host: String, now: Date, notify: Bool) -> TrustDecision {
         let host = Self.normalized(host)
+        #if DEBUG
+            if let decision = debugOverride(chain: chain, host: host) { return decision }
+        #endif
         let time = now.timeIntervalSinceReferenceDate
         let first = state.withLock { state in
             Self.firstPass(&state, chain: chain, host: host, now: time, options: options)
         }
         switch first {
         case .decided(let decision):
+            if case .setMissing(let missing, false) = decision, notify { announceMissing(missing) }
             return decision
         case .mismatch(let policy, let noted):
             return failed(policy, notedHost: noted, host: host, chain: chain, now: now, notify: notify)
@@ -66,7 +70,8 @@ extension PinTrustManager {
             return .decided(.hostNotPinned(host: host, allowed: options.unpinnedHosts == .allow))
         }
         if now >= policy.staleAfter, options.staleSetPolicy == .stopPinning {
-            return .decided(.hostNotPinned(host: host, allowed: true))
+            // Stale and no longer pinned: treated as any unpinned host, so `unpinnedHosts: .deny` still refuses.
+            return .decided(.hostNotPinned(host: host, allowed: options.unpinnedHosts == .allow))
         }
         for der in chain {
             guard let entry = state.cache.lookup(der) else { return .needHashes(policy, notedHost: noted) }

@@ -15,6 +15,17 @@ public final class PinTrustManager: Sendable {
         var expected: Set<String> = []
         /// Called after `onPinFailure` for every failure (``observePinFailures(_:)``).
         var observers: [@Sendable (PinFailure) -> Void] = []
+        /// Called after every swap (``observeSetSwaps(_:)``).
+        var swapObservers: [@Sendable (SetSwap) -> Void] = []
+        /// Called when a refusal found no set (``observeMissingSets(_:)``).
+        var missingObservers: [@Sendable (String) -> Void] = []
+        /// Live connections to re-check after a swap that tightens (``trackConnection(host:chain:close:)``).
+        var connections: [UInt64: TrackedConnection] = [:]
+        var nextConnection: UInt64 = 0
+        #if DEBUG
+            /// Extra roots trusted in DEBUG builds only (``PinTrustManager/debugTrustExtraRoot(der:)``).
+            var debugRoots: [[UInt8]] = []
+        #endif
     }
 
     /// The verifier documents pass through.
@@ -51,7 +62,7 @@ public final class PinTrustManager: Sendable {
         VerifiedDocument, DocumentRejection
     > {
         let host = Self.normalized(host)
-        let last = acceptedVersion(for: host)
+        let last = signedVersion(for: host)
         return install(verifier.verify(bytes, host: host, now: now, lastAccepted: last), host: host)
     }
 
@@ -62,21 +73,39 @@ public final class PinTrustManager: Sendable {
         VerifiedDocument, DocumentRejection
     > {
         let host = Self.normalized(host)
-        let last = acceptedVersion(for: host)
+        let last = signedVersion(for: host)
         return install(verifier.verifyIgnoringTime(bytes, host: host, lastAccepted: last), host: host)
     }
 
-    /// Installs a set compiled into the app (no signature: the app binary vouches for it) unless a set of the
-    /// same or a newer version is already in force. Returns whether it was installed.
+    /// Installs a set compiled into the app (no signature: the app binary vouches for it). It is a fallback,
+    /// like a bundled document: it is installed only when no signed set is in force for its host and no compiled
+    /// set of the same or a newer version is, and it never raises the rollback floor of signed documents (a
+    /// fetched or persisted document replaces it whatever its version). Returns whether it was installed.
     @discardableResult
     public func installCompiled(pinSet: PinSet) -> Bool {
+        let host = Self.normalized(pinSet.host)
         let policy = CompiledPolicy(set: pinSet, document: nil, skew: options.skew)
-        return state.withLock { state in
-            if let current = state.policies[pinSet.host], current.acceptedVersion >= policy.acceptedVersion {
-                return false
+        let swap: SetSwap? = state.withLock { state in
+            if let current = state.policies[host],
+                current.document != nil || current.acceptedVersion >= policy.acceptedVersion
+            {
+                return nil
             }
-            state.policies[pinSet.host] = policy
-            return true
+            let swap = SetSwap(host: host, replaced: state.policies[host], by: policy)
+            state.policies[host] = policy
+            return swap
+        }
+        guard let swap else { return false }
+        announce(swap)
+        return true
+    }
+
+    /// The version of the *signed* set in force for `host`: the floor a new document must not roll back. A
+    /// compiled set (``installCompiled(pinSet:)``) sets no floor.
+    func signedVersion(for host: String) -> AcceptedVersion? {
+        state.withLock { state in
+            guard let policy = state.policies[host], policy.document != nil else { return nil }
+            return policy.acceptedVersion
         }
     }
 
@@ -121,16 +150,26 @@ public final class PinTrustManager: Sendable {
         guard case .success(let document) = result else { return result }
         let policy = CompiledPolicy(set: document.pinSet, document: document, skew: options.skew)
         // Re-check rollback under the lock: another accept may have installed a newer set meanwhile.
-        return state.withLock { state in
-            if let current = state.policies[host], policy.acceptedVersion < current.acceptedVersion {
+        let outcome: Result<SetSwap, DocumentRejection> = state.withLock { state in
+            if let current = state.policies[host], current.document != nil,
+                policy.acceptedVersion < current.acceptedVersion
+            {
                 return .failure(
                     DocumentRejection(
                         .rollback,
                         "version \(policy.set.version) is older than version \(current.set.version) installed meanwhile"
                     ))
             }
+            let swap = SetSwap(host: host, replaced: state.policies[host], by: policy)
             state.policies[host] = policy
+            return .success(swap)
+        }
+        switch outcome {
+        case .success(let swap):
+            announce(swap)
             return .success(document)
+        case .failure(let rejection):
+            return .failure(rejection)
         }
     }
 

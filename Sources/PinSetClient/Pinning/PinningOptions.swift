@@ -29,7 +29,8 @@ public struct PinningOptions: Sendable, Hashable {
     public enum StaleSetPolicy: Sendable, Hashable {
         /// Keep enforcing the last accepted pins (the default).
         case keepEnforcing
-        /// Stop pinning the host (standard validation only) until a fresh document arrives.
+        /// Stop pinning the host until a fresh document arrives: it is then treated as a host nobody pins, so
+        /// ``UnpinnedHostPolicy/allow`` gives standard validation only and ``UnpinnedHostPolicy/deny`` refuses it.
         case stopPinning
     }
 

@@ -17,14 +17,14 @@ final class TrustRefresher: Sendable {
     private let transport: any PinSetTransport
     private let storage: PinStorage?
     private let clock: @Sendable () -> Date
-    private let events: AsyncStream<UpdateEvent>.Continuation
+    private let events: UpdateEventSink
     /// With a tlog-policy: every trust document walked needs its proof (PROTOCOL §7.4).
     private let log: LogAuditor?
     private let state = Locked(State())
 
     init(
         store: TrustStore, server: URL, transport: any PinSetTransport, storage: PinStorage?,
-        clock: @escaping @Sendable () -> Date, events: AsyncStream<UpdateEvent>.Continuation, skew: TimeInterval,
+        clock: @escaping @Sendable () -> Date, events: UpdateEventSink, skew: TimeInterval,
         log: LogAuditor? = nil
     ) {
         self.store = store
@@ -40,7 +40,7 @@ final class TrustRefresher: Sendable {
     /// The trust half of an updater whose manager has a ``TrustStore``; `nil` for one without root keys.
     static func make(
         _ manager: PinTrustManager, server: URL, transport: any PinSetTransport, storage: PinStorage?,
-        clock: @escaping @Sendable () -> Date, events: AsyncStream<UpdateEvent>.Continuation, log: LogAuditor?
+        clock: @escaping @Sendable () -> Date, events: UpdateEventSink, log: LogAuditor?
     ) -> TrustRefresher? {
         guard let store = manager.trustStore else { return nil }
         return TrustRefresher(

@@ -52,9 +52,22 @@ public actor PinSetUpdater {
     /// The manager updated sets go into.
     public let trustManager: PinTrustManager
     /// Updates and failures, in order. Buffers the newest 256 events if nobody listens; finishes on ``stop()``.
+    ///
+    /// - Warning: One stream: two loops reading it split the events between them. Call ``makeEventStream()`` for a
+    ///   stream of your own instead.
     public nonisolated let events: AsyncStream<UpdateEvent>
 
-    private let continuation: AsyncStream<UpdateEvent>.Continuation
+    /// A stream of its own for each caller: every event from now on, in order, the newest 256 buffered if the
+    /// caller does not keep up. It finishes on ``stop()`` (at once after it). Events sent before the call (a
+    /// `.loaded` at start) are not replayed.
+    public nonisolated func makeEventStream() -> AsyncStream<UpdateEvent> { continuation.subscribe() }
+
+    /// Every event, synchronously on the thread that produced it (``PinningClient`` keeps its status this way).
+    nonisolated func observeEvents(_ observer: @escaping @Sendable (UpdateEvent) -> Void) {
+        continuation.observe(observer)
+    }
+
+    private let continuation: UpdateEventSink
     private let transport: any PinSetTransport
     private let storage: PinStorage?
     private let clock: @Sendable () -> Date
@@ -95,7 +108,9 @@ public actor PinSetUpdater {
         self.reporter = reporter
         self.clock = clock
         self.onPinFailure = onPinFailure
-        (events, continuation) = AsyncStream.makeStream(of: UpdateEvent.self, bufferingPolicy: .bufferingNewest(256))
+        let (events, legacy) = AsyncStream.makeStream(of: UpdateEvent.self, bufferingPolicy: .bufferingNewest(256))
+        self.events = events
+        continuation = UpdateEventSink(legacy: legacy)
         trustManager.expectSets(for: configuration.hosts)
         log = LogAuditor.make(
             trustManager, server: configuration.server, transport: transport, storage: storage, reporter: reporter,
@@ -109,8 +124,18 @@ public actor PinSetUpdater {
     /// and reported, ``reportPinFailure(_:port:)``), then starts polling every host. Calling it twice does nothing
     /// the second time.
     public func start() {
+        start(preloadedETags: nil)
+    }
+
+    /// ``start()``, without loading the persisted documents again when `preloadedETags` (what
+    /// ``installPersisted()`` returned) says they were.
+    func start(preloadedETags: [String: String]?) {
         guard loops.isEmpty else { return }
-        loadPersisted()
+        if let preloadedETags {
+            etags.merge(preloadedETags) { current, _ in current }
+        } else {
+            loadPersisted()
+        }
         if !observing {
             observing = true
             trustManager.observePinFailures { [weak self] failure in
@@ -144,16 +169,25 @@ public actor PinSetUpdater {
     /// Installs every persisted document for the configured hosts (signature and host re-checked, freshness
     /// not: an expired one is a stale set). Called by ``start()``; public for apps that only want the reload.
     public func loadPersisted() {
+        etags.merge(installPersisted()) { _, loaded in loaded }
+    }
+
+    /// What ``loadPersisted()`` does, callable synchronously from any thread (``PinningClient``'s initializer):
+    /// installs the persisted trust documents, log checkpoints and pin documents and sends a `.loaded` event for
+    /// each host. Returns the ETag of each document installed, for the first `If-None-Match`.
+    nonisolated func installPersisted() -> [String: String] {
         trust?.loadPersisted()
         log?.loadPersisted()
-        guard let storage else { return }
+        guard let storage else { return [:] }
+        var loaded: [String: String] = [:]
         for host in configuration.hosts {
             guard let bytes = storage.load(host: host) else { continue }
             if case .success(let document) = trustManager.installTrusted(document: bytes, for: host) {
-                etags[host] = Self.etag(of: bytes)
+                loaded[host] = Self.etag(of: bytes)
                 continuation.yield(.loaded(host: host, version: document.pinSet.version))
             }
         }
+        return loaded
     }
 
     /// Fetches the document of `host` now (after a pin failure, or when the app knows the set changed).

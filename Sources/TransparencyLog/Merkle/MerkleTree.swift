@@ -1,6 +1,6 @@
 /// RFC 6962 §2.1 tree heads and proofs of a tree of `size` leaves, computed from complete-subtree hashes.
 ///
-/// Generation only; ``MerkleProofs`` verifies. Each function reads at most about 2·log2(size) subtree hashes.
+/// Generation only; `MerkleProofs` verifies. Each function reads at most about 2·log2(size) subtree hashes.
 public struct MerkleTree<Reader: SubtreeHashReader> {
     /// How nodes are hashed.
     public let hasher: MerkleHasher

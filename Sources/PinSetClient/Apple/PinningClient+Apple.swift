@@ -1,0 +1,99 @@
+#if canImport(Security)
+    import Foundation
+    import Locking
+    import Security
+
+    extension PinningClient {
+        /// A pinned `URLSession` that the client recreates after every swap that tightens, so that no resumed TLS
+        /// session (which raises no trust challenge, Apple QA1727) outlives the set that allowed it. Read
+        /// ``PinnedSession/session`` at each use, or call ``PinnedSession/data(for:)``, which also turns a pin
+        /// refusal into a ``PinRefusal``.
+        /// - Parameters:
+        ///   - configuration: copied; default `.default`. A background configuration works the same way (its
+        ///     tasks are answered by ``taskDelegate``).
+        ///   - delegateQueue: default `nil` (a serial queue of URLSession's own).
+        public func makeSession(
+            configuration: URLSessionConfiguration = .default, delegateQueue: OperationQueue? = nil
+        ) -> PinnedSession {
+            nonisolated(unsafe) let configuration = configuration.copy() as! URLSessionConfiguration
+            nonisolated(unsafe) let queue = delegateQueue
+            let delegate = taskDelegate
+            let resource = pinnedResource(
+                make: { URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue) },
+                retire: { $0.finishTasksAndInvalidate() })
+            return PinnedSession(resource: resource, failures: failures)
+        }
+
+        /// A task delegate that pins and records refusals for ``failure(for:)``: the per-task delegate for
+        /// `URLSession.shared` (`URLSession.shared.data(for: request, delegate: pinning.taskDelegate)`).
+        public var taskDelegate: PinningTaskDelegate {
+            PinningTaskDelegate(trustManager: trustManager, failures: failures)
+        }
+
+        /// For a delegate of your own (a background session's, an image loader's, a `WKNavigationDelegate`'s
+        /// `webView(_:didReceive:completionHandler:)`): returns `true` when it took the challenge (server trust)
+        /// and will call `completionHandler`; `false` when the challenge is yours to answer.
+        public func handle(
+            _ challenge: URLAuthenticationChallenge, task: URLSessionTask? = nil,
+            completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) -> Bool {
+            PinningURLSessionDelegate(trustManager: trustManager, failures: failures)
+                .handle(challenge, task: task, completionHandler: completionHandler)
+        }
+
+        /// Why pinning refused `task`, when it did (the task itself failed with `URLError.cancelled`). Kept for
+        /// the newest 256 refused tasks of the client's sessions, ``taskDelegate`` and ``handle(_:task:completionHandler:)``.
+        public func failure(for task: URLSessionTask) -> PinRefusal? {
+            failures.refusal(task: task.taskIdentifier)
+        }
+
+        /// The evaluator for Alamofire (`ServerTrustEvaluating`) and other `SecTrust` callers.
+        public var serverTrustEvaluator: PinnedServerTrustEvaluator {
+            PinnedServerTrustEvaluator(trustManager: trustManager)
+        }
+    }
+
+    /// A `URLSession` pinned by a ``PinningClient`` and recreated after every swap that tightens
+    /// (``PinningClient/makeSession(configuration:delegateQueue:)``).
+    public final class PinnedSession: Sendable {
+        let resource: PinnedResource<URLSession>
+        let failures: TaskFailures
+
+        init(resource: PinnedResource<URLSession>, failures: TaskFailures) {
+            self.resource = resource
+            self.failures = failures
+        }
+
+        /// The session to use now (do not keep it: after a swap that tightens it is invalidated and a new one
+        /// takes its place; tasks already running on the old one finish).
+        public var session: URLSession { resource.resource }
+
+        /// `session.dataTask(with:)`, awaited; a pin refusal throws ``PinRefusal`` instead of the bare
+        /// `URLError.cancelled`.
+        public func data(for request: URLRequest) async throws -> (Data, URLResponse) {
+            let session = session
+            let failures = failures
+            let identifier = Locked<Int?>(nil)
+            return try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        if let id = identifier.withLock({ $0 }), let refusal = failures.refusal(task: id) {
+                            continuation.resume(throwing: refusal)
+                        } else {
+                            continuation.resume(throwing: error)
+                        }
+                    } else if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                identifier.withLock { $0 = task.taskIdentifier }
+                task.resume()
+            }
+        }
+
+        /// Invalidates the session for good (tasks running finish) and stops recreating it.
+        public func invalidate() { resource.close() }
+    }
+#endif
