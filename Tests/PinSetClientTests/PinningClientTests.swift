@@ -2,6 +2,7 @@ import Foundation
 import Locking
 import PinSetClient
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetClient
@@ -209,7 +210,7 @@ import Testing
 
     /// Issue 38, Performance: the initializer with 100 persisted sets and a bundled export of 100 hosts. It runs at
     /// app launch; aim under 10 ms on the reference machine. The bound here is generous (a loaded machine).
-    @Test func initializerCostWith100PersistedAnd100BundledSets() throws {
+    @Test(.blocking) func initializerCostWith100PersistedAnd100BundledSets() throws {
         let storage = try makeTemporaryDirectory()
         let bundle = try makeTemporaryDirectory()
         let pins = bundle.appendingPathComponent("pins")
