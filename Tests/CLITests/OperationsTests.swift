@@ -128,7 +128,9 @@ import Testing
         kill(quiet.process.processIdentifier, SIGTERM)
         #expect(try await quiet.exit(within: 10) == 0)
 
-        let asked = try Server(directory: directory, ["--drain", "30"])
+        let second = directory.appendingPathComponent("second")
+        try FileManager.default.createDirectory(at: second, withIntermediateDirectories: true)
+        let asked = try Server(directory: second, ["--drain", "30"])
         defer { asked.stop() }
         try await asked.started()
         #expect(try asked.http.request("GET", "/readyz").status == 200)
