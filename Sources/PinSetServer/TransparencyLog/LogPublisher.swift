@@ -68,7 +68,7 @@ final class LogPublisher: Sendable {
     ///   bytes when first asked for if it was served since start-up.
     init(
         log: LogState, store: PinDatabase, witnessCount: Int, maxAge: Int, crypto: any TrustCrypto,
-        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger,
+        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "pinset"),
         documents: @escaping @Sendable (_ host: String) -> CachedResource?
     ) {
         self.log = log
@@ -133,12 +133,13 @@ final class LogPublisher: Sendable {
     }
 
     /// The `log` readiness condition: `nil` while every document handed over was published within
-    /// ``readinessLag`` seconds, else why the publisher is behind (or stopped).
-    func behind() -> String? {
+    /// ``readinessLag`` seconds, else why the publisher is behind (or stopped). `now` is monotonic seconds
+    /// (``Readiness/now()``).
+    func behind(now: Double = Readiness.now()) -> String? {
         let queue = queue.withLock { $0 }
         if queue.stopped { return "the transparency log's publisher is stopped" }
         guard let since = queue.waitingSince else { return nil }
-        let waited = Readiness.now() - since
+        let waited = now - since
         guard waited > Self.readinessLag else { return nil }
         let count = queue.pending.count
         return "\(count) logged document(s) have waited \(Int(waited)) s for a signed checkpoint"
