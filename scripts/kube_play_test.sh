@@ -18,7 +18,8 @@
 # `pinset token create` in the pod is served by a mirror with the same bytes, verifies with the signing key's
 # public half, and has its proof on the mirror; the writer's log is JSON, one object per line; no key, no token
 # in any container's log; after SIGTERM the writer answers /readyz 503 while still serving, then exits 0;
-# `podman kube down` removes every pod, container and secret it played (the named volume is removed by hand).
+# `podman kube down` removes every pod and container it played (4.3.1 keeps the named volume and the secret: the
+# test removes them by hand).
 # Every wait is bounded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,10 +38,12 @@ PLAYED=()
 cleanup() {
     for file in "${PLAYED[@]}"; do podman kube down "$file" >/dev/null 2>&1 || true; done
     podman volume rm -f "$VOLUME" >/dev/null 2>&1 || true
+    podman secret rm pinset-keys >/dev/null 2>&1 || true
     rm -rf "$WORK"
 }
 trap cleanup EXIT
 podman volume rm -f "$VOLUME" >/dev/null 2>&1 || true
+podman secret rm pinset-keys >/dev/null 2>&1 || true
 
 if [ "$(podman image inspect --format '{{index .Config.Labels "pinset.stand-in"}}' "$NGINX_IMAGE" 2>/dev/null)" != 1 ]; then
     step "making $NGINX_IMAGE from Debian's nginx"
@@ -232,7 +235,8 @@ left=$(podman pod ps --format '{{.Name}}' | grep -E '^pinset-(writer|mirror)' ||
 [ -z "$left" ] || fail "pods left after podman kube down: $left"
 left=$(podman ps -a --format '{{.Names}}' | grep -E '^pinset-(writer|mirror)' || true)
 [ -z "$left" ] || fail "containers left after podman kube down: $left"
-podman secret ls --format '{{.Name}}' | grep -qx pinset-keys && fail "the secret is left after podman kube down"
+# Debian's podman 4.3.1 leaves the named volume and the secret a play made (newer versions remove the secret).
+podman secret rm pinset-keys >/dev/null 2>&1 || true
 podman volume rm "$VOLUME" >/dev/null
-step "podman kube down removed every pod, container and the secret (the named volume removed by hand)"
+step "podman kube down removed every pod and container (the volume and the secret, which 4.3.1 keeps, by hand)"
 echo "kube-play: passed"

@@ -5,8 +5,8 @@ import Locking
 /// whether it is alive (`GET /healthz`).
 ///
 /// Each subsystem adds its own condition with ``add(_:_:)``: the read index (`index`), the signing key (`signer`),
-/// the transparency log's publisher (`log`); the server itself adds `draining`, which fails from ``startDraining()``
-/// on (SIGTERM). A new subsystem (storage faults, an admin listener) adds one line where it is made; nothing else
+/// the transparency log's publisher (`log`); `draining`, always checked last, fails from ``startDraining()`` on
+/// (SIGTERM). A new subsystem (storage faults, an admin listener) adds one line where it is made; nothing else
 /// changes. ``notReady()`` runs every check, in the order they were added.
 ///
 /// Checks run on an HTTP worker thread for every `/readyz`: they must be quick and must not block (a check that
