@@ -150,16 +150,22 @@ struct Serve: AsyncParsableCommand {
         let host =
             configuration.http.bindAddress.contains(":")
             ? "[\(configuration.http.bindAddress)]" : configuration.http.bindAddress
-        print("pinset is serving on http://\(host):\(app.port)")
-        print("  database: \(configuration.databasePath)")
-        print("  signing key: \(configuration.keyPath)")
-        if let next = configuration.nextKeyPath { print("  next signing key: \(next)") }
-        if let log = configuration.log {
-            print("  transparency log: \(log.origin), \(log.witnesses.count) witness(es)")
-            print("  log vkey: \(app.logVerifierKey ?? "")")
-        }
-        if !configuration.rootKeys.isEmpty {
-            print("  root keys: \(configuration.rootKeys.count), threshold \(configuration.rootThreshold)")
+        if format == .json {
+            // Every line the server writes is a JSON object: the banner is a log line (only a --dev token, shown
+            // once for a developer's terminal, is printed as text).
+            logger.info("pinset is serving", metadata: banner(configuration, url: "http://\(host):\(app.port)", app))
+        } else {
+            print("pinset is serving on http://\(host):\(app.port)")
+            print("  database: \(configuration.databasePath)")
+            print("  signing key: \(configuration.keyPath)")
+            if let next = configuration.nextKeyPath { print("  next signing key: \(next)") }
+            if let log = configuration.log {
+                print("  transparency log: \(log.origin), \(log.witnesses.count) witness(es)")
+                print("  log vkey: \(app.logVerifierKey ?? "")")
+            }
+            if !configuration.rootKeys.isEmpty {
+                print("  root keys: \(configuration.rootKeys.count), threshold \(configuration.rootThreshold)")
+            }
         }
         if dev, try app.service.listTokens().allSatisfy({ $0.revokedAt != nil }) {
             let token = try app.service.createToken(name: "admin")
@@ -182,6 +188,26 @@ struct Serve: AsyncParsableCommand {
         logger.info("stopping: finishing in-flight requests")
         app.shutdown()
         logger.info("stopped")
+    }
+
+    /// The text banner's facts as log metadata (`--log-format json`): paths and public keys, no secret.
+    private func banner(_ configuration: PinSetServerConfiguration, url: String, _ app: PinSetServerApp)
+        -> Logger.Metadata
+    {
+        var metadata: Logger.Metadata = [
+            "url": "\(url)", "database": "\(configuration.databasePath)", "signingKey": "\(configuration.keyPath)",
+        ]
+        if let next = configuration.nextKeyPath { metadata["nextSigningKey"] = "\(next)" }
+        if let log = configuration.log {
+            metadata["logOrigin"] = "\(log.origin)"
+            metadata["logWitnesses"] = "\(log.witnesses.count)"
+            metadata["logVKey"] = "\(app.logVerifierKey ?? "")"
+        }
+        if !configuration.rootKeys.isEmpty {
+            metadata["rootKeys"] = "\(configuration.rootKeys.count)"
+            metadata["rootThreshold"] = "\(configuration.rootThreshold)"
+        }
+        return metadata
     }
 
     private func makeConfiguration() throws -> PinSetServerConfiguration {

@@ -31,14 +31,21 @@ import Testing
                 ] + arguments, environment: variables, stdout: .collect, stderr: .collect)
         }
 
-        /// Waits (at most 30 s) for the banner's URL and token line.
+        /// Waits (at most 30 s) for the banner's URL (a text line on stdout, or the JSON log's `url`) and the
+        /// token line (stdout).
         func started() async throws {
             for _ in 0..<600 {
                 let lines = process.stdoutText.split(separator: "\n").map(String.init)
-                if let first = lines.first, let range = first.range(of: "http://"), let last = lines.last,
-                    last.hasPrefix("pst_")
-                {
-                    url = String(first[range.lowerBound...])
+                var text: String?
+                if let first = lines.first, let range = first.range(of: "http://") {
+                    text = String(first[range.lowerBound...])
+                }
+                let json =
+                    process.stderrText.split(separator: "\n").lazy.compactMap {
+                        (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+                    }.first { $0["url"] != nil }?["url"] as? String
+                if let found = text ?? json, let last = lines.last, last.hasPrefix("pst_") {
+                    url = found
                     token = last
                     return
                 }
@@ -250,6 +257,11 @@ import Testing
             messages.insert(object["message"] as? String ?? "")
         }
         #expect(messages.contains("started") && messages.contains("stopped"), "\(messages)")
+        #expect(messages.contains("pinset is serving"), "the banner is a JSON line: \(messages)")
+        // Standard output holds only the --dev token, shown once for a terminal.
+        #expect(
+            server.process.stdoutText == "  admin token (shown once; export it as PINSET_TOKEN):\n\(server.token)\n",
+            "\(server.process.stdoutText)")
         #expect(messages.contains { $0.contains("forbidden") }, "\(messages)")
         // No secret: the tokens, the PIN, the log key's base64 body.
         let all = server.process.stderrText + server.process.stdoutText.replacingOccurrences(of: server.token, with: "")
