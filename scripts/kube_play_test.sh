@@ -3,23 +3,26 @@
 # (`make test-container`), after it built the image `localhost/pinset`.
 #
 # What Debian's podman 4.3.1 cannot play, and what this test does instead (FIELD-NOTES, "podman kube play"):
-# - a Secret volume with `defaultMode` crashes it: the field is dropped, and the key files then come up 0644 as on
-#   a Kubernetes Secret without defaultMode. The writer must refuse them, naming the manifest fix (checked).
-#   Then the Secret volume is replaced by a folder holding what Kubernetes mounts with `defaultMode: 0440` and
-#   `fsGroup: 10001`: files owned by root, group 10001, mode 0440. The writer must accept and use them.
+# - a Secret volume: `podman kube play` crashes on it here (nil pointer in VolumeFromSecret), with or without
+#   `defaultMode`, whether the Secret is in the same file or played before. So the Secret volume is replaced by a
+#   folder holding the files as Kubernetes mounts them: first root-owned, mode 0644 (a Secret without
+#   defaultMode), which the writer must refuse, naming the manifest fix; then root-owned, group 10001, mode 0440
+#   (`defaultMode: 0440` and `fsGroup: 10001`), which it must accept and use.
 # - Services, NetworkPolicy, PodDisruptionBudget, CronJob are not played: the test talks to the pods' addresses,
 #   and points the mirrors' `--log-from` at the writer pod's address where the manifest names its Service. The
 #   Services' selectors are checked against the Deployments' labels instead.
-# - A Deployment is played as one pod whatever its replicas; probes other than liveness are not run by podman,
-#   so the test asks /readyz itself.
+# - podman publishes a containerPort on the host's port of the same number (two pods cannot both have 8080):
+#   the test drops `ports` and talks to the pods' addresses.
+# - The mirrors' `replicas: 2` makes two pods (pinset-mirror-pod-0 and -1); the test reads from the first. podman
+#   does not route by readiness probes, so the test asks /readyz itself.
 # - nginx:1.27-bookworm is a local stand-in made from Debian's nginx (scripts/container/nginx-bookworm.Containerfile).
 #
 # Checked: the writer becomes ready (/readyz 200); a set written through its admin API with a token made by
 # `pinset token create` in the pod is served by a mirror with the same bytes, verifies with the signing key's
 # public half, and has its proof on the mirror; the writer's log is JSON, one object per line; no key, no token
 # in any container's log; after SIGTERM the writer answers /readyz 503 while still serving, then exits 0;
-# `podman kube down` removes every pod and container it played (4.3.1 keeps the named volume and the secret: the
-# test removes them by hand).
+# `podman kube down` removes every pod and container it played (4.3.1 keeps the named volumes of the claim and
+# the ConfigMap: the test removes them by hand).
 # Every wait is bounded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +31,7 @@ export CONTAINERS_CONF=${CONTAINERS_CONF:-$ROOT/scripts/container/containers.con
 PINSET=${PINSET:-$ROOT/.build/debug/pinset}
 NGINX_IMAGE=docker.io/library/nginx:1.27-bookworm
 VOLUME=pinset-data
+CONFIG_VOLUME=pinset-mirror-nginx   # podman makes a named volume of the ConfigMap
 
 fail() { echo "kube-play: FAILED: $*" >&2; exit 1; }
 step() { echo "kube-play: $*"; }
@@ -37,13 +41,15 @@ WORK=$(mktemp -d /tmp/pinset-kube-XXXXXX)
 PLAYED=()
 cleanup() {
     for file in "${PLAYED[@]}"; do podman kube down "$file" >/dev/null 2>&1 || true; done
-    podman volume rm -f "$VOLUME" >/dev/null 2>&1 || true
-    podman secret rm pinset-keys >/dev/null 2>&1 || true
+    podman volume rm -f "$VOLUME" "$CONFIG_VOLUME" >/dev/null 2>&1 || true
     rm -rf "$WORK"
 }
 trap cleanup EXIT
-podman volume rm -f "$VOLUME" >/dev/null 2>&1 || true
-podman secret rm pinset-keys >/dev/null 2>&1 || true
+# What an earlier run that was killed may have left.
+for pod in $(podman pod ps --format '{{.Name}}' | grep -E '^pinset-(writer|mirror)-pod-' || true); do
+    podman pod rm -f "$pod" >/dev/null 2>&1 || true
+done
+podman volume rm -f "$VOLUME" "$CONFIG_VOLUME" >/dev/null 2>&1 || true
 
 if [ "$(podman image inspect --format '{{index .Config.Labels "pinset.stand-in"}}' "$NGINX_IMAGE" 2>/dev/null)" != 1 ]; then
     step "making $NGINX_IMAGE from Debian's nginx"
@@ -52,22 +58,22 @@ if [ "$(podman image inspect --format '{{index .Config.Labels "pinset.stand-in"}
 fi
 
 # ---- the manifests as podman can play them ----
-# MODE: secret-as-played (defaultMode dropped) | key-folder DIR (the Secret volume replaced by DIR) |
-#       mirrors URL (the writer's Service name replaced by URL). Kinds podman does not play are left out.
+# MODE: key-folder DIR (the Secret volume replaced by the folder DIR) | mirrors URL (the writer's Service name
+# replaced by URL). Kinds podman does not play are left out.
 manifest() {
     python3 - "$@" <<'EOF'
 import sys, yaml
-source, mode, argument = sys.argv[1], sys.argv[2], (sys.argv[3] if len(sys.argv) > 3 else None)
-played = {"PersistentVolumeClaim", "Secret", "ConfigMap", "Deployment", "Pod"}
+source, mode, argument = sys.argv[1], sys.argv[2], sys.argv[3]
+played = {"PersistentVolumeClaim", "ConfigMap", "Deployment", "Pod"}
 out = []
 for doc in yaml.safe_load_all(open(source)):
     if not doc or doc["kind"] not in played:
         continue
     if doc["kind"] == "Deployment":
         spec = doc["spec"]["template"]["spec"]
+        for container in spec["containers"]:
+            container.pop("ports", None)   # podman would publish each containerPort on the host
         for volume in spec.get("volumes", []):
-            if "secret" in volume and mode == "secret-as-played":
-                volume["secret"].pop("defaultMode", None)
             if "secret" in volume and mode == "key-folder":
                 del volume["secret"]
                 volume["hostPath"] = {"path": argument, "type": "Directory"}
@@ -93,19 +99,13 @@ for name in ["pinset-writer", "pinset-mirrors"]:
         assert all(p["targetPort"] in ports for p in service["spec"]["ports"]), service["spec"]["ports"]
 EOF
 
-# ---- the keys, and the Secret `kubectl create secret generic pinset-keys --from-file=...` makes ----
+# ---- the keys (`kubectl create secret generic pinset-keys --from-file=...` takes these two files) ----
 mkdir -p "$WORK/keys"
 (umask 077 && openssl genpkey -algorithm ed25519 -out "$WORK/keys/signing-key.pem" \
     && openssl genpkey -algorithm ed25519 -out "$WORK/keys/log-key.pem")
 openssl pkey -in "$WORK/keys/signing-key.pem" -pubout -out "$WORK/signing.pub"
-python3 - "$WORK/keys" >"$WORK/secret.yaml" <<'EOF'
-import base64, sys, yaml
-folder = sys.argv[1]
-data = {name: base64.b64encode(open(f"{folder}/{name}", "rb").read()).decode() for name in ["signing-key.pem", "log-key.pem"]}
-yaml.safe_dump({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "pinset-keys"}, "type": "Opaque", "data": data}, sys.stdout)
-EOF
 
-pod_of() { podman pod ps --format '{{.Name}}' | grep "^$1" | head -1; }
+pod_of() { podman pod ps --format '{{.Name}}' | awk -v prefix="$1" 'index($0, prefix) == 1 { print; exit }' || true; }
 ip_of() {   # POD: its address on podman's network
     local infra
     infra=$(podman pod inspect "$1" --format '{{.InfraContainerID}}')
@@ -122,15 +122,17 @@ down() {   # FILE
     PLAYED=("${kept[@]}")
 }
 
-# ---- 1. the Secret as podman mounts it (0644, as Kubernetes without defaultMode): refused, with the fix ----
-manifest deploy/kubernetes/pinset-writer.yaml secret-as-played >"$WORK/writer-0644.yaml"
-play "$WORK/secret.yaml"
+# ---- 1. the key as Kubernetes mounts a Secret without defaultMode (root, 0644): refused, with the fix ----
+install -d -m 0755 "$WORK/default-mode"
+for name in signing-key.pem log-key.pem; do install -m 0644 -o 0 -g 0 "$WORK/keys/$name" "$WORK/default-mode/$name"; done
+manifest deploy/kubernetes/pinset-writer.yaml key-folder "$WORK/default-mode" >"$WORK/writer-0644.yaml"
 play "$WORK/writer-0644.yaml"
 writer=$(pod_of pinset-writer)
 [ -n "$writer" ] || fail "no writer pod"
 refused=""
 for _ in $(seq 60); do
-    if podman logs "$writer-pinset" 2>&1 | grep -q "defaultMode: 0440"; then refused=yes; break; fi
+    podman logs "$writer-pinset" >"$WORK/refused.log" 2>&1 || true
+    if grep -q "defaultMode: 0440" "$WORK/refused.log"; then refused=yes; break; fi
     sleep 0.5
 done
 podman logs "$writer-pinset" >"$WORK/refused.log" 2>&1 || true
@@ -185,7 +187,7 @@ done
 "$PINSET" fetch kube.example.com --server "$MIRROR" --trust-key "$WORK/signing.pub" >"$WORK/fetch.out" 2>&1 \
     || { cat "$WORK/fetch.out"; fail "the mirror's document does not verify"; }
 curl -sf -o "$WORK/mirror.proof" "$MIRROR/pins/kube.example.com/proof" || fail "the mirror serves no proof"
-head -1 "$WORK/mirror.proof" | grep -q '^c2sp.org/tlog-proof@v1' || fail "the mirror's proof is not a tlog-proof"
+[ "$(head -1 "$WORK/mirror.proof")" = c2sp.org/tlog-proof@v1 ] || fail "the mirror's proof is not a tlog-proof"
 curl -sf -o /dev/null "$MIRROR/log/checkpoint" || fail "the mirror serves no checkpoint"
 curl -sf "$MIRROR/keys" | cmp -s - <(curl -sf "$WRITER/keys") || fail "the mirror's /keys is not the writer's"
 step "a set written through the writer is served by the mirror, same bytes, verified, with its proof"
@@ -230,13 +232,12 @@ code=$(podman inspect "$writer-pinset" --format '{{.State.ExitCode}}')
 step "SIGTERM: /readyz 503 at once, /pins still served 2 s later, exit 0 after the drain"
 
 # ---- 6. podman kube down removes what was played ----
-for file in "$WORK/mirrors.yaml" "$WORK/writer.yaml" "$WORK/secret.yaml"; do down "$file"; done
+for file in "$WORK/mirrors.yaml" "$WORK/writer.yaml"; do down "$file"; done
 left=$(podman pod ps --format '{{.Name}}' | grep -E '^pinset-(writer|mirror)' || true)
 [ -z "$left" ] || fail "pods left after podman kube down: $left"
 left=$(podman ps -a --format '{{.Names}}' | grep -E '^pinset-(writer|mirror)' || true)
 [ -z "$left" ] || fail "containers left after podman kube down: $left"
-# Debian's podman 4.3.1 leaves the named volume and the secret a play made (newer versions remove the secret).
-podman secret rm pinset-keys >/dev/null 2>&1 || true
-podman volume rm "$VOLUME" >/dev/null
-step "podman kube down removed every pod and container (the volume and the secret, which 4.3.1 keeps, by hand)"
+# Debian's podman 4.3.1 keeps the named volumes a play made (the claim's and the ConfigMap's).
+podman volume rm "$VOLUME" "$CONFIG_VOLUME" >/dev/null
+step "podman kube down removed every pod and container (the two named volumes, which it keeps, by hand)"
 echo "kube-play: passed"
