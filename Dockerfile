@@ -72,9 +72,10 @@ EXPOSE 8080
 # A vendor module (CloudHSM, YubiHSM 2, Google's kmsp11) is mounted the same way with its own configuration file
 # and the shared libraries it needs; those were not run here.
 
-# `pinset health` reads PINSET_PORT, so it follows an override at run time (8080 by default).
+# `pinset health` reads PINSET_PORT, so it follows an override at run time (8080 by default). `--ready` asks /readyz:
+# documents loaded, the signing key (or PKCS#11 token) answers, the log caught up, not draining after SIGTERM.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
-    CMD ["pinset", "health", "--timeout", "2"]
+    CMD ["pinset", "health", "--ready", "--timeout", "2"]
 
 ENTRYPOINT ["pinset"]
 CMD ["serve"]

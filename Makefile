@@ -91,8 +91,9 @@ runbooks: test-deps hsm-deps
 
 # The Dockerfile built unchanged with podman and run as README.md's "Docker" section says (issue 22); .ci/run
 # runs it after `make test`. The first run makes the two base images locally (FIELD-NOTES, "Containers") and
-# builds the image: 15-25 minutes on 2 cores; later runs reuse the base images.
-APT_CONTAINER := podman runc debootstrap catatonit
+# builds the image: 15-25 minutes on 2 cores; later runs reuse the base images. Last, scripts/kube_play_test.sh
+# plays deploy/kubernetes/ with podman kube play (python3-yaml adapts the manifests to what podman can play).
+APT_CONTAINER := podman runc debootstrap catatonit python3-yaml
 test-container: test-deps
 	$(call apt_install,$(APT_CONTAINER))
 	@command -v podman-compose >/dev/null \

@@ -186,4 +186,7 @@ image=$(podman image inspect localhost/pinset --format '{{.Size}}')
 added=$(((image - base) / 1000000))
 step "the runtime image adds $added MB to debian:bookworm-slim (at most $MAX_ADDED_MB)"
 [ "$added" -le "$MAX_ADDED_MB" ] || fail "the runtime image adds $added MB, more than $MAX_ADDED_MB"
+
+# deploy/kubernetes/ played with podman kube play, on the image built above (issue 37).
+PINSET=$PINSET bash scripts/kube_play_test.sh || fail "deploy/kubernetes/ with podman kube play"
 echo "test-container: passed"

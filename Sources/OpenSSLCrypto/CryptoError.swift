@@ -6,7 +6,8 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable, Equatable {
         /// The key file could not be opened or read.
         case keyFileUnreadable
-        /// The key file is readable by group or others; it must be mode 0600 (or 0400).
+        /// The key file is readable by others, or by a group this process is not in: it must be mode 0600 or 0400,
+        /// or 0640 or 0440 with the server's own group.
         case insecureKeyPermissions
         /// The key parsed, but it is not an Ed25519 private key.
         case notAnEd25519Key

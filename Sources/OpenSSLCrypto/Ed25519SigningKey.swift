@@ -65,8 +65,10 @@ public final class Ed25519SigningKey: @unchecked Sendable {
 
     /// Loads a PKCS#8 PEM Ed25519 private key from `path`.
     ///
-    /// Refuses (``CryptoError/Code/insecureKeyPermissions``) a file whose mode has any group or other bit set
-    /// (0640, 0644…): fix with `chmod 600 <path>`. The mode is checked on the opened file, not the path.
+    /// Refuses (``CryptoError/Code/insecureKeyPermissions``) a file that anyone but its owner and this process's
+    /// own group can read (``checkMode(_:path:)``): 0600, 0400, and 0640 or 0440 with the file's group one of this
+    /// process's (a Kubernetes Secret with `defaultMode: 0440` and `fsGroup`) are accepted; 0644, or 0640 with a
+    /// group this process is not in, are not. The mode is checked on the opened file, not the path.
     public static func load(pemFile path: String) throws(CryptoError) -> Ed25519SigningKey {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -82,13 +84,7 @@ public final class Ed25519SigningKey: @unchecked Sendable {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw CryptoError(.keyFileUnreadable, "the signing key path \(path) is not a regular file")
         }
-        let mode = info.st_mode & 0o777
-        guard mode & 0o077 == 0 else {
-            throw CryptoError(
-                .insecureKeyPermissions,
-                "the signing key file \(path) has mode \(String(mode, radix: 8)), readable by group or others; run `chmod 600 \(path)`"
-            )
-        }
+        try checkMode(info, path: path)
         var contents = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 4096)
         defer {
@@ -115,6 +111,39 @@ public final class Ed25519SigningKey: @unchecked Sendable {
         } catch {
             throw CryptoError(error.code, "\(path): \(error.detail)")
         }
+    }
+
+    /// Refuses a key file that others can read, that its group may write or run, or that a group this process is
+    /// not in can read: then someone besides this server can read the key. The messages say how to fix it, with a
+    /// file and on Kubernetes.
+    static func checkMode(_ info: stat, path: String) throws(CryptoError) {
+        let mode = info.st_mode & 0o777
+        let octal = String(mode, radix: 8)
+        let kubernetes =
+            "on Kubernetes, mount the Secret with `defaultMode: 0440` and set the pod's `securityContext.fsGroup` to the server's group (deploy/kubernetes/pinset-writer.yaml)"
+        guard mode & 0o037 == 0 else {
+            throw CryptoError(
+                .insecureKeyPermissions,
+                "the signing key file \(path) has mode \(octal), \(mode & 0o007 != 0 ? "readable by others" : "writable by its group"); run `chmod 600 \(path)`; \(kubernetes)"
+            )
+        }
+        guard mode & 0o040 == 0 || Self.processGroups().contains(info.st_gid) else {
+            throw CryptoError(
+                .insecureKeyPermissions,
+                "the signing key file \(path) has mode \(octal) and group \(info.st_gid), which this process (groups \(Self.processGroups().map(String.init).joined(separator: ","))) is not in, so others can read it; run `chmod 600 \(path)`, or give it the server's group; \(kubernetes)"
+            )
+        }
+    }
+
+    /// This process's effective group and its supplementary groups (Kubernetes' `fsGroup` is one of these).
+    static func processGroups() -> Set<gid_t> {
+        var groups = Set([getegid()])
+        let count = getgroups(0, nil)
+        guard count > 0 else { return groups }
+        var list = [gid_t](repeating: 0, count: Int(count))
+        let filled = getgroups(count, &list)
+        if filled > 0 { groups.formUnion(list.prefix(Int(filled))) }
+        return groups
     }
 
     /// Generates a fresh Ed25519 key with OpenSSL's CSPRNG.

@@ -15,12 +15,15 @@ public struct ProblemDetails: Codable, Sendable, Hashable {
     public var preflight: PreflightReport?
     /// For a `403`: the right the token lacks (`reader`, `writer`, `admin` or `host`).
     public var missingRight: String?
+    /// For `GET /readyz`'s `503`: each readiness condition that does not hold, and why.
+    public var notReady: [NotReadyCondition]?
 
     /// Creates a problem body.
     public init(
         type: String, title: String, status: Int, detail: String, rule: String? = nil,
-        preflight: PreflightReport? = nil, missingRight: String? = nil
+        preflight: PreflightReport? = nil, missingRight: String? = nil, notReady: [NotReadyCondition]? = nil
     ) {
+        self.notReady = notReady
         self.type = type
         self.title = title
         self.status = status
@@ -28,5 +31,20 @@ public struct ProblemDetails: Codable, Sendable, Hashable {
         self.rule = rule
         self.preflight = preflight
         self.missingRight = missingRight
+    }
+}
+
+/// A readiness condition that does not hold (`GET /readyz`): its name (`index`, `signer`, `log`, `draining`, …)
+/// and why, for an operator.
+public struct NotReadyCondition: Codable, Sendable, Hashable {
+    /// The condition's name.
+    public var name: String
+    /// Why it does not hold. Never a secret.
+    public var detail: String
+
+    /// Creates one.
+    public init(name: String, detail: String) {
+        self.name = name
+        self.detail = detail
     }
 }

@@ -18,8 +18,9 @@ struct Serve: AsyncParsableCommand {
         abstract: "Run the pin server.",
         discussion: """
             Every option falls back to the environment variable named in its help, then to its default.
-            Stops gracefully on SIGTERM or SIGINT: no new connections, in-flight requests finish, the \
-            database is closed cleanly.
+            Stops gracefully on SIGTERM or SIGINT: when something asked /readyz, it first drains (--drain: \
+            /readyz answers 503, everything else still answers), then no new connections, in-flight requests \
+            finish, the database is closed cleanly.
             """)
 
     @Option(help: "SQLite database file. Env PINSET_DB. Default ./data/pinset.sqlite.")
@@ -74,6 +75,16 @@ struct Serve: AsyncParsableCommand {
     var logLevel: String?
     @Option(
         help:
+            "Log format on standard error: text (for a terminal) or json (one object per line: time, level, message, logger, then the metadata as fields; for Loki, Elasticsearch, Cloud Logging). Env PINSET_LOG_FORMAT. Default text."
+    )
+    var logFormat: String?
+    @Option(
+        help:
+            "Seconds the server keeps answering after SIGTERM with /readyz answering 503, so that load balancers routing by it stop sending requests first; then it stops accepting. Only when something asked /readyz since start-up (nothing routes by it otherwise); a second signal ends it. Env PINSET_DRAIN. Default 5."
+    )
+    var drain: Double?
+    @Option(
+        help:
             "An offline root public key (Ed25519 PEM) the first trust document must be signed by (PROTOCOL §6). Repeatable. Env PINSET_ROOT_PUB (comma-separated files). Default none."
     )
     var rootPub: [String] = []
@@ -113,11 +124,17 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let level = Environment.string(logLevel, "PINSET_LOG_LEVEL", default: "info")
         guard let logLevel = Logger.Level(rawValue: level) else { throw CLIError("unknown log level \"\(level)\"") }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = logLevel
-            return handler
+        let formatName = Environment.string(logFormat, "PINSET_LOG_FORMAT", default: "text")
+        guard let format = LogFormat(rawValue: formatName) else {
+            throw CLIError(
+                "unknown log format \"\(formatName.prefix(40))\": give text or json (--log-format, PINSET_LOG_FORMAT)")
         }
+        let drainText = drain.map { String($0) } ?? Environment.string(nil, "PINSET_DRAIN", default: "5")
+        guard let drainSeconds = Double(drainText), (0...600).contains(drainSeconds) else {
+            throw CLIError(
+                "--drain must be between 0 and 600 seconds (env PINSET_DRAIN), not \"\(drainText.prefix(40))\"")
+        }
+        format.bootstrap(level: logLevel)
         let logger = Logger(label: "pinset")
         let configuration = try makeConfiguration()
 
@@ -133,16 +150,22 @@ struct Serve: AsyncParsableCommand {
         let host =
             configuration.http.bindAddress.contains(":")
             ? "[\(configuration.http.bindAddress)]" : configuration.http.bindAddress
-        print("pinset is serving on http://\(host):\(app.port)")
-        print("  database: \(configuration.databasePath)")
-        print("  signing key: \(configuration.keyPath)")
-        if let next = configuration.nextKeyPath { print("  next signing key: \(next)") }
-        if let log = configuration.log {
-            print("  transparency log: \(log.origin), \(log.witnesses.count) witness(es)")
-            print("  log vkey: \(app.logVerifierKey ?? "")")
-        }
-        if !configuration.rootKeys.isEmpty {
-            print("  root keys: \(configuration.rootKeys.count), threshold \(configuration.rootThreshold)")
+        if format == .json {
+            // Every line the server writes is a JSON object: the banner is a log line (only a --dev token, shown
+            // once for a developer's terminal, is printed as text).
+            logger.info("pinset is serving", metadata: banner(configuration, url: "http://\(host):\(app.port)", app))
+        } else {
+            print("pinset is serving on http://\(host):\(app.port)")
+            print("  database: \(configuration.databasePath)")
+            print("  signing key: \(configuration.keyPath)")
+            if let next = configuration.nextKeyPath { print("  next signing key: \(next)") }
+            if let log = configuration.log {
+                print("  transparency log: \(log.origin), \(log.witnesses.count) witness(es)")
+                print("  log vkey: \(app.logVerifierKey ?? "")")
+            }
+            if !configuration.rootKeys.isEmpty {
+                print("  root keys: \(configuration.rootKeys.count), threshold \(configuration.rootThreshold)")
+            }
         }
         if dev, try app.service.listTokens().allSatisfy({ $0.revokedAt != nil }) {
             let token = try app.service.createToken(name: "admin")
@@ -153,9 +176,38 @@ struct Serve: AsyncParsableCommand {
         logger.info("started", metadata: ["port": "\(app.port)", "threads": "\(configuration.http.threads)"])
 
         await termination.wait()
+        if drainSeconds > 0, app.readiness.wasAsked {
+            app.startDraining()
+            logger.info(
+                "draining before stopping: /readyz answers 503, everything else still answers",
+                metadata: ["seconds": "\(drainSeconds)"])
+            // Everything keeps answering; /readyz says 503. A second SIGTERM or SIGINT ends the drain.
+            let end = Date().addingTimeInterval(drainSeconds)
+            while Date() < end, termination.count < 2 { try? await Task.sleep(nanoseconds: 50_000_000) }
+        }
         logger.info("stopping: finishing in-flight requests")
         app.shutdown()
         logger.info("stopped")
+    }
+
+    /// The text banner's facts as log metadata (`--log-format json`): paths and public keys, no secret.
+    private func banner(_ configuration: PinSetServerConfiguration, url: String, _ app: PinSetServerApp)
+        -> Logger.Metadata
+    {
+        var metadata: Logger.Metadata = [
+            "url": "\(url)", "database": "\(configuration.databasePath)", "signingKey": "\(configuration.keyPath)",
+        ]
+        if let next = configuration.nextKeyPath { metadata["nextSigningKey"] = "\(next)" }
+        if let log = configuration.log {
+            metadata["logOrigin"] = "\(log.origin)"
+            metadata["logWitnesses"] = "\(log.witnesses.count)"
+            metadata["logVKey"] = "\(app.logVerifierKey ?? "")"
+        }
+        if !configuration.rootKeys.isEmpty {
+            metadata["rootKeys"] = "\(configuration.rootKeys.count)"
+            metadata["rootThreshold"] = "\(configuration.rootThreshold)"
+        }
+        return metadata
     }
 
     private func makeConfiguration() throws -> PinSetServerConfiguration {

@@ -11,6 +11,7 @@ import Locking
 final class StopSignal: Sendable {
     private struct State {
         var fired = false
+        var count = 0
         var waiter: CheckedContinuation<Void, Never>?
     }
 
@@ -32,6 +33,7 @@ final class StopSignal: Sendable {
     private func fire() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.fired = true
+            state.count += 1
             defer { state.waiter = nil }
             return state.waiter
         }
@@ -40,6 +42,9 @@ final class StopSignal: Sendable {
 
     /// Whether a signal arrived.
     var isStopped: Bool { state.withLock { $0.fired } }
+
+    /// How many signals arrived (a second one ends `pinset serve`'s drain period).
+    var count: Int { state.withLock { $0.count } }
 
     /// Sleeps up to `seconds`, waking early when a signal arrives; returns whether one did.
     func sleep(_ seconds: Double) -> Bool {

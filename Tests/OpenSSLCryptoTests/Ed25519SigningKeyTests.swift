@@ -69,8 +69,9 @@ private func pkcs8PEM(seed: [UInt8]) -> [UInt8] {
         #expect(!Ed25519.verify(signature: Array(signature.prefix(63)), message: message, publicKey: publicKey))
     }
 
-    @Test(arguments: [0o644, 0o640, 0o604, 0o660])
-    func groupOrOtherReadableKeyIsRefused(mode: Int) throws {
+    /// Others may never read the key, and its group may never write it: refused whatever the group.
+    @Test(arguments: [0o644, 0o604, 0o660, 0o444, 0o470])
+    func otherReadableOrGroupWritableKeyIsRefused(mode: Int) throws {
         let dir = try Shell.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("key.pem").path
@@ -79,7 +80,31 @@ private func pkcs8PEM(seed: [UInt8]) -> [UInt8] {
         let error = #expect(throws: CryptoError.self) { try Ed25519SigningKey.load(pemFile: path) }
         #expect(error?.code == .insecureKeyPermissions)
         #expect(error?.detail.contains("chmod 600 \(path)") == true)
+        // The refusal shows the Kubernetes fix (issue 37): a Secret mounted 0440 with the pod's fsGroup.
+        #expect(error?.detail.contains("defaultMode: 0440") == true && error?.detail.contains("fsGroup") == true)
         #expect(error?.detail.contains("PRIVATE") == false)
+    }
+
+    /// Issue 37: the key as Kubernetes mounts a Secret with `defaultMode: 0440` and `fsGroup` (group-readable, the
+    /// group one of this process's) loads; the same mode with a group this process is not in is refused.
+    @Test(arguments: [0o640, 0o440])
+    func groupReadableKeyLoadsOnlyForTheProcesssOwnGroup(mode: Int) throws {
+        let dir = try Shell.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("key.pem").path
+        try Shell.run("openssl genpkey -algorithm ed25519 -out key.pem", in: dir)
+        try FileManager.default.setAttributes(
+            [.posixPermissions: mode, .groupOwnerAccountID: Int(getegid())], ofItemAtPath: path)
+        #expect(try Ed25519SigningKey.load(pemFile: path).publicKey.count == 32)
+
+        // A group this process is not in (only root may give a file such a group; others skip this half).
+        guard geteuid() == 0 else { return }
+        let foreign = (Ed25519SigningKey.processGroups().max() ?? 0) + 4242
+        try FileManager.default.setAttributes([.groupOwnerAccountID: Int(foreign)], ofItemAtPath: path)
+        let error = #expect(throws: CryptoError.self) { try Ed25519SigningKey.load(pemFile: path) }
+        #expect(error?.code == .insecureKeyPermissions)
+        #expect(error?.detail.contains("group \(foreign)") == true, "\(error?.detail ?? "")")
+        #expect(error?.detail.contains("fsGroup") == true)
     }
 
     @Test(arguments: [0o600, 0o400])

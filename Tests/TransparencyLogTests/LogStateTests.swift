@@ -166,3 +166,26 @@ import TransparencyLog
         }
     }
 }
+
+/// The `log` readiness condition (issue 37): behind once a handed-over write waited over 5 s for its checkpoint,
+/// caught up once the publisher signed one, and not ready once stopped.
+@Suite struct LogPublisherReadinessTests {
+    @Test func behindWhileAWriteWaitsTooLongCaughtUpOnceSignedNotReadyOnceStopped() throws {
+        let server = try LogServer(logKey: Ed25519SigningKey.generate(), witnesses: [])
+        let publisher = LogPublisher(
+            log: server.log, store: server.store, witnessCount: 0, maxAge: 60, crypto: crypto, documents: { _ in nil })
+        #expect(publisher.behind() == nil, "nothing handed over")
+        // Handed over while the publisher thread is not running yet: it waits.
+        let ticket = publisher.committed([], [])
+        let now = Readiness.now()
+        #expect(publisher.behind(now: now + 1) == nil, "a second is normal")
+        let late = try #require(publisher.behind(now: now + LogPublisher.readinessLag + 1))
+        #expect(late.contains("waited") && late.contains("signed checkpoint"), "\(late)")
+        // The publisher signs a checkpoint for it: caught up, however late it is.
+        publisher.start()
+        #expect(ticket.wait(seconds: 30))
+        #expect(publisher.behind(now: now + 3600) == nil)
+        publisher.stop()
+        #expect(publisher.behind()?.contains("stopped") == true)
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Logging
 import MicroHTTPD
 import OpenSSLCrypto
@@ -15,6 +16,9 @@ public final class PinSetServerApp: Sendable {
     public let service: PinSetService
     /// The trust documents (PROTOCOL §6.3).
     public let trust: TrustService
+    /// What `GET /readyz` checks: `index`, `signer`, `log` (with a transparency log) and `draining`. Another
+    /// subsystem adds its condition here (``Readiness/add(_:_:)``).
+    public let readiness: Readiness
     private let store: PinDatabase
     private let http: HTTPServer
     private let snapshot: DocumentIndex
@@ -27,7 +31,7 @@ public final class PinSetServerApp: Sendable {
     /// Opens the database, loads the key and the published documents (without re-signing them), and
     /// starts listening.
     ///
-    /// - Throws: a readable error when the key file is missing, unsafe (readable by group or others) or
+    /// - Throws: a readable error when the key file is missing, unsafe (readable by others or a foreign group) or
     ///   not an Ed25519 key, when a key on a PKCS#11 token cannot be used (``SignerLoader``), when the database
     ///   cannot be opened, or when the address cannot be bound.
     public init(configuration: PinSetServerConfiguration, logger: Logger = Logger(label: "pinset")) throws {
@@ -46,8 +50,16 @@ public final class PinSetServerApp: Sendable {
         let service = try PinSetService(
             store: store, signingKey: key, configuration: configuration.service, logger: logger, log: logPublisher,
             publish: { snapshot.publish(CollectionOfOne($0)) })
+        let readiness = Readiness()
+        let indexLoaded = Locked(false)
+        // Documents are loaded before the listener starts, so today this holds whenever /readyz can be asked; it
+        // is a condition so that a load in the background could never be mistaken for an empty index.
+        readiness.add("index") { indexLoaded.withLock { $0 } ? nil : "the published documents are still loading" }
+        let signerCheck = SignerCheck(signer: key)
+        readiness.add("signer") { signerCheck.check() }
         let started = Date()
         let hosts = try snapshot.load(from: store)
+        indexLoaded.withLock { $0 = true }
         logger.info(
             "loaded published documents",
             metadata: [
@@ -70,7 +82,9 @@ public final class PinSetServerApp: Sendable {
                     "appended": "\(loaded.appended)", "proofs": "\(loaded.proofs)",
                 ])
             logPublisher.start()
+            readiness.add("log") { logPublisher.behind() }
         }
+        self.readiness = readiness
         self.logPublisher = logPublisher
         let witnesses = configuration.log.flatMap { log -> WitnessWorker? in
             guard let logPublisher, !log.witnesses.isEmpty else { return nil }
@@ -81,7 +95,7 @@ public final class PinSetServerApp: Sendable {
         self.witnesses = witnesses
         let router = PinSetRouter(
             snapshot: snapshot, service: service, reports: reports, trust: trust, store: store, metrics: metrics,
-            logger: logger, log: logPublisher, witnesses: witnesses)
+            logger: logger, log: logPublisher, witnesses: witnesses, readiness: readiness)
         self.http = try HTTPServer(configuration: configuration.http, handler: router)
         Self.moveToHugePages(snapshot, logger: logger)
         self.store = store
@@ -116,6 +130,12 @@ public final class PinSetServerApp: Sendable {
 
     /// The bound port (useful with port 0).
     public var port: UInt16 { http.port }
+
+    /// Turns `/readyz` to `503` (`draining`) at once while everything keeps answering: call it on SIGTERM, wait
+    /// the drain period, then ``shutdown(gracePeriod:)``.
+    public func startDraining() {
+        readiness.startDraining()
+    }
 
     /// Stops accepting connections, lets in-flight requests finish (up to `gracePeriod` seconds), stops the
     /// re-signer and closes the database cleanly.

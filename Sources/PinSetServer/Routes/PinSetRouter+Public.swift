@@ -1,4 +1,5 @@
 import MicroHTTPD
+import PinSetAdminAPI
 import PinSetCore
 
 /// The public routes' handlers (PROTOCOL §3, §6): no token.
@@ -29,6 +30,24 @@ extension PinSetRouter {
         guard store.isHealthy() else { throw Problem.unavailable("the database does not answer") }
         return .dynamic(
             status: 200, headers: [("Content-Type", "application/json")], body: Array(#"{"status":"ok"}"#.utf8))
+    }
+
+    /// `GET /readyz`: `200` while every readiness condition holds (``Readiness``), else `503` naming those that do
+    /// not (`notReady`).
+    func ready(_ context: RouteContext) throws -> HTTPResponse {
+        let failures = readiness.notReady()
+        guard failures.isEmpty else {
+            var problem = Problem.unavailable(
+                "not ready: " + failures.map { "\($0.name) (\($0.detail))" }.joined(separator: "; "))
+            problem.slug = "not-ready"
+            problem.title = "Not ready"
+            problem.notReady = failures.map { NotReadyCondition(name: $0.name, detail: $0.detail) }
+            throw problem
+        }
+        let names = readiness.names.map { #""\#($0)""# }.joined(separator: ",")
+        return .dynamic(
+            status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+            body: Array(#"{"status":"ready","conditions":[\#(names)]}"#.utf8))
     }
 
     /// `GET /metrics`: the Prometheus exposition.

@@ -20,12 +20,15 @@ final class PinSetRouter: HTTPHandler {
     /// The transparency log's publisher, `nil` without `--log-key`.
     let log: LogPublisher?
     let witnesses: WitnessWorker?
+    /// What `GET /readyz` checks.
+    let readiness: Readiness
 
     init(
         snapshot: DocumentIndex, service: PinSetService, reports: PinReportService, trust: TrustService,
         store: PinDatabase, metrics: ServerMetrics, logger: Logger, log: LogPublisher? = nil,
-        witnesses: WitnessWorker? = nil
+        witnesses: WitnessWorker? = nil, readiness: Readiness = Readiness()
     ) {
+        self.readiness = readiness
         self.log = log
         self.witnesses = witnesses
         self.trust = trust

@@ -18,6 +18,8 @@ struct Problem: Error, Sendable {
     var preflight: PreflightReport?
     /// For 403: the right the token lacks (`reader`, `writer`, `admin` or `host`).
     var missingRight: String?
+    /// For `/readyz`'s 503: the conditions that do not hold.
+    var notReady: [NotReadyCondition]?
     /// Extra response headers, such as `WWW-Authenticate` or `Allow`.
     var headers: [(String, String)] = []
 
@@ -25,7 +27,7 @@ struct Problem: Error, Sendable {
     var details: ProblemDetails {
         ProblemDetails(
             type: "urn:pinset:problem:\(slug)", title: title, status: status, detail: detail, rule: rule,
-            preflight: preflight, missingRight: missingRight)
+            preflight: preflight, missingRight: missingRight, notReady: notReady)
     }
 
     var response: HTTPResponse {

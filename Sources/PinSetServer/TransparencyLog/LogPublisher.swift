@@ -41,7 +41,15 @@ final class LogPublisher: Sendable {
         var tickets: [Ticket] = []
         var cosigned = false
         var stopped = false
+        /// When the oldest document handed over and not yet published was handed over (monotonic seconds).
+        var waitingSince: Double?
+        /// Why the last checkpoint could not be signed, until one is.
+        var lastFailure: String?
     }
+
+    /// Seconds a handed-over document may wait for its checkpoint before the publisher counts as behind
+    /// (``behind()``). A checkpoint normally takes milliseconds.
+    static let readinessLag: Double = 5
 
     let log: LogState
     let proofs: ProofIndex
@@ -60,7 +68,7 @@ final class LogPublisher: Sendable {
     ///   bytes when first asked for if it was served since start-up.
     init(
         log: LogState, store: PinDatabase, witnessCount: Int, maxAge: Int, crypto: any TrustCrypto,
-        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger,
+        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "pinset"),
         documents: @escaping @Sendable (_ host: String) -> CachedResource?
     ) {
         self.log = log
@@ -116,11 +124,26 @@ final class LogPublisher: Sendable {
         let ticket = Ticket()
         for append in appends { log.didCommit(append) }
         queue.withLock { queue in
+            if queue.waitingSince == nil { queue.waitingSince = Readiness.now() }
             queue.pending += documents
             queue.tickets.append(ticket)
         }
         work.signal()
         return ticket
+    }
+
+    /// The `log` readiness condition: `nil` while every document handed over was published within
+    /// ``readinessLag`` seconds, else why the publisher is behind (or stopped). `now` is monotonic seconds
+    /// (``Readiness/now()``).
+    func behind(now: Double = Readiness.now()) -> String? {
+        let queue = queue.withLock { $0 }
+        if queue.stopped { return "the transparency log's publisher is stopped" }
+        guard let since = queue.waitingSince else { return nil }
+        let waited = now - since
+        guard waited > Self.readinessLag else { return nil }
+        let count = queue.pending.count
+        return "\(count) logged document(s) have waited \(Int(waited)) s for a signed checkpoint"
+            + (queue.lastFailure.map { "; \($0)" } ?? "")
     }
 
     /// Cosignatures were stored for the latest checkpoint: republish it and the proofs that lacked them.
@@ -150,20 +173,24 @@ final class LogPublisher: Sendable {
                     defer {
                         queue.pending = []
                         queue.tickets = []
+                        queue.waitingSince = nil
                     }
-                    return (queue.pending, queue.tickets)
+                    return (queue.pending, queue.tickets, queue.waitingSince ?? Readiness.now())
                 }
                 do {
                     try signCheckpoint(db)
                 } catch {
-                    // Put the batch back in front of what was handed over since.
+                    // Put the batch back in front of what was handed over since, with its waiting time.
                     queue.withLock { queue in
                         queue.pending = taken.0 + queue.pending
                         queue.tickets = taken.1 + queue.tickets
+                        queue.waitingSince = taken.2
+                        queue.lastFailure = "the last attempt to sign a checkpoint failed: \(error)"
                     }
                     throw error
                 }
-                return taken
+                queue.withLock { $0.lastFailure = nil }
+                return (taken.0, taken.1)
             }
         } catch {
             // The documents are committed and logged, and still queued: try again shortly (the writers keep
