@@ -148,7 +148,7 @@ import Testing
         #expect(try await asked.exit(within: 10) == 0)
     }
 
-    @Test func badDrainAndLogFormatAreRefusedWithTheFlag() throws {
+    @Test(.blocking) func badDrainAndLogFormatAreRefusedWithTheFlag() throws {
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         for (arguments, message) in [

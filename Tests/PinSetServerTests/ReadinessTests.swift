@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `GET /readyz` (issue 37 item 2): a list of named conditions apart from `/healthz`, on a real in-process server.
-@Suite struct ReadinessTests {
+@Suite(.blocking) struct ReadinessTests {
     @Test func readyListsItsConditionsAndDrainingTurnsIt503WhileEverythingElseAnswers() throws {
         let server = try TestServer()
         let app = try #require(server.app)

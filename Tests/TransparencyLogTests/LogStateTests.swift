@@ -169,7 +169,7 @@ import TransparencyLog
 
 /// The `log` readiness condition (issue 37): behind once a handed-over write waited over 5 s for its checkpoint,
 /// caught up once the publisher signed one, and not ready once stopped.
-@Suite struct LogPublisherReadinessTests {
+@Suite(.blocking) struct LogPublisherReadinessTests {
     @Test func behindWhileAWriteWaitsTooLongCaughtUpOnceSignedNotReadyOnceStopped() throws {
         let server = try LogServer(logKey: Ed25519SigningKey.generate(), witnesses: [])
         let publisher = LogPublisher(
