@@ -69,6 +69,8 @@ public final class PinSetServerApp: Sendable {
                     "origin": "\(logPublisher.log.origin)", "treeSize": "\(loaded.treeSize)",
                     "appended": "\(loaded.appended)", "proofs": "\(loaded.proofs)",
                 ])
+            try logPublisher.forks.load()
+            logPublisher.forks.alert(to: configuration.service.probes.alertWebhook)
             logPublisher.start()
         }
         self.logPublisher = logPublisher
@@ -125,6 +127,7 @@ public final class PinSetServerApp: Sendable {
         http.shutdown(gracePeriodSeconds: gracePeriod)
         witnesses?.stop()
         logPublisher?.stop()
+        logPublisher?.forks.drain(seconds: 5)
         do {
             try store.close()
         } catch {
