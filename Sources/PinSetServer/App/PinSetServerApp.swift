@@ -54,7 +54,8 @@ public final class PinSetServerApp: Sendable {
                 "hosts": "\(hosts)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
                 "kid": "\(key.kid)",
             ])
-        let reports = PinReportService(store: store, service: service, configuration: configuration.reports)
+        let reports = PinReportService(
+            store: store, service: service, configuration: configuration.reports, forks: logPublisher?.forks)
         let trust = try TrustService(
             store: store, rootKeys: configuration.rootKeys, rootThreshold: configuration.rootThreshold,
             signingKid: key.kid, refreshInterval: configuration.service.refreshInterval, log: logPublisher,

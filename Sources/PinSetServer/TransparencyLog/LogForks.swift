@@ -108,12 +108,18 @@ final class LogForks: Sendable {
         return changed
     }
 
+    /// Whether `note` is a checkpoint of this log's origin that verifies under its key.
+    func isSignedByLog(_ note: SignedNote) -> Bool {
+        guard (try? note.verify([log.verifierKey], crypto: crypto))?.isEmpty == false,
+            let checkpoint = try? Checkpoint(text: note.text)
+        else { return false }
+        return checkpoint.origin == log.origin
+    }
+
     /// Whether `note` is a fork of this log: it verifies under the log key, has this log's origin, and is not a
     /// checkpoint of this tree (larger than the tree, or another root at its size).
     func isFork(_ note: SignedNote) -> Bool {
-        guard (try? note.verify([log.verifierKey], crypto: crypto))?.isEmpty == false,
-            let checkpoint = try? Checkpoint(text: note.text), checkpoint.origin == log.origin
-        else { return false }
+        guard isSignedByLog(note), let checkpoint = try? Checkpoint(text: note.text) else { return false }
         guard let root = log.rootHash(size: checkpoint.size) else { return true }
         return root != checkpoint.rootHash
     }

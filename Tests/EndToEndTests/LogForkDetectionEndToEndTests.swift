@@ -1,0 +1,221 @@
+import Foundation
+import NIOPosix
+import OpenSSLCrypto
+import PinSetCore
+import TestSupport
+import Testing
+
+@testable import PinSetServer
+
+/// Issue 35 (PROTOCOL §7.2, §7.5) with every part real: a thief with the signing key, the log key and a backup of
+/// the database runs its own `pinset serve` with the same witnesses and has them cosign an extension of the public
+/// log. The honest `pinset serve` finds the fork at its next checkpoint, from the witnesses' own checkpoints, and
+/// says so everywhere until acknowledged; `pinset log watch --witness` sees it too; the witnesses keep evidence.
+@Suite(.serialized) struct LogForkDetectionEndToEndTests {
+    static let binary = TransparencyLogEndToEndTests.binary
+    static let origin = TransparencyLogEndToEndTests.origin
+    static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    /// The honest server's `--witness-retry`: detection must come within one.
+    static let retry = 2
+
+    typealias WitnessProcess = TransparencyLogEndToEndTests.WitnessProcess
+
+    /// `pinset serve --dev` with the shared keys, its own database, its witnesses and an alert webhook.
+    final class ServeProcess {
+        let process: ChildProcess
+        let url: URL
+        let token: String
+
+        init(directory: URL, database: String, witnesses: [WitnessProcess], webhook: URL? = nil) throws {
+            process = try ProcessRunner.start(
+                LogForkDetectionEndToEndTests.binary,
+                [
+                    "serve", "--dev", "--db", directory.appendingPathComponent(database).path, "--key",
+                    directory.appendingPathComponent("key.pem").path, "--port", "0", "--log-key",
+                    directory.appendingPathComponent("log-key.pem").path, "--log-origin",
+                    LogForkDetectionEndToEndTests.origin, "--witness-deadline", "2", "--witness-retry",
+                    "\(LogForkDetectionEndToEndTests.retry)",
+                ] + witnesses.flatMap { ["--witness", $0.url, $0.vkey] }
+                    + (webhook.map { ["--alert-webhook", $0.absoluteString] } ?? []), stdout: .pipe)
+            let lines = process.readStdout(lines: 7).split(separator: "\n").map(String.init)
+            guard let first = lines.first, let start = first.range(of: "http://"), lines.count >= 7,
+                let url = URL(string: String(first[start.lowerBound...]))
+            else {
+                process.terminate()
+                throw TransparencyLogEndToEndTests.NoBanner(lines: lines)
+            }
+            self.url = url
+            token = lines[6].trimmingCharacters(in: .whitespaces)
+        }
+
+        deinit { stop() }
+
+        func stop() {
+            process.terminate()
+            process.waitUntilExit()
+        }
+
+        var client: TestHTTPClient { TestHTTPClient(url: url.absoluteString) }
+        var auth: [String: String] { ["Authorization": "Bearer \(token)"] }
+
+        /// `PUT /admin/hosts/{host}` with random pins; the status.
+        func put(_ host: String) throws -> Int {
+            let pins = (0..<2).map { _ in Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) }) }
+            let body = #"{"pins":[{"sha256":"\#(pins[0])","role":"current"},{"sha256":"\#(pins[1])","role":"backup"}]}"#
+            return try client.request(
+                "PUT", "/admin/hosts/\(host)", headers: auth.merging(["Content-Type": "application/json"]) { $1 },
+                body: Array(body.utf8)
+            ).status
+        }
+
+        /// `GET /admin/log` as JSON.
+        func log() throws -> [String: Any] {
+            let answer = try client.request("GET", "/admin/log", headers: auth)
+            return (try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]) ?? [:]
+        }
+
+        /// Polls `GET /admin/log` every 100 ms until `condition` holds, at most `seconds`; whether it did.
+        func waitForLog(seconds: Double, _ condition: ([String: Any]) -> Bool) async throws -> Bool {
+            let end = Date().addingTimeInterval(seconds)
+            while Date() < end {
+                if condition(try log()) { return true }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return condition(try log())
+        }
+    }
+
+    /// Keys, three witnesses.
+    struct Setup {
+        let directory: URL
+        let logVKey: String
+        let witnesses: [WitnessProcess]
+    }
+
+    static func setUp() throws -> Setup {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-e2e-fork-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for name in ["key.pem", "log-key.pem"] {
+            try ProcessRunner.text(
+                "openssl", "genpkey", "-algorithm", "ed25519", "-out", directory.appendingPathComponent(name).path)
+            try ProcessRunner.text("chmod", "600", directory.appendingPathComponent(name).path)
+        }
+        let logKey = try Ed25519SigningKey.load(pemFile: directory.appendingPathComponent("log-key.pem").path)
+        let logVKey = try NoteSigner(name: origin, type: .ed25519, key: logKey).key.description
+        let witnesses = try (0..<3).map { try WitnessProcess(name: "w\($0).test", logVKey: logVKey, directory: directory) }
+        return Setup(directory: directory, logVKey: logVKey, witnesses: witnesses)
+    }
+
+    static func cosigners(_ log: [String: Any]) -> Int { (log["cosignedBy"] as? [String])?.count ?? 0 }
+    static func openForks(_ log: [String: Any]) -> Int { log["openForks"] as? Int ?? 0 }
+
+    /// The honest server with two cosigned writes, then the thief's extension cosigned by `thiefWitnesses`; then the
+    /// honest server's next write. Returns the honest server, the thief, and the seconds from that write to the
+    /// fork shown by `GET /admin/log`.
+    static func attack(_ setup: Setup, thiefWitnesses: [WitnessProcess], webhook: URL?) async throws -> (
+        honest: ServeProcess, thief: ServeProcess, seconds: Double
+    ) {
+        let honest = try ServeProcess(
+            directory: setup.directory, database: "honest.sqlite", witnesses: setup.witnesses, webhook: webhook)
+        #expect(try honest.put("api.example.com") == 201)
+        #expect(try honest.put("api.example.com") == 200)
+        #expect(try await honest.waitForLog(seconds: 30) { cosigners($0) == 3 && ($0["checkpointSize"] as? Int) == 2 })
+
+        // The thief: a backup of the honest database (a stolen backup), the same keys, its own server.
+        let backup = setup.directory.appendingPathComponent("thief.sqlite").path
+        let copied = try ProcessRunner.run(
+            binary, ["backup", "--db", setup.directory.appendingPathComponent("honest.sqlite").path, "--out", backup])
+        #expect(copied.status == 0, "\(copied.errorText)")
+        let thief = try ServeProcess(directory: setup.directory, database: "thief.sqlite", witnesses: thiefWitnesses)
+        #expect(try thief.put("api.example.com") == 200)
+        #expect(
+            try await thief.waitForLog(seconds: 30) {
+                cosigners($0) == thiefWitnesses.count && ($0["checkpointSize"] as? Int) == 3
+            }, "the witnesses cosign the thief's extension: it is consistent with what they saw")
+        #expect(openForks(try honest.log()) == 0)
+
+        // The honest server's next checkpoint: the witnesses the thief reached refuse it; the fork is found.
+        let started = Date()
+        #expect(try honest.put("www.example.com") == 201)
+        let found = try await honest.waitForLog(seconds: Double(retry) + 30) { openForks($0) >= 1 }
+        let seconds = Date().timeIntervalSince(started)
+        #expect(found, "the honest server did not record the fork")
+        return (honest, thief, seconds)
+    }
+
+    @Test func theHonestServerFindsAnExtensionCosignedByTheWitnessesAndSaysSoUntilAcknowledged() async throws {
+        let setup = try Self.setUp()
+        defer { try? FileManager.default.removeItem(at: setup.directory) }
+        let listener = try await ReportListener(group: Self.group)
+        var (honest, thief, seconds) = try await Self.attack(
+            setup, thiefWitnesses: setup.witnesses, webhook: listener.url)
+        print("issue 35: fork detected \(String(format: "%.2f", seconds)) s after the honest server's next write "
+            + "(--witness-retry \(Self.retry) s)")
+        #expect(seconds < Double(Self.retry) + 8, "detection within one witness retry (plus the machine's load)")
+
+        // GET /admin/log: the foreign checkpoint (the thief's, size 3) and the server's own.
+        let log = try honest.log()
+        let fork = try #require((log["forks"] as? [[String: Any]])?.first)
+        let thiefCheckpoint = try #require(thief.log()["checkpoint"] as? String)
+        #expect((fork["foreignCheckpoint"] as? String)?.hasPrefix(String(thiefCheckpoint.prefix(40))) == true)
+        #expect((fork["foreignCheckpoint"] as? String)?.contains("\n3\n") == true)
+        #expect((fork["source"] as? String)?.hasPrefix("witness http://127.0.0.1:") == true)
+        #expect((fork["ownCheckpoint"] as? String)?.contains(Self.origin) == true)
+        // /metrics, the alert webhook, pinset status.
+        #expect(try honest.client.request("GET", "/metrics").text.contains("pinset_log_forks 1\n"))
+        #expect(await listener.waitFor(count: 1, timeout: 15))
+        let event = try #require(
+            listener.bodies.compactMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }.first {
+                $0["event"] as? String == "log-fork"
+            })
+        #expect(event["origin"] as? String == Self.origin)
+        #expect((event["foreignCheckpoint"] as? String)?.contains("\n3\n") == true)
+        let status = try ProcessRunner.run(
+            Self.binary, ["status", "--server", honest.url.absoluteString], environment: ["PINSET_TOKEN": honest.token])
+        #expect(status.text.contains("LOG FORK: 1 open fork"), "\(status.text)\(status.errorText)")
+
+        // pinset log watch, following the honest log and asking the witnesses: a fork, exit 3, both notes.
+        let watch = try ProcessRunner.run(
+            Self.binary,
+            ["log", "watch", honest.url.absoluteString, "--hosts", "*", "--log-key", setup.logVKey, "--once"]
+                + setup.witnesses.flatMap { ["--witness", $0.url] })
+        #expect(watch.status == 3, "\(watch.errorText)")
+        #expect(watch.errorText.contains("FORK") && watch.errorText.contains("a witness holds a checkpoint"))
+
+        // The witnesses kept the honest server's conflicting checkpoints as evidence, across a restart.
+        let hash = OpenSSLTrustCrypto().sha256(Array(Self.origin.utf8)).map { String(format: "%02x", $0) }.joined()
+        let evidence = try TestHTTPClient(url: setup.witnesses[0].url).request("GET", "/\(hash)/conflicts")
+        let kept = try JSONSerialization.jsonObject(with: Data(evidence.body)) as? [[String: Any]]
+        #expect(kept?.isEmpty == false, "\(evidence.text)")
+
+        // A restart keeps the fork open; acknowledging it closes it (still listed).
+        honest.stop()
+        honest = try ServeProcess(directory: setup.directory, database: "honest.sqlite", witnesses: setup.witnesses)
+        #expect(Self.openForks(try honest.log()) == 1)
+        let id = try #require(fork["id"] as? Int)
+        let ack = try honest.client.request("POST", "/admin/log/forks/\(id)/acknowledge", headers: honest.auth)
+        #expect(ack.status == 204)
+        #expect(Self.openForks(try honest.log()) == 0)
+        #expect((try honest.log()["forks"] as? [[String: Any]])?.count == 1)
+        #expect(try honest.client.request("GET", "/metrics").text.contains("pinset_log_forks 0\n"))
+        #expect(
+            try honest.client.request("POST", "/admin/log/forks/\(id)/acknowledge", headers: honest.auth).status == 404)
+        thief.stop()
+        honest.stop()
+    }
+
+    @Test func aThiefThatReachesOneWitnessOfThreeIsFoundThroughIt() async throws {
+        let setup = try Self.setUp()
+        defer { try? FileManager.default.removeItem(at: setup.directory) }
+        let (honest, thief, seconds) = try await Self.attack(
+            setup, thiefWitnesses: [setup.witnesses[0]], webhook: nil)
+        print("issue 35: fork via one witness of three detected \(String(format: "%.2f", seconds)) s after the write")
+        #expect(seconds < Double(Self.retry) + 8)
+        // The two witnesses the thief did not reach still cosign the honest log (2 of 3 remain a quorum).
+        #expect(try await honest.waitForLog(seconds: 20) { Self.cosigners($0) == 2 })
+        let witnesses = try #require(honest.log()["witnesses"] as? [[String: Any]])
+        #expect(witnesses.first?["lastAnswer"] as? String == "fork")
+        thief.stop()
+        honest.stop()
+    }
+}
