@@ -112,17 +112,10 @@ final class LogCheckpoints {
         LogProofVerifier verifier = verifier(state);
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             VerifiedCheckpoint basis = largest(checkpoint.origin());
-            List<byte[]> consistency = new ArrayList<>();
-            if (basis != null && basis.checkpoint().size() != checkpoint.size()) {
-                long small = Math.min(basis.checkpoint().size(), checkpoint.size());
-                long large = Math.max(basis.checkpoint().size(), checkpoint.size());
-                try {
-                    consistency = new TileReader(large, tile -> fetchTile(base, tile)).consistencyProof(small, large);
-                } catch (LogError e) {
-                    return LogDecision.refused(e);
-                }
-            }
-            LogDecision decision = verifier.decide(document, proof, basis, consistency);
+            // Step 3 from the tiles of the larger tree, whichever checkpoint is larger (issue 35): a smaller one must
+            // be consistent with the one held too, and a tile that does not lead to the larger root is no fork.
+            long large = basis == null ? checkpoint.size() : Math.max(basis.checkpoint().size(), checkpoint.size());
+            LogDecision decision = verifier.decide(document, proof, basis, new TileReader(large, tile -> fetchTile(base, tile)));
             if (decision.kind() != LogDecision.Kind.ACCEPTED) return decision;
             synchronized (this) {
                 if (largest.get(checkpoint.origin()) != basis) continue; // another document moved it: check again
