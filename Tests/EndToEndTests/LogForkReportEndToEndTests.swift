@@ -48,7 +48,7 @@ import TransparencyLog
         let reporters = [PinFailureReporter(), PinFailureReporter()]
         for reporter in reporters {
             let outcome = await reporter.submit(
-                report, reportUri: server.baseURL.appendingPathComponent("reports").absoluteString
+                report, pinServerReports: server.baseURL.appendingPathComponent("reports")
             ).value
             #expect(outcome == .sent(status: 204))
         }

@@ -199,7 +199,7 @@ final class TrustRefresher: Sendable {
     private func logged(_ bytes: [UInt8], version: Int, etag: String?, state: TrustState) async -> UpdateEvent? {
         guard let log else { return nil }
         switch await log.check(
-            bytes, document: "/trust/\(version)", etag: etag, reportUri: nil, trust: state, accept: { true })
+            bytes, document: "/trust/\(version)", etag: etag, trust: state, accept: { true })
         {
         case .accepted, .documentRefused: return nil
         case .notLogged(let detail):

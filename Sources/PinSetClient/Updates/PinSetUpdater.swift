@@ -291,10 +291,7 @@ public actor PinSetUpdater {
         let manager = trustManager
         let clock = clock
         let body = response.body
-        let outcome = await log.check(
-            body, document: "/pins/\(host)", etag: response.headers["etag"],
-            reportUri: manager.pinSet(for: host)?.reportUri
-        ) {
+        let outcome = await log.check(body, document: "/pins/\(host)", etag: response.headers["etag"]) {
             let accepted = manager.accept(body, for: host, now: clock())
             result.withLock { $0 = accepted }
             if case .success = accepted { return true }
