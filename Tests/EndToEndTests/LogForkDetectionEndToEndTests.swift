@@ -102,7 +102,9 @@ import Testing
         }
         let logKey = try Ed25519SigningKey.load(pemFile: directory.appendingPathComponent("log-key.pem").path)
         let logVKey = try NoteSigner(name: origin, type: .ed25519, key: logKey).key.description
-        let witnesses = try (0..<3).map { try WitnessProcess(name: "w\($0).test", logVKey: logVKey, directory: directory) }
+        let witnesses = try (0..<3).map {
+            try WitnessProcess(name: "w\($0).test", logVKey: logVKey, directory: directory)
+        }
         return Setup(directory: directory, logVKey: logVKey, witnesses: witnesses)
     }
 
@@ -153,8 +155,9 @@ import Testing
         let listener = try await ReportListener(group: Self.group)
         var (honest, thief, seconds, thiefSize) = try await Self.attack(
             setup, thiefWitnesses: setup.witnesses, webhook: listener.url)
-        print("issue 35: fork detected \(String(format: "%.2f", seconds)) s after the honest server's next write "
-            + "(--witness-retry \(Self.retry) s)")
+        print(
+            "issue 35: fork detected \(String(format: "%.2f", seconds)) s after the honest server's next write "
+                + "(--witness-retry \(Self.retry) s)")
         #expect(seconds < Double(Self.retry) + 8, "detection within one witness retry (plus the machine's load)")
 
         // GET /admin/log: the foreign checkpoint (the thief's) and the server's own.

@@ -98,7 +98,8 @@ import TransparencyLog
         var badTime = report
         badTime.dateTime = "yesterday"
         let cases: [(LogForkReport, String)] = [
-            (otherKind, "unknown pinset-report"), (badDocument, "document must be"), (otherOrigin, "not of the report's origin"),
+            (otherKind, "unknown pinset-report"), (badDocument, "document must be"),
+            (otherOrigin, "not of the report's origin"),
             (notANote, "refused-checkpoint is not a signed checkpoint"), (tooLarge, "kept-checkpoint is over"),
             (badTime, "date-time"),
         ]

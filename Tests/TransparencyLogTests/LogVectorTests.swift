@@ -86,8 +86,10 @@ import TransparencyLog
             }
         }
         do {
-            let kept = try judged?.get() ?? verifier.verify(
-                entry: entry, proof: proof, largest: largest, consistencyProof: consistency)
+            let kept =
+                try judged?.get()
+                ?? verifier.verify(
+                    entry: entry, proof: proof, largest: largest, consistencyProof: consistency)
             #expect(vector.expect.decision == "accepted")
             #expect(kept.checkpoint.size == vector.expect.largestSize)
         } catch .refused(let error) {

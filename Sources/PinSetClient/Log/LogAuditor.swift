@@ -184,7 +184,8 @@ final class LogAuditor: Sendable {
     {
         guard let basis, basis.checkpoint.size != verified.checkpoint.size else {
             return Result { () throws(LogRejection) in
-                try verifier.checkConsistency(verified, with: basis, tiles: MerkleTree(hasher: hasher, reader: NoTiles()))
+                try verifier.checkConsistency(
+                    verified, with: basis, tiles: MerkleTree(hasher: hasher, reader: NoTiles()))
             }
         }
         let size = max(basis.checkpoint.size, verified.checkpoint.size)

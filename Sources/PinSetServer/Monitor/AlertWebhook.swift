@@ -9,7 +9,8 @@ import PinSetCore
 #endif
 
 /// POSTs a small JSON event to `--alert-webhook` whenever the monitor sees a host change state (or the log a
-/// fork: `log-fork`, ``LogForks``), on a serial queue of its own (events stay in order and never hold up the monitor), with retries and a timeout.
+/// fork: `log-fork`, ``LogForks``), on a serial queue of its own (events stay in order and never hold up the
+/// monitor), with retries and a timeout.
 final class AlertWebhook: Sendable {
     /// The event's JSON body.
     struct Event: Codable, Sendable, Equatable {

@@ -75,7 +75,8 @@ extension PinReportService {
         // among them is a fork of this log (§7.2).
         guard let forks, forks.isSignedByLog(notes[0]), forks.isSignedByLog(notes[1]) else {
             throw ServiceError(
-                .badRequest, "the report's checkpoints are not both signed by this server's log key for \(origin.prefix(80))")
+                .badRequest,
+                "the report's checkpoints are not both signed by this server's log key for \(origin.prefix(80))")
         }
         for note in notes { forks.consider(note, source: "report", at: now) }
         let entry = LogForkReportEntry(
@@ -135,7 +136,8 @@ extension PinReportService {
         }
         guard checkpoint.origin == origin else {
             throw ServiceError(
-                .badRequest, "\(name) is a checkpoint of \"\(checkpoint.origin.prefix(80))\", not of the report's origin")
+                .badRequest,
+                "\(name) is a checkpoint of \"\(checkpoint.origin.prefix(80))\", not of the report's origin")
         }
         return signed
     }
