@@ -1,6 +1,7 @@
 import Foundation
 import NIOPosix
 import OpenSSLCrypto
+import PinSetClient
 import PinSetCore
 import TestSupport
 import Testing
@@ -58,10 +59,12 @@ import Testing
         var client: TestHTTPClient { TestHTTPClient(url: url.absoluteString) }
         var auth: [String: String] { ["Authorization": "Bearer \(token)"] }
 
-        /// `PUT /admin/hosts/{host}` with random pins; the status.
-        func put(_ host: String) throws -> Int {
+        /// `PUT /admin/hosts/{host}` with random pins (and `reportUri`, if given); the status.
+        func put(_ host: String, reportUri: String? = nil) throws -> Int {
             let pins = (0..<2).map { _ in Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) }) }
-            let body = #"{"pins":[{"sha256":"\#(pins[0])","role":"current"},{"sha256":"\#(pins[1])","role":"backup"}]}"#
+            let report = reportUri.map { #","reportUri":"\#($0)""# } ?? ""
+            let body =
+                #"{"pins":[{"sha256":"\#(pins[0])","role":"current"},{"sha256":"\#(pins[1])","role":"backup"}]\#(report)}"#
             return try client.request(
                 "PUT", "/admin/hosts/\(host)", headers: auth.merging(["Content-Type": "application/json"]) { $1 },
                 body: Array(body.utf8)
@@ -114,7 +117,9 @@ import Testing
     /// The honest server with two cosigned writes, then the thief's extension cosigned by `thiefWitnesses`; then the
     /// honest server's next write. Returns the honest server, the thief, and the seconds from that write to the
     /// fork shown by `GET /admin/log`.
-    static func attack(_ setup: Setup, thiefWitnesses: [WitnessProcess], webhook: URL?) async throws -> (
+    static func attack(
+        _ setup: Setup, thiefWitnesses: [WitnessProcess], webhook: URL?, rogueReportUri: String? = nil
+    ) async throws -> (
         honest: ServeProcess, thief: ServeProcess, seconds: Double, thiefSize: Int
     ) {
         let honest = try ServeProcess(
@@ -133,7 +138,7 @@ import Testing
             binary, ["backup", "--db", setup.directory.appendingPathComponent("honest.sqlite").path, "--out", backup])
         #expect(copied.status == 0, "\(copied.errorText)")
         let thief = try ServeProcess(directory: setup.directory, database: "thief.sqlite", witnesses: thiefWitnesses)
-        #expect(try thief.put("api.example.com") == 200)
+        #expect(try thief.put("api.example.com", reportUri: rogueReportUri) == 200)
         #expect(
             try await thief.waitForLog(seconds: 30) {
                 cosigners($0) == thiefWitnesses.count && ($0["checkpointSize"] as? Int ?? 0) > size
@@ -222,6 +227,78 @@ import Testing
         #expect(try await honest.waitForLog(seconds: 20) { Self.cosigners($0) == 2 })
         let witnesses = try #require(honest.log()["witnesses"] as? [[String: Any]])
         #expect(witnesses.first?["lastAnswer"] as? String == "fork")
+        thief.stop()
+        honest.stop()
+    }
+
+    /// PROTOCOL §7.4: a victim that accepted the thief's set (its proof verifies, the witnesses cosigned it) sees
+    /// the fork when it next reads the honest server, keeps the set in force, reports the fork to the address the
+    /// app configured and to its pin server, never to the rogue set's reportUri, and accepts nothing more under
+    /// the log key.
+    @Test func aVictimReportsTheForkToItsOwnAddressesAndTrustsTheLogKeyNoMore() async throws {
+        let setup = try Self.setUp()
+        defer { try? FileManager.default.removeItem(at: setup.directory) }
+        let configured = try await ReportListener(group: Self.group)
+        let rogueReports = try await ReportListener(group: Self.group)
+        let (honest, thief, _, _) = try await Self.attack(
+            setup, thiefWitnesses: setup.witnesses, webhook: nil, rogueReportUri: rogueReports.url.absoluteString)
+
+        var options = PinningOptions()
+        try options.setLogPolicy(
+            text: "log \(setup.logVKey)\n"
+                + setup.witnesses.enumerated().map { "witness w\($0.offset) \($0.element.vkey)\n" }.joined()
+                + "group two 2 w0 w1 w2\nquorum two\n")
+        let keyPEM = try ProcessRunner.text(
+            "openssl", "pkey", "-in", setup.directory.appendingPathComponent("key.pem").path, "-pubout")
+        let manager = PinTrustManager(
+            verifier: DocumentVerifier(trustedKeys: [try TrustedKey(spkiPEM: keyPEM)]), options: options)
+        let storage = PinStorage(directory: setup.directory.appendingPathComponent("victim"))
+        let reporter = PinFailureReporter(fallbackReportURI: configured.url)
+        func updater(_ server: ServeProcess) -> PinSetUpdater {
+            PinSetUpdater(
+                configuration: .init(server: server.url, hosts: ["api.example.com"]), trustManager: manager,
+                transport: URLSessionTransport(timeout: 5), storage: storage, reporter: reporter)
+        }
+        // Shown the thief's server: the rogue set is accepted (a valid proof, cosigned by the witnesses).
+        let shown = updater(thief)
+        let accepted = await shown.refreshNow(host: "api.example.com")
+        guard case .updated(_, let rogueVersion) = accepted else {
+            Issue.record("the rogue set was not accepted: \(accepted)")
+            return
+        }
+        await shown.stop()
+
+        // Then the honest server: a fork. The set in force stays; the report goes to the app's address and the
+        // configured pin server, not to the rogue set's reportUri.
+        let back = updater(honest)
+        let forked = await back.refreshNow(host: "api.example.com")
+        guard case .rejected(_, let rejection) = forked, rejection.code == .logFork else {
+            Issue.record("the honest document was not refused as a fork: \(forked)")
+            return
+        }
+        #expect(manager.pinSet(for: "api.example.com")?.version == rogueVersion)
+        await back.stop()
+        #expect(await configured.waitFor(count: 1, timeout: 15))
+        let body = try #require(configured.bodies.first)
+        let report = try JSONDecoder().decode(LogForkReport.self, from: Data(body))
+        #expect(report.origin == Self.origin && report.held != nil && report.new != nil)
+        let reports = try honest.client.request("GET", "/admin/reports", headers: honest.auth)
+        let listed = (try JSONSerialization.jsonObject(with: Data(reports.body)) as? [String: Any])?["logForks"]
+        #expect((listed as? [Any])?.count == 1, "the honest server stored the report: both notes verify")
+        try await Task.sleep(for: .seconds(2))
+        #expect(rogueReports.bodies.isEmpty, "nothing went to the rogue set's reportUri")
+
+        // No document under that log key any more: the thief's next set is refused too.
+        #expect(try thief.put("api.example.com") == 200)
+        try await Task.sleep(for: .seconds(1))
+        let again = updater(thief)
+        let refused = await again.refreshNow(host: "api.example.com")
+        guard case .rejected(_, let after) = refused, after.code == .notLogged else {
+            Issue.record("a document under the forked log key was not refused: \(refused)")
+            return
+        }
+        #expect(manager.pinSet(for: "api.example.com")?.version == rogueVersion)
+        await again.stop()
         thief.stop()
         honest.stop()
     }
