@@ -3,10 +3,11 @@ import NIOPosix
 import OpenSSLCrypto
 import PinSetClient
 import PinSetCore
+import PinSetOpenSSL
 import TestSupport
 import Testing
 
-@testable import PinSetServer
+import PinSetServer
 
 /// Issue 35 (PROTOCOL §7.2, §7.5) with every part real: a thief with the signing key, the log key and a backup of
 /// the database runs its own `pinset serve` with the same witnesses and has them cosign an extension of the public
