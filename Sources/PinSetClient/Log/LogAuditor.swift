@@ -81,12 +81,11 @@ final class LogAuditor: Sendable {
     /// - Parameters:
     ///   - entry: the document's bytes as received.
     ///   - document: its path (`/pins/<host>`, `/trust/<version>`), for the proof URL and a fork report.
-    ///   - etag: the document's `ETag`; the proof's must equal it (the same document).
     ///   - trust: whose `logKeys` the checkpoint may be signed with; default the trust state in force. A trust
     ///     document's own proof is checked under the state it makes (its root keys vouch for its `logKeys`).
     ///   - accept: installs the document; called at most once, under the checkpoints' lock.
     func check(
-        _ entry: [UInt8], document: String, etag: String?, trust: TrustState? = nil,
+        _ entry: [UInt8], document: String, trust: TrustState? = nil,
         accept: @Sendable () -> Bool
     ) async -> Outcome {
         let url = server.appendingPathComponent(String(document.dropFirst()))
@@ -105,11 +104,6 @@ final class LogAuditor: Sendable {
                 UpdateError(
                     .httpStatus, status: response.status,
                     "the server answered \(response.status) for \(document)/proof"))
-        }
-        if let etag, let proofTag = response.headers["etag"], proofTag != etag {
-            return .notLogged(
-                "the proof's ETag \(proofTag.prefix(64)) is not the document's \(etag.prefix(64)): the document changed between the two requests"
-            )
         }
         let proof: LogProof
         do { proof = try LogProof(parsing: response.body) } catch { return .notLogged("\(document)/proof: \(error)") }

@@ -77,8 +77,9 @@ final class LogCheckpoints {
      * PROTOCOL §7.4 for the document served at {@code path} ({@code /pins/{host}} or {@code /trust/{n}}): fetches
      * {@code path + "/proof"}, checks steps 1–3, and, when they hold, calls {@code accept} (which installs the
      * document and says whether it was accepted) and keeps the larger checkpoint if it returns {@code true}, both
-     * under this object's lock. A proof that is missing ({@code 404}) or for another document (its ETag is not
-     * {@code etag}) is refused ({@code notIncluded}).
+     * under this object's lock. A proof that is missing ({@code 404}) or for other bytes (step 1) is refused
+     * ({@code notIncluded}). {@code etag}, the document's, is not compared with the proof's: since issue 35 a proof
+     * has an ETag of its own (PROTOCOL §7.3).
      *
      * @param state whose {@code logKeys} count as log keys: a trust document's proof is checked under the state it
      *     makes (its root keys vouch for them); {@code null}: the trust in force
@@ -94,11 +95,7 @@ final class LogCheckpoints {
             return LogDecision.refused(new LogError(LogError.Code.NOT_INCLUDED, "the server has no proof for " + path + " (404)"));
         }
         if (response.status() != 200) throw new IOException("the server answered " + response.status() + " for " + path + "/proof");
-        String proofEtag = response.header("etag");
-        if (etag != null && proofEtag != null && !etag.equals(proofEtag)) {
-            return LogDecision.refused(new LogError(LogError.Code.NOT_INCLUDED, "the proof's ETag " + PinSet.clip(proofEtag, 64)
-                    + " is not the document's " + PinSet.clip(etag, 64) + ": the document changed between the two requests"));
-        }
+        // The proof has an ETag of its own (PROTOCOL §7.3, issue 35); its leaf hash binds it to the document's bytes.
         LogProof proof;
         Checkpoint checkpoint;
         try {
