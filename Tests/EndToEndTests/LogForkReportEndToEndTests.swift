@@ -66,9 +66,9 @@ import TransparencyLog
         // PROTOCOL §7.2: the notes verify under the server's own log key and are not checkpoints of its tree (it has
         // no entry): both are recorded as forks of its log, shown by GET /admin/log and /metrics.
         let log = try server.client.request("GET", "/admin/log", headers: server.auth)
-        let status = try JSONSerialization.jsonObject(with: Data(log.body)) as? [String: Any]
-        #expect(status?["openForks"] as? Int == 2)
-        #expect((status?["forks"] as? [[String: Any]])?.allSatisfy { $0["source"] as? String == "report" } == true)
+        let logStatus = try JSONSerialization.jsonObject(with: Data(log.body)) as? [String: Any]
+        #expect(logStatus?["openForks"] as? Int == 2)
+        #expect((logStatus?["forks"] as? [[String: Any]])?.allSatisfy { $0["source"] as? String == "report" } == true)
         #expect(try server.client.request("GET", "/metrics").text.contains("pinset_log_forks 2\n"))
 
         // §3's own members (origin, held, new, proof) are taken too; notes of another key are not stored.

@@ -85,17 +85,19 @@ import TransparencyLog
                 try verifier.verify(entry: entry, proof: proof, largest: kept, tiles: tree)
             }
         }
-        do {
-            let kept =
-                try judged?.get()
-                ?? verifier.verify(
-                    entry: entry, proof: proof, largest: largest, consistencyProof: consistency)
+        let outcome =
+            judged
+            ?? Result { () throws(LogRejection) in
+                try verifier.verify(entry: entry, proof: proof, largest: largest, consistencyProof: consistency)
+            }
+        switch outcome {
+        case .success(let kept):
             #expect(vector.expect.decision == "accepted")
             #expect(kept.checkpoint.size == vector.expect.largestSize)
-        } catch .refused(let error) {
+        case .failure(.refused(let error)):
             #expect(vector.expect.decision == "refused")
             #expect(error.code.rawValue == vector.expect.code)
-        } catch .fork(let fork) {
+        case .failure(.fork(let fork)):
             #expect(vector.expect.decision == "fork")
             #expect(try fork.kept.bytes == Self.read(vector.expect.kept ?? ""))
             #expect(try fork.refused.bytes == Self.read(vector.expect.refused ?? ""))
