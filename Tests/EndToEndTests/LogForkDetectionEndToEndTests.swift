@@ -4,10 +4,9 @@ import OpenSSLCrypto
 import PinSetClient
 import PinSetCore
 import PinSetOpenSSL
+import PinSetServer
 import TestSupport
 import Testing
-
-import PinSetServer
 
 /// Issue 35 (PROTOCOL §7.2, §7.5) with every part real: a thief with the signing key, the log key and a backup of
 /// the database runs its own `pinset serve` with the same witnesses and has them cosign an extension of the public
@@ -28,7 +27,11 @@ import PinSetServer
         let url: URL
         let token: String
 
-        init(directory: URL, database: String, witnesses: [WitnessProcess], webhook: URL? = nil) throws {
+        /// - Parameter token: an admin token of the database; `nil` for a new database (`--dev` prints one; it
+        ///   prints none for a database that holds tokens already, a backup's or a restarted server's).
+        init(
+            directory: URL, database: String, witnesses: [WitnessProcess], webhook: URL? = nil, token: String? = nil
+        ) throws {
             process = try ProcessRunner.start(
                 LogForkDetectionEndToEndTests.binary,
                 [
@@ -39,15 +42,17 @@ import PinSetServer
                     "\(LogForkDetectionEndToEndTests.retry)",
                 ] + witnesses.flatMap { ["--witness", $0.url, $0.vkey] }
                     + (webhook.map { ["--alert-webhook", $0.absoluteString] } ?? []), stdout: .pipe)
-            let lines = process.readStdout(lines: 7).split(separator: "\n").map(String.init)
-            guard let first = lines.first, let start = first.range(of: "http://"), lines.count >= 7,
-                let url = URL(string: String(first[start.lowerBound...]))
+            // The banner: URL, database, signing key, log, log vkey, then (a new database) the token's label and
+            // the token.
+            let lines = process.readStdout(lines: token == nil ? 7 : 5).split(separator: "\n").map(String.init)
+            guard let first = lines.first, let start = first.range(of: "http://"),
+                lines.count >= (token == nil ? 7 : 5), let url = URL(string: String(first[start.lowerBound...]))
             else {
                 process.terminate()
                 throw TransparencyLogEndToEndTests.NoBanner(lines: lines)
             }
             self.url = url
-            token = lines[6].trimmingCharacters(in: .whitespaces)
+            self.token = token ?? lines[6].trimmingCharacters(in: .whitespaces)
         }
 
         deinit { stop() }
@@ -138,7 +143,11 @@ import PinSetServer
         let copied = try ProcessRunner.run(
             binary, ["backup", "--db", setup.directory.appendingPathComponent("honest.sqlite").path, "--out", backup])
         #expect(copied.status == 0, "\(copied.errorText)")
-        let thief = try ServeProcess(directory: setup.directory, database: "thief.sqlite", witnesses: thiefWitnesses)
+        let thiefToken =
+            try ProcessRunner.run(binary, ["token", "create", "--db", backup, "--name", "thief"]).text
+            .split(separator: "\n").last.map(String.init) ?? ""
+        let thief = try ServeProcess(
+            directory: setup.directory, database: "thief.sqlite", witnesses: thiefWitnesses, token: thiefToken)
         #expect(try thief.put("api.example.com", reportUri: rogueReportUri) == 200)
         #expect(
             try await thief.waitForLog(seconds: 30) {
@@ -203,7 +212,8 @@ import PinSetServer
 
         // A restart keeps the fork open; acknowledging it closes it (still listed).
         honest.stop()
-        honest = try ServeProcess(directory: setup.directory, database: "honest.sqlite", witnesses: setup.witnesses)
+        honest = try ServeProcess(
+            directory: setup.directory, database: "honest.sqlite", witnesses: setup.witnesses, token: honest.token)
         #expect(Self.openForks(try honest.log()) == 1)
         let id = try #require(fork["id"] as? Int)
         let ack = try honest.client.request("POST", "/admin/log/forks/\(id)/acknowledge", headers: honest.auth)
