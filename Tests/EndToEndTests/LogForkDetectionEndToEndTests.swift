@@ -281,6 +281,9 @@ import Testing
 
         // Then the honest server: a fork. The set in force stays; the report goes to the app's address and the
         // configured pin server, not to the rogue set's reportUri.
+        // (Its new document, in a tree larger than the thief's: the honest tiles lead to its root and give another
+        // root at the thief's size. A smaller honest checkpoint could not be judged from them: refused, not a fork.)
+        #expect(try honest.put("api.example.com") == 200)
         let back = updater(honest)
         let forked = await back.refreshNow(host: "api.example.com")
         guard case .rejected(_, let rejection) = forked, rejection.code == .logFork else {

@@ -91,10 +91,13 @@ import TransparencyLog
         badDocument.document = "/elsewhere"
         var otherOrigin = report
         otherOrigin.logOrigin = "another/log"
+        otherOrigin.origin = nil  // the earlier members alone (§3's take precedence)
         var notANote = report
         notANote.refusedCheckpoint = "hello"
+        notANote.new = nil
         var tooLarge = report
         tooLarge.keptCheckpoint = String(repeating: "a", count: 20_000)
+        tooLarge.held = nil
         var badTime = report
         badTime.dateTime = "yesterday"
         let cases: [(LogForkReport, String)] = [
