@@ -1357,6 +1357,7 @@ enum ConsoleAssets {
               if (log.checkpoint) replace(verdict, await signatureBadge(log.checkpoint, vkey));
             }
 
+
             """#
         ),
         (
