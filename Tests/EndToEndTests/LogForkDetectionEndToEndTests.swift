@@ -296,9 +296,16 @@ import Testing
         let body = try #require(configured.bodies.first)
         let report = try JSONDecoder().decode(LogForkReport.self, from: Data(body))
         #expect(report.origin == Self.origin && report.held != nil && report.new != nil)
-        let reports = try honest.client.request("GET", "/admin/reports", headers: honest.auth)
-        let listed = (try JSONSerialization.jsonObject(with: Data(reports.body)) as? [String: Any])?["logForks"]
-        #expect((listed as? [Any])?.count == 1, "the honest server stored the report: both notes verify")
+        // The pin server's copy is posted beside the app's: wait for it (at most 15 s).
+        var listed = 0
+        for _ in 0..<150 {
+            let reports = try honest.client.request("GET", "/admin/reports", headers: honest.auth)
+            let forks = (try JSONSerialization.jsonObject(with: Data(reports.body)) as? [String: Any])?["logForks"]
+            listed = (forks as? [Any])?.count ?? 0
+            if listed > 0 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(listed == 1, "the honest server stored the report: both notes verify")
         try await Task.sleep(for: .seconds(2))
         #expect(rogueReports.bodies.isEmpty, "nothing went to the rogue set's reportUri")
 
