@@ -29,8 +29,8 @@ public struct SignedDocument: Codable, Sendable, Hashable {
         Array("{\"protected\":\"\(protected)\",\"payload\":\"\(payload)\",\"signature\":\"\(signature)\"}".utf8)
     }
 
-    /// The largest document a client accepts (PROTOCOL §5 step 1).
-    public static let maxBytes = 64 * 1024
+    /// The largest document a client accepts (PROTOCOL §5 step 1): 65,535 bytes, a log entry bundle's limit (§7.1).
+    public static let maxBytes = 65_535
 
     /// The `typ` every pinset document carries.
     public static let type = "pinset+jws"

@@ -4,7 +4,7 @@
 public struct DocumentRejection: Error, Sendable, Equatable, CustomStringConvertible {
     /// The rule of PROTOCOL §5 the document broke. Raw values are stable.
     public enum Code: String, Sendable, Equatable, CaseIterable {
-        /// Step 1: the body is over 64 KiB.
+        /// Step 1: the body is over 65,535 bytes.
         case tooLarge
         /// Step 1 (or a signed payload that is not a pin set): not JSON, or not the three JWS members.
         case malformedJSON

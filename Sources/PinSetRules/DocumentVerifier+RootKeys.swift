@@ -10,7 +10,7 @@ extension DocumentVerifier {
     ///     without root keys, and freeze protection does not apply to them.
     ///   - trustStore: the trust state, advanced by ``PinSetUpdater``.
     ///   - skew: clock tolerance, default 300 seconds.
-    ///   - maxBytes: body size limit, default 64 KiB.
+    ///   - maxBytes: body size limit, default 65,535 bytes.
     public init(
         trustedKeys: [TrustedKey] = [], trustStore: TrustStore, skew: TimeInterval = 300,
         maxBytes: Int = SignedDocument.maxBytes

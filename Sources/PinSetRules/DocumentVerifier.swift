@@ -11,7 +11,7 @@ public struct DocumentVerifier: Sendable {
     public let trustedKeys: [String: TrustedKey]
     /// The clock tolerance of step 5, in seconds. Default 300 (five minutes).
     public var skew: TimeInterval
-    /// The largest body accepted (step 1). Default ``SignedDocument/maxBytes`` (64 KiB).
+    /// The largest body accepted (step 1). Default ``SignedDocument/maxBytes`` (65,535 bytes).
     public var maxBytes: Int
     /// The decoded header of every exact protected member the server writes for a trusted key
     /// (base64url of ``SignedDocument/protectedHeader(kid:)``): such a header needs no base64 or JSON decoding.
@@ -24,7 +24,7 @@ public struct DocumentVerifier: Sendable {
     /// - Parameters:
     ///   - trustedKeys: the Ed25519 keys shipped with the app. An empty list refuses every document.
     ///   - skew: clock tolerance for `issuedAt`/`expiresAt`, default 300 seconds.
-    ///   - maxBytes: body size limit, default 64 KiB as the protocol fixes it.
+    ///   - maxBytes: body size limit, default 65,535 bytes as the protocol fixes it.
     public init(trustedKeys: [TrustedKey], skew: TimeInterval = 300, maxBytes: Int = SignedDocument.maxBytes) {
         self.trustedKeys = Dictionary(trustedKeys.map { ($0.kid, $0) }, uniquingKeysWith: { first, _ in first })
         self.knownHeaders = Dictionary(
@@ -75,19 +75,29 @@ public struct DocumentVerifier: Sendable {
                     .malformedJSON, "the body is not a JSON object with string members protected, payload and signature"
                 ))
         }
-        // The usual header is one of the few exact strings the server writes; any other goes through JSONDecoder.
+        if let name = JSONRepeatedMembers.first(in: raw) {
+            return .failure(.init(.malformedJSON, "the document repeats the member \"\(name.prefix(40))\""))
+        }
+        // The usual header is one of the few exact strings the server writes; any other goes through JSONDecoder
+        // (once checked for a repeated member: parsers disagree on which one wins).
         let delegation = trustStore?.current
         guard
             let header = knownHeaders[document.protected] ?? delegation?.knownHeaders[document.protected]
-                ?? Base64URL.decode(document.protected).flatMap({
-                    try? JSONDecoder().decode(JWSHeader.self, from: Data($0))
+                ?? Base64URL.decode(document.protected).flatMap({ bytes -> JWSHeader? in
+                    guard JSONRepeatedMembers.first(in: bytes) == nil else { return nil }
+                    return try? JSONDecoder().decode(JWSHeader.self, from: Data(bytes))
                 })
         else {
             return .failure(
-                .init(.malformedJSON, "the protected header is not base64url of a JSON object with an alg member"))
+                .init(
+                    .malformedJSON,
+                    "the protected header is not base64url of a JSON object with an alg member, each member once"))
         }
         guard let payloadBytes = Base64URL.decode(document.payload) else {
             return .failure(.init(.malformedJSON, "the payload is not base64url"))
+        }
+        if let name = JSONRepeatedMembers.first(in: payloadBytes) {
+            return .failure(.init(.malformedJSON, "the payload repeats the member \"\(name.prefix(40))\""))
         }
 
         // 2. alg, typ, kid.

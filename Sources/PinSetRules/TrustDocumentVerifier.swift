@@ -6,7 +6,7 @@ import PinSetCore
 public struct TrustDocumentVerifier: Sendable {
     /// The clock tolerance of step 5, in seconds. Default 300.
     public var skew: TimeInterval
-    /// The largest document accepted (step 1). Default 64 KiB.
+    /// The largest document accepted (step 1). Default 65,535 bytes.
     public var maxBytes: Int
     /// The most versions one update walks (step 4). Default 1,000.
     public var maxSteps: Int

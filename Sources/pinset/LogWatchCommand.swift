@@ -25,6 +25,16 @@ struct LogWatchCommand: ParsableCommand {
             the new one), POSTs {"event":"fork","origin":…,"held":…,"new":…} to --webhook, and exits with status 3. \
             The state file keeps the held checkpoint (a signed note), so a restart goes on where it stopped; \
             without one, every run starts at the log's first entry.
+
+            A checkpoint smaller than the one held is a stale cache only if its root is the held tree's root at \
+            its size (from the tiles); otherwise it is a fork. When the tiles to tell are not to be had, it is \
+            warned about and waited for.
+
+            --witness URL (repeatable; and every witness of --policy that names a URL) asks each witness, after every pass, for the newest checkpoint of the log \
+            it cosigned (PROTOCOL §7.2, GET URL/<sha256 of the origin>/checkpoint). One signed by the log key \
+            that is not a checkpoint of the log followed is a fork, reported as above (the held checkpoint and the \
+            witness's): someone holding the log key extended the log elsewhere. A witness checkpoint larger than \
+            the log serves is a fork once it stayed larger for --witness-grace seconds.
             """)
 
     @Argument(help: "Base URL (http(s)://… or a directory) serving log/checkpoint.")
@@ -46,10 +56,20 @@ struct LogWatchCommand: ParsableCommand {
     var interval: Double = 1
     @Flag(help: "One pass, then exit (0, or 3 for a fork).")
     var once = false
+    @Option(help: "A witness's URL, whose newest cosigned checkpoint is compared with the log; repeatable.")
+    var witness: [String] = []
+    @Option(help: "Seconds a witness may hold a checkpoint larger than the log serves before it is a fork. Default 60.")
+    var witnessGrace: Double = 60
 
     func validate() throws {
         guard (logKey == nil) != (policy == nil) else { throw ValidationError("give --log-key or --policy, not both") }
         guard interval >= 0.1, interval <= 3600 else { throw ValidationError("--interval is 0.1 to 3600 seconds") }
+        guard witnessGrace >= 0, witnessGrace <= 86_400 else {
+            throw ValidationError("--witness-grace is 0 to 86400 seconds")
+        }
+        for url in witness where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+            throw ValidationError("--witness \(url) is not an http(s) URL")
+        }
     }
 
     func run() throws {
@@ -77,9 +97,16 @@ struct LogWatchCommand: ParsableCommand {
             hooks: { [exec, webhookURL] origin in LogWatchHooks(origin: origin, exec: exec, webhook: webhookURL) },
             crypto: crypto)
         var held = try readState(verifier)
+        // The witnesses asked: --witness, then the policy's witnesses that name a URL.
+        var witnesses = witness
+        for url in parsed.witnesses.compactMap(\.url)
+        where (url.hasPrefix("http://") || url.hasPrefix("https://")) && !witnesses.contains(url) {
+            witnesses.append(url)
+        }
         let stop = StopSignal()
         var failing = false
         var olderWarned: Int? = nil
+        var ahead: [String: Date] = [:]
         while !stop.isStopped {
             do {
                 switch try watcher.pass(from: held) {
@@ -87,15 +114,22 @@ struct LogWatchCommand: ParsableCommand {
                     if checkpoint != held { try writeState(checkpoint) }
                     held = checkpoint
                     olderWarned = nil
-                case .older(let size):
+                case .older(let size, let proven):
                     if olderWarned != size {
                         warn(
                             "\(url) serves a checkpoint of size \(size), older than the \(held?.checkpoint.size ?? 0) held "
-                                + "(a stale cache, or a log rolled back); waiting")
+                                + (proven
+                                    ? "(a stale cache: its root is the held tree's at that size); waiting"
+                                    : "(its tiles cannot show whether it is a stale cache or a fork); waiting"))
                     }
                     olderWarned = size
                 case .fork(let fork):
                     LogWatchHooks(origin: held?.checkpoint.origin ?? "", exec: exec, webhook: webhookURL).fork(fork)
+                    throw ExitCode(3)
+                }
+                if let held, let fork = askWitnesses(witnesses, watcher, held: held, ahead: &ahead) {
+                    warn("a witness holds a checkpoint signed by the log key that is not one of \(url)'s log")
+                    LogWatchHooks(origin: held.checkpoint.origin, exec: exec, webhook: webhookURL).fork(fork)
                     throw ExitCode(3)
                 }
                 if failing { warn("\(url) answers again") }
@@ -109,6 +143,29 @@ struct LogWatchCommand: ParsableCommand {
             }
             if once || stop.sleep(interval) { break }
         }
+    }
+
+    /// Compares every `--witness`'s checkpoint with `held`; the first fork found, if any. A witness that cannot
+    /// be read is warned about (once per failure) and asked again after the next pass.
+    private func askWitnesses(
+        _ urls: [String], _ watcher: LogWatcher, held: VerifiedCheckpoint, ahead: inout [String: Date]
+    ) -> LogFork? {
+        for url in urls {
+            do {
+                switch try watcher.view(of: url, held: held, aheadSince: ahead[url], grace: witnessGrace) {
+                case .agrees: ahead[url] = nil
+                case .ahead(let since):
+                    if ahead[url] == nil {
+                        warn("\(url) holds a checkpoint larger than the log serves; a fork if it stays so")
+                    }
+                    ahead[url] = since
+                case .fork(let fork): return fork
+                }
+            } catch {
+                warn("witness \(url): \(error)")
+            }
+        }
+        return nil
     }
 
     /// The checkpoint held, from the state file (nil: none yet). A state file that does not verify under the

@@ -16,13 +16,17 @@ struct LogWatcher {
     let patterns: HostPatterns
     let hooks: (String) -> LogWatchHooks
     let crypto: any TrustCrypto
+    /// Tiles of the held tree, kept across passes (a smaller checkpoint, or a witness's, is judged against them);
+    /// emptied when a pass fails.
+    let tiles = FetchedTiles()
 
     /// What one pass found.
     enum Outcome {
         /// The checkpoint to hold from now on (the same one when nothing changed).
         case advanced(VerifiedCheckpoint)
-        /// The source serves an older checkpoint than the one held (a stale cache, or a log rolled back).
-        case older(Int)
+        /// The source serves an older checkpoint than the one held, whose root is the held tree's at its size:
+        /// a stale cache. `proven` is `false` when the tiles to tell could not be had (a fork is not excluded).
+        case older(Int, proven: Bool)
         /// The log forked: both notes.
         case fork(LogFork)
     }
@@ -30,13 +34,45 @@ struct LogWatcher {
     /// Reads the log once from `held` (nil: from its first entry).
     /// - Throws: a ``CLIError`` or ``LogError`` when the files cannot be read or do not verify.
     func pass(from held: VerifiedCheckpoint?) throws -> Outcome {
+        var passed = false
+        defer { if !passed { tiles.removeAll() } }
+        let outcome = try unguardedPass(from: held)
+        passed = true
+        if case .advanced(let checkpoint) = outcome { tiles.keep(treeSize: checkpoint.checkpoint.size) }
+        return outcome
+    }
+
+    /// Whether `other` (signed by the log) is a checkpoint of the held tree: a smaller or equal one is judged
+    /// from the held tree's tiles (kept, else read from the source; PROTOCOL §7.5).
+    func judge(_ other: VerifiedCheckpoint, held: VerifiedCheckpoint) -> PrefixJudgement {
+        let hasher = MerkleHasher(crypto: crypto)
+        let reader = TileReader(treeSize: held.checkpoint.size, hasher: hasher) { tile in
+            try tiles.bytes(of: tile) { try self.read(tile) }
+        }
+        do {
+            return try MerkleTree(hasher: hasher, reader: reader).judgePrefix(
+                size: other.checkpoint.size, root: other.checkpoint.rootHash, heldSize: held.checkpoint.size,
+                heldRoot: held.checkpoint.rootHash)
+        } catch {
+            return .unknown
+        }
+    }
+
+    private func unguardedPass(from held: VerifiedCheckpoint?) throws -> Outcome {
         let note = try SignedNote(parsing: try source.read("log/checkpoint"))
         let new = try checkSignature(note)
         let oldSize = held?.checkpoint.size ?? 0
-        if held != nil, new.checkpoint.size < oldSize { return .older(new.checkpoint.size) }
+        if let held, new.checkpoint.size < oldSize {
+            switch judge(new, held: held) {
+            case .prefix: return .older(new.checkpoint.size, proven: true)
+            case .fork: return .fork(LogFork(kept: held.note, refused: new.note))
+            case .unknown:
+                tiles.removeAll()
+                return .older(new.checkpoint.size, proven: false)
+            }
+        }
         let hasher = MerkleHasher(crypto: crypto)
-        // Every tile is read once per pass, and the bytes a proof was computed from are the bytes checked below.
-        let tiles = FetchedTiles()
+        // Every tile is read once, and the bytes a proof was computed from are the bytes checked below.
         let reader = TileReader(treeSize: new.checkpoint.size, hasher: hasher) { tile in
             try tiles.bytes(of: tile) { try self.read(tile) }
         }
@@ -126,8 +162,9 @@ struct LogWatcher {
     }
 }
 
-/// The tiles one pass read, by path: each is fetched once, and every check of the pass sees the same bytes.
-private final class FetchedTiles {
+/// The tiles read, by path: each is fetched once, and every check sees the same bytes. Kept across passes while
+/// they pass (full tiles never change; partial ones are dropped once the tree outgrows them).
+final class FetchedTiles {
     private var tiles: [String: [UInt8]] = [:]
 
     func bytes(of tile: Tile, fetch: () throws -> [UInt8]) throws -> [UInt8] {
@@ -135,5 +172,14 @@ private final class FetchedTiles {
         let fetched = try fetch()
         tiles[tile.path] = fetched
         return fetched
+    }
+
+    /// Forgets every tile (a pass failed: one of them may be wrong).
+    func removeAll() { tiles.removeAll() }
+
+    /// Keeps the full tiles and the partial tiles of a tree of `treeSize` only.
+    func keep(treeSize: Int) {
+        let partial = Set(Tile.all(treeSize: treeSize).filter(\.isPartial).map(\.path))
+        tiles = tiles.filter { !$0.key.contains(".p/") || partial.contains($0.key) }
     }
 }

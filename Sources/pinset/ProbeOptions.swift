@@ -40,7 +40,10 @@ struct ProbeOptions: ParsableArguments {
             "Warn when a served certificate or the only matching pin expires within this. Env PINSET_EXPIRY_WARNING. Default 21d."
     )
     var expiryWarning: String?
-    @Option(help: "URL the monitor POSTs a JSON event to when a host changes state. Env PINSET_ALERT_WEBHOOK.")
+    @Option(
+        help:
+            "URL a JSON event is POSTed to when the monitor sees a host change state, or the log a fork (event log-fork). Env PINSET_ALERT_WEBHOOK."
+    )
     var alertWebhook: String?
 
     /// The probe configuration these options (and their environment fallbacks) describe.

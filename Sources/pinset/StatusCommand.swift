@@ -39,6 +39,7 @@ struct StatusCommand: AsyncParsableCommand {
             print(host != nil ? texts[0] : "[" + texts.joined(separator: ",") + "]")
             return
         }
+        await Self.printOpenForks(client)
         print("HOST\tSTATE\tCHECKED\tCERT EXPIRES\tWARNINGS")
         for status in statuses {
             let checked = status.checkedAt.map(RFC3339.format) ?? "-"
@@ -58,5 +59,30 @@ struct StatusCommand: AsyncParsableCommand {
                 }
             }
         }
+    }
+
+    /// Prints the log's open forks (PROTOCOL §7.2) above the hosts, when the server keeps a log and the token may
+    /// read `GET /admin/log` (an `admin` token); prints nothing otherwise.
+    static func printOpenForks(_ client: AdminClient) async {
+        struct Fork: Decodable {
+            var id: Int
+            var source: String
+            var detectedAt: String
+            var foreignCheckpoint: String
+            var acknowledgedAt: String?
+        }
+        struct Log: Decodable {
+            var openForks: Int?
+            var forks: [Fork]?
+        }
+        guard let data = try? await client.send("GET", "/admin/log"),
+            let log = try? JSONDecoder().decode(Log.self, from: data), let open = log.openForks, open > 0
+        else { return }
+        print("LOG FORK: \(open) open fork(s) of the transparency log: its key signed checkpoints this server did not")
+        for fork in (log.forks ?? []) where fork.acknowledgedAt == nil {
+            let head = fork.foreignCheckpoint.split(separator: "\n").prefix(3).joined(separator: " ")
+            print("  fork \(fork.id)  \(fork.detectedAt)  \(fork.source)  \(head)")
+        }
+        print("  see GET /admin/log; acknowledge with POST /admin/log/forks/{id}/acknowledge (docs: README)")
     }
 }

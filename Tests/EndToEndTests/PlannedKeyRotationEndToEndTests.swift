@@ -161,7 +161,8 @@ import Testing
             #expect(try manager.accept(document.body, for: host, now: Date()).get().kid == kidB)
             #expect(manager.pinSet(for: host) != nil)
             let proof = try server!.get("/pins/\(host)/proof")
-            #expect(proof.status == 200 && proof.etag == document.etag)
+            // PROTOCOL §7.3 (issue 35): the proof's ETag is its own, not the document's.
+            #expect(proof.status == 200 && proof.etag != nil && proof.etag != document.etag)
         }
 
         // The app's updater, right after the answer: a set signed by B sends it to /trust, it walks to v2, and

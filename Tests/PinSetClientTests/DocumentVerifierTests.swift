@@ -159,6 +159,39 @@ import Testing
         expectRefused(document.serialized, .malformedJSON)
     }
 
+    /// PROTOCOL §5 step 1 (issue 35): a repeated member anywhere, header and payload included, is refused, even
+    /// when the signature verifies (parsers disagree on which of two members wins).
+    @Test func aRepeatedMemberIsRefusedWhereverItIs() {
+        // In the payload: a second "version" after a valid set's members.
+        var payload = makeSet(version: 9).encodedJSON()
+        payload.removeLast()  // the closing brace
+        payload += Array(#","version":1000}"#.utf8)
+        expectRefused(signer.document(payload: payload).serialized, .malformedJSON)
+        // In the header: "kid" twice (the trusted one last, as Foundation would keep it).
+        let body = makeSet(version: 9).encodedJSON()
+        let protected = Base64URL.encode(
+            Array(#"{"alg":"EdDSA","kid":"other","typ":"pinset+jws","kid":"\#(signer.kid)"}"#.utf8))
+        let payloadText = Base64URL.encode(body)
+        let signature = try! signer.key.signature(for: Array((protected + "." + payloadText).utf8))
+        let header = SignedDocument(protected: protected, payload: payloadText, signature: Base64URL.encode(signature))
+        expectRefused(header.serialized, .malformedJSON)
+        // In the envelope, with an escaped name: "signature" and "\u0073ignature".
+        var envelope = signer.sign(makeSet(version: 9))
+        envelope.removeLast()
+        envelope += Array(#","\u0073ignature":"AAAA"}"#.utf8)
+        expectRefused(envelope, .malformedJSON)
+    }
+
+    /// PROTOCOL §5 step 1: at most 65,535 bytes (an entry bundle's limit), so 65,536 are refused.
+    @Test func sixtyFiveThousandFiveHundredAndThirtySixBytesAreTooMany() {
+        var bytes = signer.sign(makeSet(version: 9))
+        bytes += [UInt8](repeating: 0x20, count: 65_536 - bytes.count)
+        expectRefused(bytes, .tooLarge)
+        bytes.removeLast()
+        let manager = managerWithGoodSet()
+        #expect((try? manager.accept(bytes, for: "example.com", now: testNow).get()) != nil)
+    }
+
     @Test func minimumVersionForTheCLI() {
         let verifier = DocumentVerifier(trustedKeys: [signer.trustedKey])
         let result = verifier.verify(

@@ -54,7 +54,7 @@ enum LogFixture {
         return try LogPolicy(parsing: Array(lines.joined(separator: "\n").utf8), crypto: crypto)
     }
 
-    /// Fetches `path` (a document) and `path + "/proof"`, checks they share the ETag, and verifies the proof
+    /// Fetches `path` (a document) and `path + "/proof"`, checks the proof's own ETag, and verifies the proof
     /// for the exact bytes served under `policy`. Returns the proof.
     @discardableResult
     static func verifiedProof(_ server: TestServer, _ path: String, policy: LogPolicy) throws -> LogProof {
@@ -63,7 +63,8 @@ enum LogFixture {
         let answer = try server.client.request("GET", path + "/proof")
         #expect(answer.status == 200)
         #expect(answer.header("Content-Type") == "text/plain; charset=utf-8")
-        #expect(answer.header("ETag") == document.header("ETag"))
+        // PROTOCOL §7.3: the proof's ETag is its own (it changes when cosignatures arrive).
+        #expect(answer.header("ETag") == PublishedDocument.etag(for: answer.body))
         let proof = try LogProof(parsing: answer.body)
         _ = try LogProofVerifier(policy: policy, crypto: crypto).verify(entry: document.body, proof: proof)
         return proof

@@ -155,7 +155,7 @@ import TransparencyLog
         }
         let proof = try LogFixture.verifiedProof(server, "/pins/h7.example", policy: policy)
         #expect(proof.index == 7)
-        let etag = try #require(try server.client.request("GET", "/pins/h8.example").header("ETag"))
+        let etag = try #require(try server.client.request("GET", "/pins/h8.example/proof").header("ETag"))
         #expect(
             try server.client.request("GET", "/pins/h8.example/proof", headers: ["If-None-Match": etag]).status == 304)
         #expect(try server.client.request("GET", "/log/tile/0/001").status == 404)

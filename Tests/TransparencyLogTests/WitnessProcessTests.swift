@@ -109,10 +109,13 @@ import TransparencyLog
         // A split view: the same key signs another history. Same size, other root; larger, with its own proof.
         var rogue = Log(signer: log.signer)
         rogue.grow(to: 300, tag: " rogue")
+        // tlog-witness: the same size with another root is a 409 with the size held; both are kept as evidence.
         answer = try witness.post(try rogue.request(old: 300, proof: []).bytes)
-        #expect(answer.status == 422)
+        #expect(answer.status == 409 && answer.type == "text/x.tlog.size" && answer.body == "300\n")
         rogue.grow(to: 310, tag: " rogue")
         answer = try witness.post(try rogue.request(old: 300).bytes)
+        #expect(answer.status == 422)
+        answer = try witness.post(try rogue.request(old: 300).bytes)  // the same again: kept once
         #expect(answer.status == 422)
 
         // Unknown origin 404; a key the witness does not trust 403; malformed 400; old size over the size 400.
@@ -136,9 +139,19 @@ import TransparencyLog
         #expect(try Checkpoint(text: note.text).size == 300)
         #expect(try note.verify([log.signer.key, witnessKey], crypto: crypto).count == 2)
 
-        // The newest checkpoint survives a restart.
+        // The evidence: both conflicts, newest first, each with the held note and the offered one.
+        let evidence = try witness.get("/\(originHash)/conflicts")
+        #expect(evidence.status == 200 && evidence.type == "application/json")
+        let kept = try Self.conflicts(evidence.body)
+        #expect(kept.map(\.kind) == ["inconsistent", "same-size"])
+        #expect(kept.allSatisfy { $0.held.contains("\n300\n") && $0.offered.contains(LogServer.origin) })
+        #expect(kept.first?.offered.contains("\n310\n") == true && kept.first?.proof.isEmpty == false)
+        #expect(try witness.get("/00/conflicts").status == 404)
+
+        // The newest checkpoint and the evidence survive a restart.
         witness.stop()
         witness = try RunningWitness(arguments: arguments)
+        #expect(try Self.conflicts(try witness.get("/\(originHash)/conflicts").body).count == 2)
         answer = try witness.post(try log.request(old: 0, proof: []).bytes)
         #expect(answer.status == 409 && answer.body == "300\n")
         log.grow(to: 301)
@@ -150,6 +163,19 @@ import TransparencyLog
         #expect(output.status != 0 && output.stderr.contains("--log"))
         let bad = try Self.run(["witness", "--name", "w", "--log", "not-a-vkey"])
         #expect(bad.status != 0 && bad.stderr.contains("--log not-a-vkey"))
+    }
+
+    /// One conflict of `GET /<origin hash>/conflicts`.
+    struct KeptConflict: Decodable {
+        let kind: String
+        let held: String
+        let offered: String
+        let proof: [String]
+        let seenAt: String
+    }
+
+    static func conflicts(_ body: String) throws -> [KeptConflict] {
+        try JSONDecoder().decode([KeptConflict].self, from: Data(body.utf8))
     }
 
     /// Runs `pinset` with `arguments` and no `PINSET_` variable from this process's environment.

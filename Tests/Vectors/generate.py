@@ -166,10 +166,12 @@ document_case("unknown-members-ignored", jws(pin_payload(note="extra member")), 
 
 # Edges where two JSON readers could differ; the expected answers are what both clients were seen to do.
 dup = canonical(pin_payload()).replace(b'"version":3}', b'"version":3,"version":9}')
-document_case("duplicate-member-first-wins", jws(dup), accept(3))
-document_case("duplicate-jws-member-first-wins", jws(pin_payload()).replace(b'}', b',"payload":"e30"}'), accept(3))
+# PROTOCOL §5 step 1 (issue 35): a repeated member is refused wherever it is (the names say what parsers did before).
+document_case("duplicate-member-first-wins", jws(dup), reject("malformedJSON"))
+document_case("duplicate-jws-member-first-wins", jws(pin_payload()).replace(b'}', b',"payload":"e30"}'),
+              reject("malformedJSON"))
 document_case("duplicate-header-member-first-wins", jws(pin_payload(), header=None, tamper=lambda d: d.update(
-    protected=b64u(('{"alg":"EdDSA","kid":"%s","typ":"pinset+jws","alg":"none"}' % S1.kid).encode()))), reject("badSignature"))
+    protected=b64u(('{"alg":"EdDSA","kid":"%s","typ":"pinset+jws","alg":"none"}' % S1.kid).encode()))), reject("malformedJSON"))
 document_case("version-written-3.0", jws(canonical(pin_payload()).replace(b'"version":3}', b'"version":3.0}')), accept(3))
 document_case("version-written-3e0", jws(canonical(pin_payload()).replace(b'"version":3}', b'"version":3e0}')), accept(3))
 document_case("version-written-1e20", jws(canonical(pin_payload()).replace(b'"version":3}', b'"version":1e20}')), reject("malformedJSON"))

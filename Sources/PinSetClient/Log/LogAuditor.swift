@@ -58,10 +58,18 @@ final class LogAuditor: Sendable {
         self.events = events
     }
 
-    /// Installs the persisted largest checkpoint of every policy log that still verifies.
+    /// Installs the persisted largest checkpoint of every policy log that still verifies, and leaves out again the
+    /// log keys that signed a persisted fork (PROTOCOL §7.4: a restart does not forgive a fork).
     func loadPersisted() {
         guard let storage else { return }
         for origin in Set(checkpoints.policy.logs.map(\.key.name)) {
+            for report in storage.loadForks(origin: origin) {
+                guard let kept = try? SignedNote(parsing: Array((report.held ?? report.keptCheckpoint).utf8)),
+                    let refused = try? SignedNote(parsing: Array((report.new ?? report.refusedCheckpoint).utf8))
+                else { continue }
+                checkpoints.recordFork(
+                    LogFork(kept: kept, refused: refused), verifier: checkpoints.verifier(trust: trustStore?.current))
+            }
             if let note = storage.loadCheckpoint(origin: origin) {
                 checkpoints.restore(note, trust: trustStore?.current)
             }
@@ -73,13 +81,11 @@ final class LogAuditor: Sendable {
     /// - Parameters:
     ///   - entry: the document's bytes as received.
     ///   - document: its path (`/pins/<host>`, `/trust/<version>`), for the proof URL and a fork report.
-    ///   - etag: the document's `ETag`; the proof's must equal it (the same document).
-    ///   - reportUri: where a fork report goes first (the set in force's `reportUri`).
     ///   - trust: whose `logKeys` the checkpoint may be signed with; default the trust state in force. A trust
     ///     document's own proof is checked under the state it makes (its root keys vouch for its `logKeys`).
     ///   - accept: installs the document; called at most once, under the checkpoints' lock.
     func check(
-        _ entry: [UInt8], document: String, etag: String?, reportUri: String?, trust: TrustState? = nil,
+        _ entry: [UInt8], document: String, trust: TrustState? = nil,
         accept: @Sendable () -> Bool
     ) async -> Outcome {
         let url = server.appendingPathComponent(String(document.dropFirst()))
@@ -99,22 +105,17 @@ final class LogAuditor: Sendable {
                     .httpStatus, status: response.status,
                     "the server answered \(response.status) for \(document)/proof"))
         }
-        if let etag, let proofTag = response.headers["etag"], proofTag != etag {
-            return .notLogged(
-                "the proof's ETag \(proofTag.prefix(64)) is not the document's \(etag.prefix(64)): the document changed between the two requests"
-            )
-        }
         let proof: LogProof
         do { proof = try LogProof(parsing: response.body) } catch { return .notLogged("\(document)/proof: \(error)") }
         return await check(
-            entry, proof: proof, document: document, reportUri: reportUri, trust: trust ?? trustStore?.current,
+            entry, proof: proof, document: document, trust: trust ?? trustStore?.current,
             accept: accept)
     }
 
     /// Checks `entry` against `proof` (§7.4 steps 1–3) and commits it with `accept`. Retries when another document
     /// moved the largest checkpoint meanwhile (at most 4 times).
     func check(
-        _ entry: [UInt8], proof: LogProof, document: String, reportUri: String?, trust: TrustState?,
+        _ entry: [UInt8], proof: LogProof, document: String, trust: TrustState?,
         accept: @Sendable () -> Bool
     ) async -> Outcome {
         let checkpoint: Checkpoint
@@ -130,21 +131,17 @@ final class LogAuditor: Sendable {
         }
         for _ in 0..<4 {
             let basis = checkpoints.largest(origin: checkpoint.origin)
-            var consistency: [TreeHash] = []
-            if let basis, basis.checkpoint.size != checkpoint.size {
-                let sizes = (min(basis.checkpoint.size, checkpoint.size), max(basis.checkpoint.size, checkpoint.size))
-                do {
-                    consistency = try await consistencyProof(from: sizes.0, to: sizes.1, origin: checkpoint.origin)
-                } catch {
-                    return .notLogged("no consistency proof from size \(sizes.0) to \(sizes.1): \(error)")
-                }
-            }
+            // Step 3 from the larger tree's tiles, whichever checkpoint is larger (a smaller one must be consistent
+            // with the one held too); tiles that do not lead to the larger root are no fork, only no proof.
             let kept: VerifiedCheckpoint
-            do {
-                kept = try verifier.checkConsistency(verified, with: basis, proof: consistency)
-            } catch {
-                reportFork(error, document: document, reportUri: reportUri)
-                return .fork(error)
+            switch await consistent(verified, with: basis, verifier: verifier) {
+            case .success(let larger): kept = larger
+            case .failure(.fork(let fork)):
+                // §7.4: after a fork, no document under that log key until a trust document names another one.
+                checkpoints.recordFork(fork, verifier: verifier)
+                reportFork(fork, document: document)
+                return .fork(fork)
+            case .failure(.refused(let error)): return .notLogged(error.description)
             }
             do { try verifier.requireQuorum(verified) } catch { return .notLogged(error.description) }
             switch checkpoints.commit(kept, basis: basis, accept: accept) {
@@ -162,23 +159,35 @@ final class LogAuditor: Sendable {
         return .notLogged("the log's largest checkpoint kept moving while this document was checked; try again")
     }
 
-    private func reportFork(_ fork: LogFork, document: String, reportUri: String?) {
+    private func reportFork(_ fork: LogFork, document: String) {
         events.yield(.logFork(document: document, fork))
         let report = LogForkReport(fork, document: document, at: clock())
         if let storage {
             do { try storage.saveFork(report) } catch { events.yield(.logPersistenceFailed(error)) }
         }
-        reporter?.submit(report, reportUri: reportUri, fallbackReportURI: server.appendingPathComponent("reports"))
+        // PROTOCOL §7.4: to the application's report address and the configured pin server, never to a reportUri
+        // from a document (the forking party may have written it).
+        reporter?.submit(report, pinServerReports: server.appendingPathComponent("reports"))
     }
 
-    /// The consistency proof between sizes `old` < `new` of the log named `origin`, from its tiles (C2SP
-    /// tlog-tiles), each fetched once. The tiles are not trusted: a wrong one makes the proof fail.
-    func consistencyProof(from old: Int, to new: Int, origin: String) async throws(LogError) -> [TreeHash] {
-        let base = logURL(origin: origin)
+    /// PROTOCOL §7.4 step 3 for `verified` against `basis`, from the log's tiles (C2SP tlog-tiles) of the larger of
+    /// the two trees, each fetched once (``LogProofVerifier/checkConsistency(_:with:tiles:)``). The tiles are not
+    /// trusted: one that does not lead to the larger root refuses the document, it proves no fork.
+    func consistent(_ verified: VerifiedCheckpoint, with basis: VerifiedCheckpoint?, verifier: LogProofVerifier) async
+        -> Result<VerifiedCheckpoint, LogRejection>
+    {
+        guard let basis, basis.checkpoint.size != verified.checkpoint.size else {
+            return Result { () throws(LogRejection) in
+                try verifier.checkConsistency(
+                    verified, with: basis, tiles: MerkleTree(hasher: hasher, reader: NoTiles()))
+            }
+        }
+        let size = max(basis.checkpoint.size, verified.checkpoint.size)
+        let base = logURL(origin: verified.checkpoint.origin)
         let tiles = TileCache()
-        // A proof touches at most two tiles per level; each round fetches the one tile found missing.
+        // A proof and a root touch a few tiles per level; each round fetches the one tile found missing.
         for _ in 0..<128 {
-            let reader = TileReader(treeSize: new, hasher: hasher) { tile in
+            let reader = TileReader(treeSize: size, hasher: hasher) { tile in
                 guard let bytes = tiles.bytes[tile] else {
                     tiles.missing = tile
                     throw LogError(.missingHash, "\(tile.path) not fetched yet")
@@ -186,14 +195,17 @@ final class LogAuditor: Sendable {
                 return bytes
             }
             tiles.missing = nil
+            let result = Result { () throws(LogRejection) in
+                try verifier.checkConsistency(verified, with: basis, tiles: MerkleTree(hasher: hasher, reader: reader))
+            }
+            guard let tile = tiles.missing else { return result }
             do {
-                return try MerkleTree(hasher: hasher, reader: reader).consistencyProof(from: old, to: new)
-            } catch {
-                guard let tile = tiles.missing else { throw error }
                 tiles.bytes[tile] = try await fetch(tile, base: base)
+            } catch {
+                return .failure(.refused(LogError(.missingHash, "no consistency proof can be had: \(error.detail)")))
             }
         }
-        throw LogError(.missingHash, "a consistency proof from \(old) to \(new) needed more than 128 tiles")
+        return .failure(.refused(LogError(.missingHash, "a consistency proof needed more than 128 tiles")))
     }
 
     /// A tile's bytes: the partial tile, or (once the log has grown past it) the first hashes of the full one.
@@ -222,6 +234,13 @@ final class LogAuditor: Sendable {
             return url
         }
         return server.appendingPathComponent("log")
+    }
+}
+
+/// No hashes at all: equal sizes need none.
+private struct NoTiles: SubtreeHashReader {
+    func subtreeHash(level: Int, index: Int) throws(LogError) -> TreeHash {
+        throw LogError(.missingHash, "no tiles are read for checkpoints of one size")
     }
 }
 

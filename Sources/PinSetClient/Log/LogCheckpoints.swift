@@ -10,6 +10,9 @@ final class LogCheckpoints: Sendable {
     /// The policy the app configured (``PinningOptions/logPolicy``).
     let policy: LogPolicy
     private let largest = Locked<[String: VerifiedCheckpoint]>([:])
+    /// Log keys that signed both notes of a fork: no document under them is accepted any more (PROTOCOL §7.4),
+    /// until a trust document names another key in `logKeys`.
+    private let forked = Locked<Set<VerifierKey>>([])
 
     init(policy: LogPolicy) {
         self.policy = policy
@@ -17,11 +20,31 @@ final class LogCheckpoints: Sendable {
 
     /// A verifier for `policy`, with the trust state's `logKeys` accepted as further keys of the policy's logs
     /// (PROTOCOL §7.1: the log key rotates like a signing key).
+    /// A log key that signed a fork is left out (PROTOCOL §7.4): its log's documents are then refused (an unknown
+    /// origin) until the trust state names another key of it in `logKeys`.
     func verifier(trust: TrustState?) -> LogProofVerifier {
-        guard let trust, !trust.logKeys.isEmpty else { return LogProofVerifier(policy: policy) }
+        let forked = forked.withLock { $0 }
+        guard let trust, !trust.logKeys.isEmpty else {
+            return LogProofVerifier(policy: policy.removingLogKeys(forked))
+        }
         let extended = policy.addingLogKeys(trust.logKeys.values.map(\.rawRepresentation), crypto: SwiftCryptoTrust())
-        return LogProofVerifier(policy: extended)
+        return LogProofVerifier(policy: extended.removingLogKeys(forked))
     }
+
+    /// Records `fork`: every key of `verifier`'s policy that signed both notes is trusted no more.
+    /// - Returns: the keys newly left out.
+    @discardableResult
+    func recordFork(_ fork: LogFork, verifier: LogProofVerifier) -> Set<VerifierKey> {
+        let crypto = SwiftCryptoTrust()
+        let keys = Set(verifier.policy.logs.map(\.key)).filter { key in
+            (try? fork.kept.verify([key], crypto: crypto))?.isEmpty == false
+                && (try? fork.refused.verify([key], crypto: crypto))?.isEmpty == false
+        }
+        return forked.withLock { forked in keys.filter { forked.insert($0).inserted } }
+    }
+
+    /// The log keys left out after a fork.
+    var forkedKeys: Set<VerifierKey> { forked.withLock { $0 } }
 
     /// The largest checkpoint accepted of the log named `origin`.
     func largest(origin: String) -> VerifiedCheckpoint? {

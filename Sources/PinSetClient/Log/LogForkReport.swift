@@ -10,8 +10,12 @@ import TransparencyLog
 ///
 /// ```json
 /// {"pinset-report":"log-fork","date-time":"2026-11-25T12:00:00Z","document":"/pins/api.example.com",
+///  "origin":"pins.example.com/log","held":"<signed note>","new":"<signed note>","proof":[],
 ///  "log-origin":"pins.example.com/log","kept-checkpoint":"<signed note>","refused-checkpoint":"<signed note>"}
 /// ```
+///
+/// PROTOCOL §3's members (`origin`, `held`, `new`, `proof`) and, with the same values, the earlier ones
+/// (`log-origin`, `kept-checkpoint`, `refused-checkpoint`) that servers before issue 35 read.
 ///
 /// Each checkpoint is the whole signed note as served (text, blank line, signature lines), so anyone holding the
 /// log's public key can check both signatures. Holds no secret.
@@ -28,6 +32,15 @@ public struct LogForkReport: Codable, Sendable, Hashable {
     public var keptCheckpoint: String
     /// The checkpoint refused (a signed note, UTF-8).
     public var refusedCheckpoint: String
+    /// PROTOCOL §3's name of ``logOrigin``.
+    public var origin: String?
+    /// PROTOCOL §3's name of ``keptCheckpoint``: the checkpoint held.
+    public var held: String?
+    /// PROTOCOL §3's name of ``refusedCheckpoint``: the new checkpoint.
+    public var new: String?
+    /// PROTOCOL §3: the consistency proof that fails between the two (base64 hashes); empty when the sizes are
+    /// equal (two notes of one size with different roots are evidence by themselves) or when it was not kept.
+    public var proof: [String]?
 
     /// The value of ``report``.
     public static let kind = "log-fork"
@@ -35,6 +48,7 @@ public struct LogForkReport: Codable, Sendable, Hashable {
     private enum CodingKeys: String, CodingKey {
         case report = "pinset-report", dateTime = "date-time", document, logOrigin = "log-origin"
         case keptCheckpoint = "kept-checkpoint", refusedCheckpoint = "refused-checkpoint"
+        case origin, held, new, proof
     }
 
     /// Creates the report of `fork`, seen at `date` on the proof of `document`.
@@ -45,6 +59,10 @@ public struct LogForkReport: Codable, Sendable, Hashable {
         logOrigin = (try? Checkpoint(text: fork.kept.text).origin) ?? ""
         keptCheckpoint = String(decoding: fork.kept.bytes, as: UTF8.self)
         refusedCheckpoint = String(decoding: fork.refused.bytes, as: UTF8.self)
+        origin = logOrigin
+        held = keptCheckpoint
+        new = refusedCheckpoint
+        proof = []
     }
 
     /// The JSON body, without escaped slashes.

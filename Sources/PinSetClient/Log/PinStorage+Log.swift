@@ -36,6 +36,16 @@ extension PinStorage {
         throw Error(description: "100 log forks are stored already in \(directory.path); the newest is not kept")
     }
 
+    /// The forks kept by ``saveFork(_:)`` for the log named `origin`, unverified (the caller checks both notes).
+    public func loadForks(origin: String) -> [LogForkReport] {
+        let prefix = "log-fork-\(Base64URL.encode(Array(origin.utf8)))-"
+        return (1...100).compactMap { number in
+            let url = directory.appendingPathComponent("\(prefix)\(number).json", isDirectory: false)
+            guard let data = try? Data(contentsOf: url) else { return nil }
+            return try? JSONDecoder().decode(LogForkReport.self, from: data)
+        }
+    }
+
     private func write(_ bytes: [UInt8], to url: URL) throws(Error) {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -2,27 +2,35 @@ import Foundation
 import TransparencyLog
 
 extension PinFailureReporter {
-    /// Queues the report of a transparency log fork (PROTOCOL §7.4; the ``LogForkReport`` JSON body) and returns
-    /// at once. It goes where pin failure reports go: `reportUri` (the `reportUri` of the set in force for the
-    /// document's host; `nil` for a trust document), else the reporter's ``fallbackReportURI``, else
-    /// `fallbackReportURI`; a failing `reportUri` falls back the same way. The same fork is sent once per
-    /// ``interval``.
+    /// Queues the report of a transparency log fork (PROTOCOL §3 and §7.4; the ``LogForkReport`` JSON body) and
+    /// returns at once. It goes to the report address the application configured (the reporter's
+    /// ``fallbackReportURI``) and to `pinServerReports`, the configured pin server's `/reports`: never to a
+    /// `reportUri` taken from a document, which the party that forked the log may have written. The same fork is
+    /// sent to each once per ``interval``.
     /// - Parameters:
     ///   - report: the fork, with both signed notes.
-    ///   - reportUri: the `reportUri` of the set in force, if any.
-    ///   - fallbackReportURI: used when the reporter has no ``fallbackReportURI``; ``PinSetUpdater`` passes the pin
-    ///     server's `/reports`.
+    ///   - pinServerReports: the configured pin server's `/reports` (``PinSetUpdater`` passes it); `nil` for none.
+    /// - Returns: a task ending with the outcome at the application's address, else at the pin server's
+    ///   (``Outcome/noReportURI`` when there is neither).
     @discardableResult
-    public func submit(_ report: LogForkReport, reportUri: String?, fallbackReportURI: URL? = nil) -> Task<
-        Outcome, Never
-    > {
-        let fallback = Self.httpURL(self.fallbackReportURI) ?? Self.httpURL(fallbackReportURI)
-        guard let destination = Self.httpURL(reportUri.flatMap(URL.init(string:))) ?? fallback else {
-            return Task { .noReportURI }
+    public func submit(_ report: LogForkReport, pinServerReports: URL?) -> Task<Outcome, Never> {
+        var destinations: [URL] = []
+        for url in [Self.httpURL(fallbackReportURI), Self.httpURL(pinServerReports)] {
+            if let url, !destinations.contains(url) { destinations.append(url) }
         }
+        guard !destinations.isEmpty else { return Task { .noReportURI } }
         var timeless = report
         timeless.dateTime = ""
-        let identity = destination.absoluteString + " " + String(decoding: timeless.encodedJSON(), as: UTF8.self)
-        return send(Data(report.encodedJSON()), identity: identity, to: destination, fallback: fallback)
+        let json = String(decoding: timeless.encodedJSON(), as: UTF8.self)
+        let tasks = destinations.map { destination in
+            send(
+                Data(report.encodedJSON()), identity: destination.absoluteString + " " + json, to: destination,
+                fallback: nil)
+        }
+        return Task {
+            var outcomes: [Outcome] = []
+            for task in tasks { outcomes.append(await task.value) }
+            return outcomes[0]
+        }
     }
 }

@@ -141,10 +141,8 @@ final class TrustRefresher: Sendable {
         var accepted: [(Int, [UInt8])] = []
         for version in (before.version + 1)...last {
             let bytes: [UInt8]
-            let etag: String?
             if version == newest.version {
                 bytes = response.body
-                etag = response.headers["etag"]
             } else {
                 let stepURL = url.appendingPathComponent(String(version))
                 do {
@@ -157,7 +155,6 @@ final class TrustRefresher: Sendable {
                                     "the server answered \(step.status) for /trust/\(version)")), response.maxAge)
                     }
                     bytes = step.body
-                    etag = step.headers["etag"]
                 } catch {
                     return failed(
                         .trustFetchFailed(UpdateError(.transport, "GET \(stepURL.absoluteString) failed: \(error)")),
@@ -166,7 +163,7 @@ final class TrustRefresher: Sendable {
             }
             switch verifier.verifyNext(bytes, after: reached) {
             case .success(let next):
-                if let refusal = await logged(bytes, version: version, etag: etag, state: next) {
+                if let refusal = await logged(bytes, version: version, state: next) {
                     return failed(refusal, response.maxAge)
                 }
                 reached = next
@@ -196,10 +193,10 @@ final class TrustRefresher: Sendable {
     /// With a tlog-policy, PROTOCOL §7.4 for trust document `version`, which makes `state`: `nil` when its proof
     /// holds (under the policy's log keys and `state`'s `logKeys`; the larger checkpoint is kept at once: it is
     /// consistent and cosigned whether or not the walk completes), else the event that refuses the walk.
-    private func logged(_ bytes: [UInt8], version: Int, etag: String?, state: TrustState) async -> UpdateEvent? {
+    private func logged(_ bytes: [UInt8], version: Int, state: TrustState) async -> UpdateEvent? {
         guard let log else { return nil }
         switch await log.check(
-            bytes, document: "/trust/\(version)", etag: etag, reportUri: nil, trust: state, accept: { true })
+            bytes, document: "/trust/\(version)", trust: state, accept: { true })
         {
         case .accepted, .documentRefused: return nil
         case .notLogged(let detail):

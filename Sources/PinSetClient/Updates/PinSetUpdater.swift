@@ -325,10 +325,8 @@ public actor PinSetUpdater {
         let manager = trustManager
         let clock = clock
         let body = response.body
-        let outcome = await log.check(
-            body, document: "/pins/\(host)", etag: response.headers["etag"],
-            reportUri: manager.pinSet(for: host)?.reportUri
-        ) {
+        // The proof has an ETag of its own (PROTOCOL §7.3); its leaf hash binds it to these bytes (§7.4 step 1).
+        let outcome = await log.check(body, document: "/pins/\(host)") {
             let accepted = manager.accept(body, for: host, now: clock())
             result.withLock { $0 = accepted }
             if case .success = accepted { return true }

@@ -28,7 +28,7 @@ public struct URLSessionTransport: PinSetTransport {
     private let owner: SessionOwner?
     /// Deadline, in seconds, for one whole exchange (connect, request, headers and body).
     public let timeout: TimeInterval
-    /// The largest body accepted; default 64 KiB, the protocol's limit for a document.
+    /// The largest body accepted; default 65,535 bytes, the protocol's limit for a document.
     public let maximumBodyBytes: Int
 
     /// Creates a transport.
@@ -36,7 +36,7 @@ public struct URLSessionTransport: PinSetTransport {
     ///   - session: the session to use; default an ephemeral one without a URL cache. With a session of your own
     ///     the byte limit is checked once the body is in (the session's delegate is yours, not the transport's).
     ///   - timeout: deadline for a whole exchange, default 30 seconds.
-    ///   - maximumBodyBytes: largest body accepted, default ``SignedDocument/maxBytes`` (64 KiB).
+    ///   - maximumBodyBytes: largest body accepted, default ``SignedDocument/maxBytes`` (65,535 bytes).
     public init(session: URLSession? = nil, timeout: TimeInterval = 30, maximumBodyBytes: Int = SignedDocument.maxBytes)
     {
         if let session {

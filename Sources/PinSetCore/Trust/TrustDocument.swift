@@ -14,8 +14,9 @@ public struct TrustDocument: Codable, Sendable, Hashable {
         self.signatures = signatures
     }
 
-    /// The largest trust document a client or the server accepts (PROTOCOL §6.2 step 1).
-    public static let maxBytes = 64 * 1024
+    /// The largest trust document a client or the server accepts (PROTOCOL §6.2 step 1): 65,535 bytes, a log
+    /// entry bundle's limit (§7.1).
+    public static let maxBytes = 65_535
     /// The `typ` of every trust document signature header.
     public static let type = "pinset-trust+jws"
     /// The only `alg` a trust document signature may carry.

@@ -5,7 +5,7 @@
 public struct TrustRejection: Error, Sendable, Equatable, CustomStringConvertible {
     /// The rule the trust document broke. Raw values are stable (the server answers them as the `rule` of a 422).
     public enum Code: String, Sendable, Equatable, CaseIterable {
-        /// Step 1: over 64 KiB.
+        /// Step 1: over 65,535 bytes.
         case tooLarge
         /// Step 1: not JSON in the general serialization, a member that is not base64url, or a payload that is
         /// not a valid trust payload (version < 1, rootThreshold < 1 or above the number of root keys, a key

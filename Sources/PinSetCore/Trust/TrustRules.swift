@@ -9,7 +9,7 @@ public enum TrustRules {
     ///   - bytes: the body exactly as received.
     ///   - anchor: the trust in force (version N).
     ///   - crypto: SHA-256 and Ed25519 verification.
-    ///   - maxBytes: default 64 KiB (``TrustDocument/maxBytes``).
+    ///   - maxBytes: default 65,535 bytes (``TrustDocument/maxBytes``).
     /// - Returns: the verified document, or the first rule it broke.
     public static func verifyNext(
         _ bytes: some Collection<UInt8>, after anchor: TrustAnchor, crypto: some TrustCrypto,
@@ -149,16 +149,22 @@ public enum TrustRules {
                     "not a JWS in general JSON serialization: a string payload and an array of signatures with string protected and signature members"
                 ))
         }
+        if let name = JSONRepeatedMembers.first(in: raw) {
+            return .failure(TrustRejection(.malformed, "the document repeats the member \"\(name.prefix(40))\""))
+        }
         guard !document.signatures.isEmpty, document.signatures.count <= 64 else {
             return .failure(TrustRejection(.malformed, "a trust document carries between 1 and 64 signatures"))
         }
         var signatures: [(kid: String, input: [UInt8], signature: [UInt8])] = []
         for entry in document.signatures {
             guard let headerBytes = Base64URL.decode(entry.protected),
+                JSONRepeatedMembers.first(in: headerBytes) == nil,
                 let header = try? JSONDecoder().decode([String: String].self, from: Data(headerBytes))
             else {
                 return .failure(
-                    TrustRejection(.malformedHeader, "a protected header is not base64url of a JSON object of strings"))
+                    TrustRejection(
+                        .malformedHeader,
+                        "a protected header is not base64url of a JSON object of strings, each member once"))
             }
             guard header["alg"] == TrustDocument.algorithm else {
                 return .failure(
@@ -185,6 +191,9 @@ public enum TrustRules {
         }
         guard let payloadBytes = Base64URL.decode(document.payload) else {
             return .failure(TrustRejection(.malformed, "the payload is not base64url"))
+        }
+        if let name = JSONRepeatedMembers.first(in: payloadBytes) {
+            return .failure(TrustRejection(.malformed, "the payload repeats the member \"\(name.prefix(40))\""))
         }
         let payload: TrustPayload
         do {

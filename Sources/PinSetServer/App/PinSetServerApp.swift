@@ -66,7 +66,8 @@ public final class PinSetServerApp: Sendable {
                 "hosts": "\(hosts)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
                 "kid": "\(key.kid)",
             ])
-        let reports = PinReportService(store: store, service: service, configuration: configuration.reports)
+        let reports = PinReportService(
+            store: store, service: service, configuration: configuration.reports, forks: logPublisher?.forks)
         let trust = try TrustService(
             store: store, rootKeys: configuration.rootKeys, rootThreshold: configuration.rootThreshold,
             signingKid: key.kid, refreshInterval: configuration.service.refreshInterval, log: logPublisher,
@@ -81,6 +82,8 @@ public final class PinSetServerApp: Sendable {
                     "origin": "\(logPublisher.log.origin)", "treeSize": "\(loaded.treeSize)",
                     "appended": "\(loaded.appended)", "proofs": "\(loaded.proofs)",
                 ])
+            try logPublisher.forks.load()
+            logPublisher.forks.alert(to: configuration.service.probes.alertWebhook)
             logPublisher.start()
             readiness.add("log") { logPublisher.behind() }
         }
@@ -145,6 +148,7 @@ public final class PinSetServerApp: Sendable {
         http.shutdown(gracePeriodSeconds: gracePeriod)
         witnesses?.stop()
         logPublisher?.stop()
+        logPublisher?.forks.drain(seconds: 5)
         do {
             try store.close()
         } catch {

@@ -1279,6 +1279,23 @@ enum ConsoleAssets {
               }
             }
 
+            // PROTOCOL §7.2: checkpoints signed by this log's key that are not of its tree, until acknowledged.
+            function forkSection(log) {
+              const open = (log.forks || []).filter((fork) => !fork.acknowledgedAt);
+              if (open.length === 0) return null;
+              return h("section", { class: "card", id: "log-forks", role: "alert", "aria-labelledby": "forks-title" },
+                h("h2", { id: "forks-title" }, badge(`LOG FORK: ${open.length} open`, "bad")),
+                h("p", {}, "The log key signed checkpoints that are not this server's: someone holds it and extended the ",
+                  "log elsewhere. Recover as for a stolen key (new log key and origin), then acknowledge with ",
+                  h("code", {}, "POST /admin/log/forks/{id}/acknowledge"), "."),
+                open.map((fork) => h("div", { class: "fork" },
+                  h("h3", {}, `Fork ${fork.id}: ${fork.source}, ${relative(fork.detectedAt)}`),
+                  h("p", { class: "muted" }, "The foreign checkpoint"),
+                  h("pre", { class: "mono wrap" }, fork.foreignCheckpoint),
+                  h("p", { class: "muted" }, "This server's checkpoint"),
+                  h("pre", { class: "mono wrap" }, fork.ownCheckpoint))));
+            }
+
             export async function logPage(main) {
               document.title = "Log · pinset console";
               replace(main, h("h1", { tabindex: "-1" }, "Transparency log"), loading("Loading the log…"));
@@ -1314,6 +1331,7 @@ enum ConsoleAssets {
                   badge(`tree size ${log.treeSize}`, "info"),
                   pending > 0 ? badge(`${pending} entr${pending === 1 ? "y" : "ies"} awaiting a checkpoint`, "warn") : null,
                   h("span", { class: "mono" }, log.origin)),
+                forkSection(log),
                 h("section", { "aria-labelledby": "checkpoint-title" },
                   h("h2", { id: "checkpoint-title" }, `Checkpoint (size ${log.checkpointSize})`),
                   log.checkpoint ? [h("p", {}, verdict), h("pre", { class: "mono wrap", id: "checkpoint" }, log.checkpoint)]
@@ -1338,6 +1356,7 @@ enum ConsoleAssets {
                 form);
               if (log.checkpoint) replace(verdict, await signatureBadge(log.checkpoint, vkey));
             }
+
 
             """#
         ),

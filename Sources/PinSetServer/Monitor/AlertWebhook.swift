@@ -8,8 +8,9 @@ import PinSetCore
     import FoundationNetworking
 #endif
 
-/// POSTs a small JSON event to `--alert-webhook` whenever the monitor sees a host change state, on a serial
-/// queue of its own (events stay in order and never hold up the monitor), with retries and a timeout.
+/// POSTs a small JSON event to `--alert-webhook` whenever the monitor sees a host change state (or the log a
+/// fork: `log-fork`, ``LogForks``), on a serial queue of its own (events stay in order and never hold up the
+/// monitor), with retries and a timeout.
 final class AlertWebhook: Sendable {
     /// The event's JSON body.
     struct Event: Codable, Sendable, Equatable {
@@ -39,7 +40,14 @@ final class AlertWebhook: Sendable {
 
     /// Queues `event` for delivery.
     func send(_ event: Event) {
-        queue.async { self.deliver(event) }
+        guard let body = try? AdminJSON.encoder.encode(event) else { return }
+        queue.async { self.deliver(body, subject: ["host": "\(event.host)", "state": "\(event.state.rawValue)"]) }
+    }
+
+    /// Queues a `log-fork` event (PROTOCOL §7.2) for delivery.
+    func send(fork event: LogForks.Event) {
+        guard let body = try? AdminJSON.encoder.encode(event) else { return }
+        queue.async { self.deliver(body, subject: ["event": "log-fork", "origin": "\(event.origin)"]) }
     }
 
     /// Waits until every queued event has been tried (for shutdown and tests), at most `seconds`.
@@ -49,8 +57,7 @@ final class AlertWebhook: Sendable {
         _ = done.wait(timeout: .now() + seconds)
     }
 
-    private func deliver(_ event: Event) {
-        guard let body = try? AdminJSON.encoder.encode(event) else { return }
+    private func deliver(_ body: Data, subject: Logger.Metadata) {
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -60,12 +67,12 @@ final class AlertWebhook: Sendable {
             if let status, (200..<300).contains(status) { return }
             logger.warning(
                 "alert webhook failed",
-                metadata: [
-                    "host": "\(event.host)", "attempt": "\(attempt)", "status": "\(status.map(String.init) ?? "none")",
-                ])
+                metadata: subject.merging(
+                    ["attempt": "\(attempt)", "status": "\(status.map(String.init) ?? "none")"]
+                ) { $1 })
             if attempt < attempts { Thread.sleep(forTimeInterval: Double(attempt)) }
         }
-        logger.error("alert webhook gave up", metadata: ["host": "\(event.host)", "state": "\(event.state.rawValue)"])
+        logger.error("alert webhook gave up", metadata: subject)
     }
 
     /// The HTTP status of one POST, or `nil` when there was no answer in time.

@@ -9,18 +9,25 @@ extension PinReportService {
     /// The largest checkpoint a fork report may carry: a checkpoint with tens of cosignatures is a few KiB.
     static let maxForkCheckpointBytes = 16 * 1024
 
-    /// The body a client posts when a transparency log forked (docs/CLIENT-LOG.md, `LogForkReport`), as received.
+    /// The body a client posts when a transparency log forked, as received: PROTOCOL §3's members (`origin`,
+    /// `held`, `new`, `proof`), or the earlier client's (`log-origin`, `kept-checkpoint`, `refused-checkpoint`,
+    /// docs/CLIENT-LOG.md); `document` and `date-time` are optional beside §3's.
     struct LogForkBody: Decodable {
         var report: String
-        var dateTime: String
-        var document: String
-        var logOrigin: String
-        var keptCheckpoint: String
-        var refusedCheckpoint: String
+        var dateTime: String?
+        var document: String?
+        var origin: String?
+        var logOrigin: String?
+        var held: String?
+        var keptCheckpoint: String?
+        var new: String?
+        var refusedCheckpoint: String?
+        var proof: [String]?
 
         private enum CodingKeys: String, CodingKey {
             case report = "pinset-report", dateTime = "date-time", document, logOrigin = "log-origin"
             case keptCheckpoint = "kept-checkpoint", refusedCheckpoint = "refused-checkpoint"
+            case origin, held, new, proof
         }
     }
 
@@ -45,21 +52,38 @@ extension PinReportService {
         } catch {
             throw ServiceError(.badRequest, "the body is not a log-fork report: \(Self.describe(error))")
         }
-        guard RFC3339.parse(body.dateTime) != nil else {
+        let heldName = body.held != nil ? "held" : "kept-checkpoint"
+        let newName = body.new != nil ? "new" : "refused-checkpoint"
+        guard let origin = body.origin ?? body.logOrigin else {
+            throw ServiceError(.badRequest, "the body is not a log-fork report: missing field \"origin\"")
+        }
+        guard let heldText = body.held ?? body.keptCheckpoint, let newText = body.new ?? body.refusedCheckpoint else {
+            throw ServiceError(.badRequest, "the body is not a log-fork report: missing field \"held\" or \"new\"")
+        }
+        let dateTime = body.dateTime ?? RFC3339.format(now)
+        guard RFC3339.parse(dateTime) != nil else {
             throw ServiceError(.badRequest, "date-time must be an RFC 3339 time such as 2026-11-25T12:00:00Z")
         }
-        let host = try Self.forkDocumentHost(body.document)
-        for (name, note) in [("kept-checkpoint", body.keptCheckpoint), ("refused-checkpoint", body.refusedCheckpoint)] {
-            try Self.checkCheckpoint(note, name: name, origin: body.logOrigin)
+        guard (body.proof?.count ?? 0) <= 64 else { throw ServiceError(.badRequest, "proof has over 64 hashes") }
+        let document = body.document ?? ""
+        let host = document.isEmpty ? nil : try Self.forkDocumentHost(document)
+        var notes: [SignedNote] = []
+        for (name, note) in [(heldName, heldText), (newName, newText)] {
+            notes.append(try Self.checkCheckpoint(note, name: name, origin: origin))
         }
+        // PROTOCOL §3: only reports whose notes verify under this server's log key are stored; a foreign checkpoint
+        // among them is a fork of this log (§7.2).
+        guard let forks, forks.isSignedByLog(notes[0]), forks.isSignedByLog(notes[1]) else {
+            throw ServiceError(
+                .badRequest,
+                "the report's checkpoints are not both signed by this server's log key for \(origin.prefix(80))")
+        }
+        for note in notes { forks.consider(note, source: "report", at: now) }
         let entry = LogForkReportEntry(
-            host: host, document: body.document, logOrigin: body.logOrigin, keptCheckpoint: body.keptCheckpoint,
-            refusedCheckpoint: body.refusedCheckpoint, reportedAt: body.dateTime, count: 1, firstSeen: now,
-            lastSeen: now)
+            host: host, document: document, logOrigin: origin, keptCheckpoint: heldText,
+            refusedCheckpoint: newText, reportedAt: dateTime, count: 1, firstSeen: now, lastSeen: now)
         let fingerprint = SHA256Digest.hash(
-            Array(
-                [body.logOrigin, body.document, body.keptCheckpoint, body.refusedCheckpoint].joined(separator: "\0")
-                    .utf8))
+            Array([origin, document, heldText, newText].joined(separator: "\0").utf8))
         let seconds = StoredTime.seconds(now)
         let cutoff = StoredTime.seconds(now.addingTimeInterval(-configuration.retention))
         let maxRows = configuration.maxRows
@@ -95,20 +119,26 @@ extension PinReportService {
         return host
     }
 
-    /// Checks that `note` is a signed note of a checkpoint whose origin is `origin`.
-    private static func checkCheckpoint(_ note: String, name: String, origin: String) throws(ServiceError) {
+    /// Checks that `note` is a signed note of a checkpoint whose origin is `origin`, and returns it.
+    private static func checkCheckpoint(_ note: String, name: String, origin: String) throws(ServiceError)
+        -> SignedNote
+    {
         guard note.utf8.count <= maxForkCheckpointBytes else {
             throw ServiceError(.badRequest, "\(name) is over \(maxForkCheckpointBytes) bytes")
         }
         let checkpoint: Checkpoint
+        let signed: SignedNote
         do {
-            checkpoint = try Checkpoint(text: try SignedNote(parsing: Array(note.utf8)).text)
+            signed = try SignedNote(parsing: Array(note.utf8))
+            checkpoint = try Checkpoint(text: signed.text)
         } catch {
             throw ServiceError(.badRequest, "\(name) is not a signed checkpoint note: \(error.description)")
         }
         guard checkpoint.origin == origin else {
             throw ServiceError(
-                .badRequest, "\(name) is a checkpoint of \"\(checkpoint.origin.prefix(80))\", not of log-origin")
+                .badRequest,
+                "\(name) is a checkpoint of \"\(checkpoint.origin.prefix(80))\", not of the report's origin")
         }
+        return signed
     }
 }

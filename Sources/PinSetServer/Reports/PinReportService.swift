@@ -12,13 +12,22 @@ public final class PinReportService: Sendable {
     let store: PinDatabase
     let service: PinSetService
     let configuration: ReportConfiguration
+    /// The log's forks: a fork report is stored only if its notes verify under the log key (`nil`: no log).
+    let forks: LogForks?
 
-    /// Creates the service over an open store; `service` answers which pins are current.
-    public init(store: PinDatabase, service: PinSetService, configuration: ReportConfiguration = ReportConfiguration())
-    {
+    /// Creates the service over an open store; `service` answers which pins are current. Without a log, fork
+    /// reports are refused (nothing to verify their notes against).
+    public convenience init(
+        store: PinDatabase, service: PinSetService, configuration: ReportConfiguration = ReportConfiguration()
+    ) {
+        self.init(store: store, service: service, configuration: configuration, forks: nil)
+    }
+
+    init(store: PinDatabase, service: PinSetService, configuration: ReportConfiguration, forks: LogForks?) {
         self.store = store
         self.service = service
         self.configuration = configuration
+        self.forks = forks
     }
 
     /// The outcome of one stored report.

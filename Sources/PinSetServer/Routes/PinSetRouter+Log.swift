@@ -47,7 +47,19 @@ extension PinSetRouter {
                 origin: log.log.origin, treeSize: log.log.treeSize, checkpointSize: log.log.checkpointSize,
                 checkpoint: checkpoint.map { String(decoding: $0.bytes, as: UTF8.self) },
                 cosignedBy: checkpoint.map { $0.signatures.dropFirst().map(\.name) } ?? [],
-                witnesses: witnesses?.status ?? []))
+                witnesses: witnesses?.status ?? [], openForks: log.forks.open, forks: try log.forks.all()))
+    }
+
+    /// `POST /admin/log/forks/{id}/acknowledge`: stops showing fork `id` as open (PROTOCOL §7.2); `204`, or `404`
+    /// when there is no open fork of that number.
+    func acknowledgeFork(_ context: RouteContext) throws -> HTTPResponse {
+        guard let log else { throw Self.noLog }
+        let text = context.parameters[0]
+        guard let id = Int(text), id >= 1, text.utf8.count <= 18, text.first != "+" else {
+            throw Problem.badRequest("the fork number must be a whole number ≥ 1")
+        }
+        guard try log.forks.acknowledge(id) else { throw Problem.notFound("there is no open log fork \(id)") }
+        return .dynamic(status: 204, headers: [], body: [])
     }
 
     /// The `404` of every log route on a server started without `--log-key`.
@@ -71,5 +83,9 @@ extension PinSetRouter {
         let checkpoint: String?
         let cosignedBy: [String]
         let witnesses: [WitnessWorker.Status]
+        /// Forks not acknowledged yet.
+        let openForks: Int
+        /// The recorded forks, newest first, acknowledged ones included.
+        let forks: [LogForks.Fork]
     }
 }

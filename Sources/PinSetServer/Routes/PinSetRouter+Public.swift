@@ -50,12 +50,19 @@ extension PinSetRouter {
             body: Array(#"{"status":"ready","conditions":[\#(names)]}"#.utf8))
     }
 
+    /// `pinset_log_forks`: forks of the log not acknowledged yet (PROTOCOL §7.2); nothing without a log.
+    static func forkMetrics(_ log: LogPublisher?) -> String {
+        guard let log else { return "" }
+        return "# HELP pinset_log_forks Forks of the transparency log found and not acknowledged yet.\n"
+            + "# TYPE pinset_log_forks gauge\npinset_log_forks \(log.forks.open)\n"
+    }
+
     /// `GET /metrics`: the Prometheus exposition.
     func serveMetrics(_ context: RouteContext) -> HTTPResponse {
         let body = Array(
             (metrics.render(
                 hosts: snapshot.count, builtHosts: snapshot.builtCount, delegation: try? trust.delegation())
-                + HostProbeMetrics.render(store)).utf8)
+                + HostProbeMetrics.render(store) + Self.forkMetrics(log)).utf8)
         return .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body)
     }
 

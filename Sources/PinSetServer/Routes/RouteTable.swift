@@ -31,6 +31,7 @@ enum RouteTable {
         Route(method: "GET", path: "/admin/reports", .readerOfQueryHost) { try $0.listReports($1) },
         Route(method: "PUT", path: "/admin/trust", .admin, deferred: true) { try $0.pushTrust($1) },
         Route(method: "GET", path: "/admin/log", .admin) { try $0.adminLog($1) },
+        Route(method: "POST", path: "/admin/log/forks/{id}/acknowledge", .admin) { try $0.acknowledgeFork($1) },
         Route(method: "GET", path: "/console", .anyone, counted: false) { try $0.serveConsole($1) },
         Route(method: "GET", path: "/console/{asset}", .anyone, counted: false) { try $0.serveConsole($1) },
     ]

@@ -200,6 +200,22 @@ extension PinDatabase {
                     CREATE INDEX documentUnlogged ON document(hostId) WHERE logIndex IS NULL;
                     """)
         }
+        // Forks of this server's own log (PROTOCOL §7.2, issue 35): a checkpoint signed by the log key that is not
+        // one of this tree's, with the server's own checkpoint beside it; shown until an administrator acknowledges.
+        migrator.registerMigration("v11-log-forks") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE logFork (
+                        id INTEGER PRIMARY KEY,
+                        foreignText BLOB NOT NULL UNIQUE,
+                        foreignNote BLOB NOT NULL,
+                        ownNote BLOB NOT NULL,
+                        source TEXT NOT NULL,
+                        detectedAt INTEGER NOT NULL,
+                        acknowledgedAt INTEGER
+                    );
+                    """)
+        }
         return migrator
     }
 }

@@ -55,6 +55,8 @@ final class LogPublisher: Sendable {
     let proofs: ProofIndex
     let files: LogFileIndex
     let store: PinDatabase
+    /// The forks of this log found so far (PROTOCOL §7.2).
+    let forks: LogForks
     private let witnessCount: Int
     private let clock: @Sendable () -> Date
     private let logger: Logger
@@ -76,6 +78,7 @@ final class LogPublisher: Sendable {
         self.witnessCount = witnessCount
         self.clock = clock
         self.logger = logger
+        forks = LogForks(log: log, store: store, crypto: crypto, logger: logger)
         proofs = ProofIndex(maxAge: maxAge) { [log] host in
             // The entry holding the exact bytes served: any one proves them (PROTOCOL §7.4 checks the bytes).
             guard let document = documents(host),

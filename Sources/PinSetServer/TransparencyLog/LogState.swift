@@ -211,6 +211,14 @@ public final class LogState: Sendable {
         }.get()
     }
 
+    /// The root hash of this log's tree at `size`, `nil` when the log has fewer entries (a fork's test, §7.2).
+    func rootHash(size: Int) -> TreeHash? {
+        memory.withLock { memory in
+            guard size >= 0, size <= memory.hashes.leafCount else { return nil }
+            return try? MerkleTree(hasher: hasher, reader: memory.hashes).rootHash(size: size)
+        }
+    }
+
     /// The consistency proof between two sizes no larger than the entries in memory (for a witness).
     public func consistencyProof(from old: Int, to new: Int) throws(LogError) -> [TreeHash] {
         try memory.withLock { memory -> Result<[TreeHash], LogError> in

@@ -10,7 +10,7 @@ enum ProofKey: Hashable, Sendable {
 }
 
 /// The C2SP tlog-proofs served at `/pins/{host}/proof` and `/trust/{version}/proof` (PROTOCOL §7.3): one
-/// ``CachedResource`` per served document, with the document's ETag, built when the document is published (never
+/// ``CachedResource`` per served document, with an ETag of its own, built when the document is published (never
 /// per request); readers hold the lock for one dictionary lookup.
 ///
 /// The pin documents served at start-up are the exception: the proof of one is built the first time it is asked
@@ -74,16 +74,18 @@ final class ProofIndex: Sendable {
         self.proveServed = proveServed
     }
 
-    /// Serves `proof` for `key`'s document (its `etag`), unless a proof of a later log entry is served for it
-    /// already. `complete` says whether its checkpoint has every witness's cosignature.
-    func publish(_ key: ProofKey, etag: String, proof: LogProof, complete: Bool) {
+    /// Serves `proof` for `key`'s document, unless a proof of a later log entry is served for it already.
+    /// `complete` says whether its checkpoint has every witness's cosignature. The proof's ETag is its own (PROTOCOL
+    /// §7.3: the hash of its bytes, so it changes when cosignatures arrive); `etag`, the document's, is not used.
+    func publish(_ key: ProofKey, etag _: String, proof: LogProof, complete: Bool) {
         let path: String
         switch key {
         case .pins(let host): path = "/pins/\(host)/proof"
         case .trust(let number): path = "/trust/\(number)/proof"
         }
+        let body = proof.bytes
         let resource = CachedResource(
-            key: path.utf8.dropFirst("/pins/".count), etag: etag, body: proof.bytes,
+            key: path.utf8.dropFirst("/pins/".count), etag: PublishedDocument.etag(for: body), body: body,
             version: 2 * proof.index + (complete ? 1 : 0), contentType: Self.contentType,
             cacheControl: complete ? cacheControl : Self.incompleteCacheControl)
         let cosignatures = proof.checkpoint.signatures.count - 1
@@ -114,10 +116,9 @@ final class ProofIndex: Sendable {
         return resource.version & 1 == 1 ? resource.response(to: request) : resource.okResponse
     }
 
-    /// The answer to a `GET` of `key`'s proof, `nil` when none is served. The proof's ETag is its document's
-    /// (PROTOCOL §7.3), so it stays the same when cosignatures are added: a proof still missing some is always
-    /// answered `200` (never `304`), or a client that revalidates would keep the proof without them until the
-    /// document changes.
+    /// The answer to a `GET` of `key`'s proof, `nil` when none is served. A proof still missing cosignatures is
+    /// served `Cache-Control: no-cache` and always answered `200` (its own ETag changes when they arrive, so a `304`
+    /// would be right too; a full answer saves the client a second request).
     func answer(_ key: ProofKey, to request: HTTPRequest) -> PreparedResponse? {
         if let entry = state.withLock({ $0.proofs[key] }) { return Self.response(entry, to: request) }
         guard case .pins(let host) = key else { return nil }

@@ -107,6 +107,14 @@ final class WitnessWorker: Sendable {
                 return false
             }
         }
+        // A conflict, an unverifiable proof or a size the log never had: is the witness holding a checkpoint our
+        // key signed that is not ours? (PROTOCOL §7.2: the log's key is used elsewhere.)
+        for (index, outcome) in round.outcomes.enumerated() {
+            guard case .refused(let status, _) = outcome, status == 409 || status == 422 else { continue }
+            if publisher.forks.check(witnesses[index], timeout: deadline) {
+                statuses.withLock { $0[index].lastAnswer = "fork" }
+            }
+        }
         for (index, outcome) in round.outcomes.enumerated() {
             switch outcome {
             case .cosigned, .alreadyCosigned: continue

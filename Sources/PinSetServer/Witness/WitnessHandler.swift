@@ -1,6 +1,7 @@
 import MicroHTTPD
 
-/// The witness's HTTP routes: `POST /add-checkpoint` and `GET /<origin hash>/checkpoint`; anything else is 404.
+/// The witness's HTTP routes: `POST /add-checkpoint`, `GET /<origin hash>/checkpoint` and
+/// `GET /<origin hash>/conflicts`; anything else is 404.
 public struct WitnessHandler: HTTPHandler {
     private let witness: Witness
 
@@ -20,6 +21,11 @@ public struct WitnessHandler: HTTPHandler {
                 return Self.plain(405, "use GET", allow: "GET, HEAD")
             }
             answer = witness.checkpoint(originHash: String(path.split(separator: "/")[0]))
+        } else if path.hasSuffix("/conflicts"), path.split(separator: "/").count == 2 {
+            guard request.method == .get || request.method == .head else {
+                return Self.plain(405, "use GET", allow: "GET, HEAD")
+            }
+            answer = witness.conflicts(originHash: String(path.split(separator: "/")[0]))
         } else {
             return Self.plain(404, "not found")
         }

@@ -23,6 +23,14 @@ extension LogPolicy {
         return LogPolicy(logs: logs, witnesses: witnesses, groups: groups, quorum: quorum)
     }
 
+    /// This policy without `keys` (PROTOCOL §7.4: a log key that signed a fork is trusted no more). A log whose
+    /// every key is removed is no longer in the policy: its checkpoints are then of an unknown origin.
+    public func removingLogKeys(_ keys: Set<VerifierKey>) -> LogPolicy {
+        guard !keys.isEmpty else { return self }
+        return LogPolicy(
+            logs: logs.filter { !keys.contains($0.key) }, witnesses: witnesses, groups: groups, quorum: quorum)
+    }
+
     private init(logs: [Log], witnesses: [Witness], groups: [String: Group], quorum: String) {
         self.logs = logs
         self.witnesses = witnesses

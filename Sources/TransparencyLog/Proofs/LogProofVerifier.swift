@@ -111,6 +111,61 @@ public struct LogProofVerifier: Sendable {
 }
 
 extension LogProofVerifier {
+    /// Step 3 from tiles (PROTOCOL §7.4): `new` against `largest`, whichever is larger, judged from `tiles`, a tree
+    /// of the larger size (hashes from anywhere, untrusted: ``MerkleTree/judgePrefix(size:root:heldSize:heldRoot:)``).
+    /// - Returns: the checkpoint to keep as the largest: the larger of the two.
+    /// - Throws: ``LogRejection/fork(_:)`` with both notes when the tiles lead to the larger root and give another
+    ///   root at the smaller size (or the origins differ); ``LogRejection/refused(_:)`` with
+    ///   ``LogError/Code/missingHash`` when the tiles cannot show either (missing, or not leading to the larger
+    ///   root): no consistency proof can be had, so the document is refused.
+    public func checkConsistency<Reader>(
+        _ new: VerifiedCheckpoint, with largest: VerifiedCheckpoint?, tiles: MerkleTree<Reader>
+    ) throws(LogRejection) -> VerifiedCheckpoint {
+        guard let largest else { return new }
+        guard new.checkpoint.origin == largest.checkpoint.origin else {
+            throw .fork(LogFork(kept: largest.note, refused: new.note))
+        }
+        let (small, large) = new.checkpoint.size <= largest.checkpoint.size ? (new, largest) : (largest, new)
+        let judgement: PrefixJudgement
+        do {
+            judgement = try tiles.judgePrefix(
+                size: small.checkpoint.size, root: small.checkpoint.rootHash, heldSize: large.checkpoint.size,
+                heldRoot: large.checkpoint.rootHash)
+        } catch {
+            throw .refused(LogError(.missingHash, "no consistency proof could be read: \(error.detail)"))
+        }
+        switch judgement {
+        case .prefix: return large
+        case .fork: throw .fork(LogFork(kept: largest.note, refused: new.note))
+        case .unknown:
+            throw .refused(
+                LogError(
+                    .missingHash,
+                    "the tiles do not lead to the checkpoint of size \(large.checkpoint.size): no consistency proof "
+                        + "from size \(small.checkpoint.size) can be had"))
+        }
+    }
+
+    /// PROTOCOL §7.4 steps 1 to 3 with the consistency judged from `tiles` (a tree of the larger of the two sizes;
+    /// ignored when `largest` is `nil`), then the quorum. See ``checkConsistency(_:with:tiles:)``.
+    public func verify<Reader>(
+        entry: some Collection<UInt8>, proof: LogProof, largest: VerifiedCheckpoint?, tiles: MerkleTree<Reader>
+    ) throws(LogRejection) -> VerifiedCheckpoint {
+        let verified: VerifiedCheckpoint
+        do {
+            verified = try included(entry, proof)
+        } catch {
+            throw .refused(error)
+        }
+        let kept = try checkConsistency(verified, with: largest, tiles: tiles)
+        do {
+            try requireQuorum(verified)
+        } catch {
+            throw .refused(error)
+        }
+        return kept
+    }
+
     /// PROTOCOL §7.4 steps 1 to 3 at once, for a document fetched with its proof: inclusion and the log's
     /// signature, then consistency with `largest` (a fork needs no witness to be proven), then the quorum.
     /// - Parameters:

@@ -234,6 +234,11 @@ def rotation(w1, w2):
     return out
 
 
+def read_note(path):
+    with open(os.path.join(os.path.dirname(HERE), path), "rb") as f:
+        return f.read()
+
+
 def main():
     for name in ("documents", "proofs", "notes", "tiles", "trust", "rotation"):
         shutil.rmtree(os.path.join(HERE, name), ignore_errors=True)
@@ -267,6 +272,8 @@ def main():
         "large": write("notes/honest-300.note", large_note),
         "rogue": write("notes/rogue-300.note", rogue_note),
         "older": write("notes/honest-20.note", note(checkpoint_text(honest[:20]), [log, w1, w2])),
+        # A rogue checkpoint smaller than the honest 300 (issue 35): the stolen log key, cosigned as if witnessed.
+        "rogueSmall": write("notes/rogue-42.note", note(checkpoint_text(rogue[:42]), [log, w1, w2])),
     }
     bad_log = bytearray(small_note)
     at = small_note.index(("\u2014 " + ORIGIN + " ").encode()) + len(("\u2014 " + ORIGIN + " ").encode()) + 20
@@ -309,6 +316,16 @@ def main():
         dict(case("fork-same-size", rogue_doc, proof(rogue, 41, rogue_note), {}, "large", "rogue"),
              expect={"decision": "fork", "kept": notes["large"], "refused": notes["rogue"]}),
         case("rogue-log-without-history", rogue_doc, proof(rogue, 41, rogue_note), refused("quorumNotMet")),
+        # Issue 35 (PROTOCOL §7.4): a smaller checkpoint must be consistent with the largest held too. The held
+        # tree's tiles give another root at its size: a fork, whichever checkpoint is larger.
+        dict(case("smaller-fork", rogue_doc, proof(rogue[:42], 41, read_note(notes["rogueSmall"])), {}, "large",
+                  "honest"),
+             expect={"decision": "fork", "kept": notes["large"], "refused": notes["rogueSmall"]}),
+        # Tiles that do not lead to the held checkpoint's root show nothing: no consistency proof, refused (not a
+        # fork: a wrong tile is no evidence against the log).
+        case("smaller-without-proof", doc, proof(honest[:42], 41, small_note), refused("missingHash"), "large",
+             "rogue"),
+        case("larger-without-proof", doc, proof(honest, 41, large_note), refused("missingHash"), "small", "rogue"),
         case("proof-malformed", doc, b"c2sp.org/tlog-proof@v1\nindex 041\n\n" + small_note, refused("malformed")),
     ]
     manifest = {"policy": policy, "origin": ORIGIN, "cases": cases, "trustCases": trust_cases(log),

@@ -18,8 +18,8 @@ import javax.annotation.Nullable;
  * refused, with the same codes as the Swift client. Pure apart from the trust state it reads.
  */
 public final class DocumentVerifier {
-    /** The largest document accepted (64 KiB). */
-    public static final int MAX_BYTES = 64 * 1024;
+    /** The largest document accepted (65,535 bytes, a log entry bundle's limit; PROTOCOL §5). */
+    public static final int MAX_BYTES = 65_535;
 
     private final Map<String, TrustedKey> trustedKeys = new HashMap<>();
     @Nullable private final TrustStore trustStore;

@@ -5,8 +5,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -29,6 +31,11 @@ final class LogCheckpoints {
     private final PinSetTransport transport;
     private final Consumer<IOException> persistenceFailed;
     private final Map<String, VerifiedCheckpoint> largest = new HashMap<>();
+    /**
+     * Log keys that signed both notes of a fork (PROTOCOL §7.4): no document whose checkpoint only they sign is
+     * accepted until the trust in force names another key of that log in {@code logKeys}.
+     */
+    private final Set<VerifierKey> forked = new HashSet<>();
 
     /**
      * @param trust the trust store whose {@code logKeys} extend the policy; {@code null} without root keys
@@ -51,6 +58,33 @@ final class LogCheckpoints {
     private LogProofVerifier verifier(TrustState state) {
         TrustState keys = state != null ? state : trust != null ? trust.current() : null;
         return new LogProofVerifier(policy.withLogKeysOf(keys), ed25519);
+    }
+
+    /** Leaves out every key of {@code verifier}'s policy that signed both notes of {@code fork} (PROTOCOL §7.4). */
+    private synchronized void recordFork(LogDecision fork, LogProofVerifier verifier) {
+        for (VerifierKey key : verifier.policy().logs()) {
+            if (signs(key, fork.kept()) && signs(key, fork.refused())) forked.add(key);
+        }
+    }
+
+    /** Whether {@code note} is signed by keys of {@code origin} that all signed a fork (and by at least one). */
+    private synchronized boolean signedOnlyByForkedKeys(SignedNote note, String origin, LogProofVerifier verifier) {
+        if (forked.isEmpty()) return false;
+        boolean signed = false;
+        for (VerifierKey key : verifier.policy().logs()) {
+            if (!key.name().equals(origin) || !signs(key, note)) continue;
+            if (!forked.contains(key)) return false;
+            signed = true;
+        }
+        return signed;
+    }
+
+    private boolean signs(VerifierKey key, SignedNote note) {
+        try {
+            return !note.verify(Collections.singletonList(key), ed25519).isEmpty();
+        } catch (LogError e) {
+            return false;
+        }
     }
 
     /** Reloads the persisted largest checkpoints; one the policy no longer verifies is dropped (none is kept). */
@@ -77,8 +111,9 @@ final class LogCheckpoints {
      * PROTOCOL §7.4 for the document served at {@code path} ({@code /pins/{host}} or {@code /trust/{n}}): fetches
      * {@code path + "/proof"}, checks steps 1–3, and, when they hold, calls {@code accept} (which installs the
      * document and says whether it was accepted) and keeps the larger checkpoint if it returns {@code true}, both
-     * under this object's lock. A proof that is missing ({@code 404}) or for another document (its ETag is not
-     * {@code etag}) is refused ({@code notIncluded}).
+     * under this object's lock. A proof that is missing ({@code 404}) or for other bytes (step 1) is refused
+     * ({@code notIncluded}). {@code etag}, the document's, is not compared with the proof's: since issue 35 a proof
+     * has an ETag of its own (PROTOCOL §7.3).
      *
      * @param state whose {@code logKeys} count as log keys: a trust document's proof is checked under the state it
      *     makes (its root keys vouch for them); {@code null}: the trust in force
@@ -94,11 +129,7 @@ final class LogCheckpoints {
             return LogDecision.refused(new LogError(LogError.Code.NOT_INCLUDED, "the server has no proof for " + path + " (404)"));
         }
         if (response.status() != 200) throw new IOException("the server answered " + response.status() + " for " + path + "/proof");
-        String proofEtag = response.header("etag");
-        if (etag != null && proofEtag != null && !etag.equals(proofEtag)) {
-            return LogDecision.refused(new LogError(LogError.Code.NOT_INCLUDED, "the proof's ETag " + PinSet.clip(proofEtag, 64)
-                    + " is not the document's " + PinSet.clip(etag, 64) + ": the document changed between the two requests"));
-        }
+        // The proof has an ETag of its own (PROTOCOL §7.3, issue 35); its leaf hash binds it to the document's bytes.
         LogProof proof;
         Checkpoint checkpoint;
         try {
@@ -110,19 +141,17 @@ final class LogCheckpoints {
         String given = policy.logUrl(checkpoint.origin());
         String base = given != null ? (given.endsWith("/") ? given.substring(0, given.length() - 1) : given) : server + "/log";
         LogProofVerifier verifier = verifier(state);
+        if (signedOnlyByForkedKeys(proof.checkpoint(), checkpoint.origin(), verifier)) {
+            return LogDecision.refused(new LogError(LogError.Code.UNKNOWN_ORIGIN, "the log key of " + checkpoint.origin()
+                    + " signed a fork: no document under it is accepted until a trust document names another log key"));
+        }
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             VerifiedCheckpoint basis = largest(checkpoint.origin());
-            List<byte[]> consistency = new ArrayList<>();
-            if (basis != null && basis.checkpoint().size() != checkpoint.size()) {
-                long small = Math.min(basis.checkpoint().size(), checkpoint.size());
-                long large = Math.max(basis.checkpoint().size(), checkpoint.size());
-                try {
-                    consistency = new TileReader(large, tile -> fetchTile(base, tile)).consistencyProof(small, large);
-                } catch (LogError e) {
-                    return LogDecision.refused(e);
-                }
-            }
-            LogDecision decision = verifier.decide(document, proof, basis, consistency);
+            // Step 3 from the tiles of the larger tree, whichever checkpoint is larger (issue 35): a smaller one must
+            // be consistent with the one held too, and a tile that does not lead to the larger root is no fork.
+            long large = basis == null ? checkpoint.size() : Math.max(basis.checkpoint().size(), checkpoint.size());
+            LogDecision decision = verifier.decide(document, proof, basis, new TileReader(large, tile -> fetchTile(base, tile)));
+            if (decision.kind() == LogDecision.Kind.FORK) recordFork(decision, verifier);
             if (decision.kind() != LogDecision.Kind.ACCEPTED) return decision;
             synchronized (this) {
                 if (largest.get(checkpoint.origin()) != basis) continue; // another document moved it: check again

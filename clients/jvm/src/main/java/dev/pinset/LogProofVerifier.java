@@ -2,6 +2,7 @@ package dev.pinset;
 
 import dev.pinset.internal.MerkleHasher;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -97,6 +98,63 @@ public final class LogProofVerifier {
         Checkpoint small = a.size() <= b.size() ? a : b;
         Checkpoint large = small == a ? b : a;
         return MerkleHasher.verifyConsistency(small.size(), large.size(), small.rootHash(), large.rootHash(), proof);
+    }
+
+    /**
+     * PROTOCOL §7.4 steps 1 to 3 with step 3 judged from tiles (issue 35), as the Swift
+     * {@code LogProofVerifier.verify(entry:proof:largest:tiles:)}: whichever checkpoint is smaller, the tiles' root at
+     * its size counts only if a consistency proof from the same tiles leads from it to the larger checkpoint's root.
+     * Then it is the larger tree's root at that size: another root than the smaller checkpoint's is a fork. Tiles that
+     * do not lead to the larger root (wrong or missing) show nothing: the document is refused ({@code missingHash}),
+     * never taken for a fork.
+     *
+     * @param tiles the log's tiles, a reader of the larger of the two sizes; ignored when {@code largest} is
+     *     {@code null}
+     */
+    public LogDecision decide(byte[] entry, LogProof proof, VerifiedCheckpoint largest, TileReader tiles) {
+        VerifiedCheckpoint verified;
+        try {
+            verified = included(entry, proof);
+        } catch (LogError e) {
+            return LogDecision.refused(e);
+        }
+        VerifiedCheckpoint kept = verified;
+        if (largest != null) {
+            Checkpoint fresh = verified.checkpoint();
+            Checkpoint held = largest.checkpoint();
+            if (!fresh.origin().equals(held.origin())) return LogDecision.fork(largest.note(), verified.note());
+            Checkpoint small = fresh.size() <= held.size() ? fresh : held;
+            Checkpoint large = small == fresh ? held : fresh;
+            boolean prefix;
+            if (small.size() == large.size()) {
+                prefix = Arrays.equals(small.rootHash(), large.rootHash());
+            } else if (small.size() == 0) {
+                prefix = Arrays.equals(small.rootHash(), Sha256.hash(new byte[0]));
+            } else {
+                byte[] candidate;
+                try {
+                    List<byte[]> consistency = tiles.consistencyProof(small.size(), large.size());
+                    candidate = tiles.rootHash(small.size());
+                    if (!MerkleHasher.verifyConsistency(small.size(), large.size(), candidate, large.rootHash(), consistency)) {
+                        return LogDecision.refused(new LogError(LogError.Code.MISSING_HASH, "the tiles do not lead to the "
+                                + "checkpoint of size " + large.size() + ": no consistency proof from size " + small.size()
+                                + " can be had"));
+                    }
+                } catch (LogError e) {
+                    return LogDecision.refused(new LogError(LogError.Code.MISSING_HASH,
+                            "no consistency proof could be read: " + e.getMessage()));
+                }
+                prefix = Arrays.equals(candidate, small.rootHash());
+            }
+            if (!prefix) return LogDecision.fork(largest.note(), verified.note());
+            kept = held.size() >= fresh.size() ? largest : verified;
+        }
+        try {
+            requireQuorum(verified);
+        } catch (LogError e) {
+            return LogDecision.refused(e);
+        }
+        return LogDecision.accepted(kept);
     }
 
     /**

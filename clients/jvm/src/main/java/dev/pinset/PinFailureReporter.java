@@ -107,8 +107,9 @@ public final class PinFailureReporter {
     /**
      * The report of a transparency-log fork (PROTOCOL §7.4) seen on the proof of {@code document}
      * ({@code /pins/<host>} or {@code /trust/<n>}), the Swift client's {@code LogForkReport}:
-     * {@code {"pinset-report":"log-fork","date-time","document","log-origin","kept-checkpoint","refused-checkpoint"}},
-     * both checkpoints the signed notes as received. Holds no secret.
+     * {@code {"pinset-report":"log-fork","date-time","document","log-origin","kept-checkpoint","refused-checkpoint"}}
+     * and PROTOCOL §3's {@code "origin","held","new","proof"} (the same values; {@code proof} empty), both
+     * checkpoints the signed notes as received. Holds no secret.
      */
     static byte[] logForkJson(String document, LogDecision fork) {
         String origin;
@@ -120,7 +121,10 @@ public final class PinFailureReporter {
         return ("{\"pinset-report\":\"log-fork\",\"date-time\":" + Json.quote(Rfc3339.format(System.currentTimeMillis()))
                 + ",\"document\":" + Json.quote(document) + ",\"log-origin\":" + Json.quote(origin)
                 + ",\"kept-checkpoint\":" + Json.quote(new String(fork.kept().bytes(), StandardCharsets.UTF_8))
-                + ",\"refused-checkpoint\":" + Json.quote(new String(fork.refused().bytes(), StandardCharsets.UTF_8)) + "}")
+                + ",\"refused-checkpoint\":" + Json.quote(new String(fork.refused().bytes(), StandardCharsets.UTF_8))
+                + ",\"origin\":" + Json.quote(origin)
+                + ",\"held\":" + Json.quote(new String(fork.kept().bytes(), StandardCharsets.UTF_8))
+                + ",\"new\":" + Json.quote(new String(fork.refused().bytes(), StandardCharsets.UTF_8)) + ",\"proof\":[]}")
                 .getBytes(StandardCharsets.UTF_8);
     }
 

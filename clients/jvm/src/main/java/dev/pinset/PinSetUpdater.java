@@ -704,7 +704,7 @@ public final class PinSetUpdater {
 
     /**
      * A fork seen on the proof of {@code document}: told to the listener with both notes, kept in the storage, and
-     * posted to the reportUri of {@code host}'s set in force (none for a trust document) or the server's /reports.
+     * posted to the configured pin server's /reports, never to a set's reportUri (PROTOCOL §7.4).
      */
     private void reportFork(String host, String document, LogDecision fork) {
         emit(UpdateEvent.logFork(host, document, fork));
@@ -717,9 +717,9 @@ public final class PinSetUpdater {
             }
         }
         if (reporter == null) return;
-        VerifiedDocument inForce = host == null ? null : store.document(host);
-        reporter.submitLogFork(report, inForce == null ? null : inForce.pinSet().reportUri(),
-                configuration.server + "/reports");
+        // PROTOCOL §7.4: to the configured pin server, never to a reportUri from a document (the forking party may
+        // have written the set in force).
+        reporter.submitLogFork(report, null, configuration.server + "/reports");
     }
 
     private TrustRefresher.Outcome updateTrust() {

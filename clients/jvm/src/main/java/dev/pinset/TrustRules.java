@@ -17,8 +17,8 @@ import javax.annotation.Nullable;
  * client's {@code TrustRules} and {@code TrustDocumentVerifier}.
  */
 public final class TrustRules {
-    /** The largest trust document accepted (64 KiB). */
-    public static final int MAX_BYTES = 64 * 1024;
+    /** The largest trust document accepted (65,535 bytes, a log entry bundle's limit; PROTOCOL §6.2). */
+    public static final int MAX_BYTES = 65_535;
     /** The most versions one update walks. */
     public static final int MAX_WALK_STEPS = 1000;
 

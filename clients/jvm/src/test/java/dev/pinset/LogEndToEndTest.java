@@ -219,13 +219,19 @@ class LogEndToEndTest {
         assertArrayEquals(largest, event.inForce());
         assertTrue(new String(event.offered(), StandardCharsets.UTF_8).startsWith(ORIGIN + "\n7\n"));
         assertEquals(2, version(store));
-        for (int attempt = 0; attempt < 100 && reports.isEmpty(); attempt++) Thread.sleep(100);
-        assertEquals(1, reports.size(), reports.toString());
-        Map<String, Object> report = Json.parseObject(reports.get(0).getBytes(StandardCharsets.UTF_8));
-        assertEquals("log-fork", report.get("pinset-report"));
+        // PROTOCOL §7.4 (issue 35): the report goes to the configured pin server (here the rogue one, which holds the
+        // same log key, so the notes verify and it stores the report), never to the set's reportUri.
+        Map<String, Object> listed = null;
+        for (int attempt = 0; attempt < 100; attempt++) {
+            listed = Json.parseObject(rogue.adminGet("/admin/reports").getBytes(StandardCharsets.UTF_8));
+            if (!((List<?>) listed.get("logForks")).isEmpty()) break;
+            Thread.sleep(100);
+        }
+        Map<?, ?> report = (Map<?, ?>) ((List<?>) listed.get("logForks")).get(0);
         assertEquals("/pins/" + HOST, report.get("document"));
-        assertEquals(new String(largest, StandardCharsets.UTF_8), report.get("kept-checkpoint"));
-        assertEquals(new String(event.offered(), StandardCharsets.UTF_8), report.get("refused-checkpoint"));
+        assertEquals(new String(largest, StandardCharsets.UTF_8), report.get("keptCheckpoint"));
+        assertEquals(new String(event.offered(), StandardCharsets.UTF_8), report.get("refusedCheckpoint"));
+        assertTrue(reports.isEmpty(), "nothing went to the set's reportUri: " + reports);
 
         // A client that has seen neither log still refuses the rogue one: no witness cosigned it.
         PinSetStore fresh = new PinSetStore(new DocumentVerifier(List.of(shipped), null, new JdkEd25519Verifier(), 300_000),

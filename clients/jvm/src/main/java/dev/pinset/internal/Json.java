@@ -106,8 +106,10 @@ public final class Json {
             if (peek() != ':') throw new ParseException("expected ':' at " + index);
             index++;
             skipBlanks();
-            // A repeated member keeps its first value, as the Swift client's JSONDecoder does (Tests/Vectors).
-            result.putIfAbsent(key, value(depth + 1));
+            // PROTOCOL §5/§6.2 step 1 (issue 35): no object in a document repeats a member name (parsers disagree on
+            // which one wins), so a repeated one is malformed, as in the Swift client (Tests/Vectors).
+            if (result.containsKey(key)) throw new ParseException("the member \"" + PinSet.clip(key, 40) + "\" is repeated");
+            result.put(key, value(depth + 1));
             skipBlanks();
             char c = peek();
             index++;
