@@ -5,7 +5,7 @@
    PinSetClient is compiled again with the debug build's flags minus `-DDEBUG` (what `-c release` defines); its
    symbol graph has no such symbol, and an app file that calls it does not compile against that module, while
    it compiles against the debug module.
-2. The README's client snippets (a ```swift block after `<!-- client-snippet -->`) type-check against the debug
+2. The client snippets of README.md and docs/SWIFT-CLIENT.md (a ```swift block after `<!-- client-snippet -->`) type-check against the debug
    module, as an app's main.swift.
 3. The DocC catalog of PinSetClient (Sources/PinSetClient/PinSetClient.docc) builds from the debug module's
    symbol graph with the toolchain's `docc`, warnings as errors.
@@ -84,11 +84,12 @@ def main() -> int:
         p = subprocess.run(common + include_flags + [str(probe)], capture_output=True, text=True)
         check(p.returncode == 0, "the same app file compiles against the debug module", p.stderr)
 
-        # 2. The README's client snippets, as an app's main.swift (the key PEM is the app's own constant).
+        # 2. The client snippets of README.md and docs/SWIFT-CLIENT.md, as an app's main.swift (the key PEM is the
+        # app's own constant).
         import re
-        readme = (ROOT / "README.md").read_text()
+        readme = "".join((ROOT / page).read_text() for page in ("README.md", "docs/SWIFT-CLIENT.md"))
         snippets = re.findall(r"<!-- client-snippet[^>]*-->\n```swift\n(.*?)\n```", readme, re.S)
-        check(len(snippets) >= 1, "README.md has a client snippet")
+        check(len(snippets) >= 2, "README.md and docs/SWIFT-CLIENT.md have their client snippets")
         for n, snippet in enumerate(snippets):
             main = work / f"snippet{n}" / "main.swift"
             main.parent.mkdir()
@@ -96,7 +97,7 @@ def main() -> int:
             main.write_text("import Foundation\nimport PinSetClient\n\nlet pinsetPublicKeyPEM = \"\"\n" + body + "\n")
             p = subprocess.run(common + include_flags + [str(main)], capture_output=True, text=True)
             check(p.returncode == 0 and "warning:" not in p.stderr,
-                  f"README client snippet {n + 1} compiles with no warning", p.stderr)
+                  f"client snippet {n + 1} compiles with no warning", p.stderr)
 
         # 3. DocC from the debug module's symbol graph.
         docc = shutil.which("docc") or str(Path(tc.swiftc).parent / "docc")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds and runs the README's Linux client quickstart as a new user would: a package of its own that depends on
-# this one by path, compiled from the two Swift files copied verbatim out of README.md, against a real pin server
+# Builds and runs the Linux client quickstart of docs/SWIFT-CLIENT.md as a new user would: a package of its own that depends on
+# this one by path, compiled from the two Swift files copied verbatim out of docs/SWIFT-CLIENT.md, against a real pin server
 # (the built `pinset serve`) and a real TLS server (openssl s_server with a test CA). It must connect when the
 # served key is pinned, be refused (exit 1) when it is not, and be refused when it holds no set.
 # Every wait is bounded; everything it starts is stopped on exit.
@@ -16,13 +16,13 @@ fail() { echo "quickstart: FAIL: $*" >&2; exit 1; }
 # The client package, beside a folder named pinset (a link to this checkout), as the README lays it out.
 ln -s "$ROOT" "$WORK/pinset"
 mkdir -p "$WORK/pinned-client/Sources/pinned-client" "$WORK/pinned-demo" "$WORK/data"
-python3 - "$ROOT/README.md" "$WORK/pinned-client" <<'PY'
+python3 - "$ROOT/docs/SWIFT-CLIENT.md" "$WORK/pinned-client" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 for marker, target in [("Package.swift", "Package.swift"), ("main.swift", "Sources/pinned-client/main.swift")]:
     match = re.search(r"<!-- quickstart: " + re.escape(marker) + r" -->\n```swift\n(.*?)\n```", text, re.S)
     if not match:
-        sys.exit(f"README.md has no quickstart block for {marker}")
+        sys.exit(f"docs/SWIFT-CLIENT.md has no quickstart block for {marker}")
     open(f"{sys.argv[2]}/{target}", "w").write(match.group(1) + "\n")
 PY
 
