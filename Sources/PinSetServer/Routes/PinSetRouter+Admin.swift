@@ -20,8 +20,8 @@ extension PinSetRouter {
         }
         let after = request.query("after")
         // openapi.yaml: a host name, at most 253 characters (schemathesis found a longer one answered 200).
-        if let after, after.unicodeScalars.count > 253 {
-            throw Problem.badRequest("after must be a host name of at most 253 characters (the previous page's next)")
+        if let after, after.utf8.count > 253 {
+            throw Problem.badRequest("after must be a host name of at most 253 bytes (the previous page's next)")
         }
         let scope = context.scope
         guard let limit, scope.hosts != nil else {
