@@ -116,7 +116,7 @@ struct Serve: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = logLevel
-            return handler
+            return EscapingLogHandler(handler)
         }
         let logger = Logger(label: "pinset")
         let configuration = try makeConfiguration()

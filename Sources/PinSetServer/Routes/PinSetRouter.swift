@@ -17,6 +17,8 @@ final class PinSetRouter: HTTPHandler {
     let reportLimiter: ReportRateLimiter
     let keys: CachedResource
     let console = ConsoleSite()
+    /// Refused admin requests, logged rate-limited (issue 40).
+    let failedLogins: FailedLoginLog
     /// The transparency log's publisher, `nil` without `--log-key`.
     let log: LogPublisher?
     let witnesses: WitnessWorker?
@@ -36,6 +38,7 @@ final class PinSetRouter: HTTPHandler {
         self.store = store
         self.metrics = metrics
         self.logger = logger
+        failedLogins = FailedLoginLog(logger: logger)
         let body = (try? AdminJSON.encoder.encode(service.keySet())).map { [UInt8]($0) } ?? []
         keys = CachedResource(
             key: "/keys".utf8, etag: PublishedDocument.etag(for: body), body: body, version: 0,
@@ -91,6 +94,10 @@ final class PinSetRouter: HTTPHandler {
         var caller: AdminCaller?
         if match?.needsToken ?? RouteTable.needsToken(path) {
             guard let found = authenticate(request) else {
+                failedLogins.record(
+                    address: request.remoteAddress, method: request.method.name, path: path,
+                    reason: request.header("Authorization") == nil
+                        ? "no Authorization header" : "no active token matches")
                 throw Problem.unauthorized(
                     "send an admin token as `Authorization: Bearer <token>`; create one with `pinset token create`")
             }
@@ -165,4 +172,10 @@ final class PinSetRouter: HTTPHandler {
     }
 
     func internalErrorResponse() -> PreparedResponse { Problem.internalError.prepared }
+
+    func badPathResponse() -> PreparedResponse {
+        Problem.badRequest(
+            "the path holds a control character once percent-decoded (such as %00 or %0A); no resource has one"
+        ).prepared
+    }
 }
