@@ -31,8 +31,9 @@ import Testing
         logger.warning(
             "request\nFORGED",
             metadata: [
-                "path": "/admin/hosts/a%0A\n2026 critical pinset: FORGED", "nested": ["x": "\r\t\u{0}\u{1B}[31m"],
-                "list": ["\u{2028}", "ok\\n"],
+                "path": "/admin/hosts/a%0A\n2026 critical pinset: FORGED", "raw": "\r\t\u{0}\u{1B}[31m",
+                "nested": ["x": "\n"],
+                "list": ["\u{2028}"], "slash": "ok\\n",
             ])
         let line = lines.withLock { $0 }.joined()
         #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "\(line)")
