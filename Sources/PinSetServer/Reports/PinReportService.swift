@@ -36,6 +36,10 @@ public final class PinReportService: Sendable {
     ///   host that is not a DNS name, or a chain whose first certificate is not a PEM certificate; or when it is
     ///   a pinset report of another kind, or a malformed log-fork report.
     public func submit(json: [UInt8], now: Date = Date()) throws(ServiceError) -> Stored {
+        if let name = JSONRepeatedMembers.first(in: json) {
+            throw ServiceError(
+                .badRequest, "the member \"\(name.prefix(40))\" appears twice in one object; send each member once")
+        }
         if let kind = try? JSONDecoder().decode(ReportKind.self, from: Data(json)).kind {
             guard kind == "log-fork" else {
                 throw ServiceError(
