@@ -35,7 +35,9 @@ import Testing
 
     @Test func reportsRefuseRepeatedMembers() throws {
         let server = try TestServer()
-        var report = ReportsTests.trustKitReport(chain: [], knownPins: [pin(1)], host: "www.example.com")
+        let served = try ReportsTests.certificate(in: server.directory, name: "served")
+        var report = ReportsTests.trustKitReport(chain: [served.pem], knownPins: [pin(1)], host: "www.example.com")
+        #expect(try server.client.request("POST", "/reports", body: report).status == 204)
         report.removeLast()  // the closing brace
         report += Array(#","hostname":"other.example.net"}"#.utf8)
         let answer = try server.client.request("POST", "/reports", body: report)
