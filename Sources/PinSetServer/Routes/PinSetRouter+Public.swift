@@ -32,11 +32,22 @@ extension PinSetRouter {
     }
 
     /// `GET /metrics`: the Prometheus exposition.
-    func serveMetrics(_ context: RouteContext) -> HTTPResponse {
+    func serveMetrics(_ context: RouteContext) throws -> HTTPResponse {
+        // Host names only to a token's holder, and only its hosts (issue 40: an anonymous scrape listed every
+        // partner host with its monitor result); a wrong token is a 401, so a misconfigured scraper shows.
+        var scope: TokenScope?
+        if context.request.header("Authorization") != nil {
+            guard let caller = authenticate(context.request) else {
+                throw Problem.unauthorized(
+                    "the bearer token is not an active admin token; scrape without one for the aggregate series")
+            }
+            scope = caller.scope
+        }
         let body = Array(
             (metrics.render(
-                hosts: snapshot.count, builtHosts: snapshot.builtCount, delegation: try? trust.delegation())
-                + HostProbeMetrics.render(store)).utf8)
+                hosts: snapshot.count, builtHosts: snapshot.builtCount, delegation: try? trust.delegation(),
+                scope: scope)
+                + HostProbeMetrics.render(store, scope: scope)).utf8)
         return .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body)
     }
 

@@ -118,7 +118,7 @@ final class PinSetRouter: HTTPHandler {
     }
 
     /// The token's name and scope, or `nil` when the header is missing, malformed or names no active token.
-    private func authenticate(_ request: HTTPRequest) -> AdminCaller? {
+    func authenticate(_ request: HTTPRequest) -> AdminCaller? {
         guard let header = request.header("Authorization") else { return nil }
         // `Bearer` in any case, a space, then the token with spaces and tabs around it ignored.
         var utf8 = Substring(header).utf8
