@@ -51,9 +51,12 @@ extension PinSetRouter {
         return .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body)
     }
 
-    /// `POST /reports`: rate-limited per source address, then stored (or counted, when a duplicate).
+    /// `POST /reports`: rate-limited per source address (per /64 for IPv6, the forwarded address behind a trusted
+    /// proxy), then stored (or counted, when a duplicate).
     func receiveReport(_ context: RouteContext) throws -> HTTPResponse {
-        if let wait = reportLimiter.take(context.request.remoteAddress ?? "unknown") {
+        let sender = reportSender.key(
+            remote: context.request.remoteAddress, forwardedFor: context.request.header("X-Forwarded-For"))
+        if let wait = reportLimiter.take(sender) {
             var problem = Problem(
                 slug: "rate-limited", title: "Too many reports", status: 429,
                 detail: "this address sent too many reports; retry after \(wait) seconds")

@@ -15,6 +15,8 @@ final class PinSetRouter: HTTPHandler {
     let reports: PinReportService
     let trust: TrustService
     let reportLimiter: ReportRateLimiter
+    /// Whose budget a report spends (``ReportClientAddress``).
+    let reportSender: ReportClientAddress
     let keys: CachedResource
     let console = ConsoleSite()
     /// Refused admin requests, logged rate-limited (issue 40).
@@ -35,6 +37,7 @@ final class PinSetRouter: HTTPHandler {
         self.service = service
         self.reports = reports
         self.reportLimiter = ReportRateLimiter(perMinute: reports.configuration.perAddressPerMinute)
+        reportSender = ReportClientAddress(trustedProxies: reports.configuration.trustedProxies)
         self.store = store
         self.metrics = metrics
         self.logger = logger
