@@ -43,6 +43,9 @@ public struct ReportConfiguration: Sendable {
         self.trustedProxies = trustedProxies
     }
 
+    /// Whether `text` is an IPv4 or IPv6 address, as ``trustedProxies`` takes them.
+    public static func isAddress(_ text: String) -> Bool { ReportClientAddress.bytes(text) != nil }
+
     /// The row cap of each class (pinned hosts, other names): half of ``maxTotalBytes`` in rows of
     /// ``maxReportBytes``, at most ``maxRows``; at least 1.
     public var rowsPerClass: Int {

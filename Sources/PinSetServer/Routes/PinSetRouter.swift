@@ -24,12 +24,18 @@ final class PinSetRouter: HTTPHandler {
     /// The transparency log's publisher, `nil` without `--log-key`.
     let log: LogPublisher?
     let witnesses: WitnessWorker?
+    /// The routes this listener serves; the others are `404`, as if they did not exist.
+    let plane: Plane
+    /// Whether the read path's fast answers (`GET /pins/…`, proofs) are this listener's.
+    private let servesReads: Bool
 
     init(
         snapshot: DocumentIndex, service: PinSetService, reports: PinReportService, trust: TrustService,
         store: PinDatabase, metrics: ServerMetrics, logger: Logger, log: LogPublisher? = nil,
-        witnesses: WitnessWorker? = nil
+        witnesses: WitnessWorker? = nil, plane: Plane = .both
     ) {
+        self.plane = plane
+        servesReads = plane != .adminOnly
         self.log = log
         self.witnesses = witnesses
         self.trust = trust
@@ -50,15 +56,28 @@ final class PinSetRouter: HTTPHandler {
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let method = request.method
-        if method == .get || method == .head, let document = snapshot.response(forPathAfter: "/pins/", of: request) {
+        if servesReads, method == .get || method == .head,
+            let document = snapshot.response(forPathAfter: "/pins/", of: request)
+        {
             metrics.count(RouteTable.pins, status: document.status)
             return .prepared(document)
         }
-        if method == .get, let proof = log?.proofs.fastAnswer(request) {
+        if servesReads, method == .get, let proof = log?.proofs.fastAnswer(request) {
             metrics.count(RouteTable.pinsProof, status: proof.status)
             return .prepared(proof)
         }
         let path = request.path
+        guard plane.serves(path) else {
+            // Another listener's route: not found here, before any token check (nothing to learn on this plane).
+            metrics.count(RouteTable.other, status: 404)
+            return problemResponse(
+                for: Problem.notFound(
+                    "there is no resource at \(path.prefix(200)) on this listener; "
+                        + (plane == .publicOnly
+                            ? "the admin API, console and metrics are on the admin listener (--admin-port)"
+                            : "pin sets, keys, trust documents, the log and reports are on the public listener")),
+                path: path)
+        }
         let match = RouteTable.match(path)
         let route = match?.route(method.name)
         if let route, !request.isDetached, route.deferred || route.mayProbe && (log != nil || mayProbe(request)) {
