@@ -26,7 +26,8 @@ public enum JSONRepeatedMembers {
                 if !stack.isEmpty { stack.removeLast() }
                 index += 1
             case UInt8(ascii: "\""):
-                guard let (name, end) = string(bytes, from: index + 1) else { return nil }
+                guard let parsed = string(bytes, from: index + 1) else { return nil }
+                let (name, end) = parsed
                 index = end
                 var next = index
                 while next < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[next]) { next += 1 }

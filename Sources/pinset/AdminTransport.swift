@@ -47,7 +47,7 @@ final class AdminTransport: NSObject, URLSessionDataDelegate, @unchecked Sendabl
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         var next = request
         if !Self.sameOrigin(task.originalRequest?.url, request.url) {

@@ -15,11 +15,11 @@ import Testing
         return #"{"pins":[\#(pins.joined(separator: ","))]}"#
     }
 
-    /// Finding 7: 200 × (`a` + 150 combining marks) passed the 200-"character" limit and made an 80,969-byte
+    /// Finding 7: 200 × (`a` + combining marks) passed the 200-"character" limit and made an 80,969-byte
     /// document that every client refuses.
     @Test func theCommentLimitCountsBytes() throws {
         let server = try TestServer()
-        let heavy = String(repeating: "a" + String(repeating: "\u{301}", count: 150), count: 200)
+        let heavy = String(repeating: "a" + String(repeating: "\u{301}", count: 10), count: 200)
         let answer = try server.put("heavy.example.com", set(2, comment: heavy))
         #expect(answer.status == 422, "\(answer.status)")
         #expect(try answer.json()["rule"] as? String == "invalidPin")

@@ -17,7 +17,6 @@ import Testing
         let set =
             #"{"pins":[{"sha256":"\#(try partner.pin("rogue"))"},{"sha256":"\#(try partner.pin("backup"))","role":"backup"}],"force":true}"#
         #expect(try server.put(partner.name, set).status == 201)
-        #expect(try server.put("other.example.org", pinPair()).status == 201)
         let pem = try ReportsTests.certificate(in: server.directory, name: "leaf").pem
         let report: [String: Any] = [
             "date-time": "2026-11-21T10:00:00Z", "hostname": partner.name, "port": 443, "noted-hostname": partner.name,
