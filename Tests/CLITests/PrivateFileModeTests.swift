@@ -37,7 +37,8 @@ import Testing
         #expect(try mode(data) == 0o700)
         for file in [db, db + "-wal", db + "-shm"] {
             #expect(FileManager.default.fileExists(atPath: file), "\(file)")
-            #expect(try mode(file) == 0o600, "\(file): \(String(try mode(file), radix: 8))")
+            let actual = try mode(file)
+            #expect(actual == 0o600, "\(file): \(String(actual, radix: 8))")
         }
         let backups = dir.appendingPathComponent("backups").path
         let backup = try CLIRunner.run(
