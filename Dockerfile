@@ -1,7 +1,9 @@
 # pinset server image.
 #   docker build -t pinset .
-#   docker run --init -p 8080:8080 -v "$PWD/data:/data" \
+#   docker run --init -p 8080:8080 -p 127.0.0.1:8081:8081 -v "$PWD/data:/data" \
 #     -v "$PWD/data/signing-key.pem:/run/secrets/pinset-signing-key:ro" pinset
+# Two listeners (README "Security model"): 8080 serves what clients read (/pins, /keys, /trust, /log, /reports,
+# /healthz); 8081 the admin API, console and metrics. Publish 8081 on loopback or a private network only.
 # See README.md, "Docker". The steps below are the same as the README's build from source.
 
 # ---- build: the official Swift toolchain image for Debian 12, same Swift as the project (6.3.x) ----
@@ -53,12 +55,14 @@ ENV PINSET_DB=/data/pinset.sqlite \
     PINSET_KEY=/run/secrets/pinset-signing-key \
     PINSET_PORT=8080 \
     PINSET_BIND=0.0.0.0 \
+    PINSET_ADMIN_PORT=8081 \
+    PINSET_ADMIN_BIND=0.0.0.0 \
     PINSET_THREADS=2
 
 USER 10001:10001
 WORKDIR /data
 VOLUME /data
-EXPOSE 8080
+EXPOSE 8080 8081
 
 # Keys in hardware (docs/HARDWARE-KEYS.md): the image holds no PKCS#11 module; pinset dlopens the one you mount,
 # with its configuration, and the key is a URI instead of a file. The PIN comes from a mounted file named by

@@ -44,7 +44,7 @@ release: deps
 	$(SWIFT) build -c release --product pinset
 
 run: release
-	@mkdir -p $(DATA)
+	@mkdir -p -m 700 $(DATA)
 	$$($(SWIFT) build -c release --show-bin-path)/pinset serve --db $(DATA)/pinset.sqlite --key $(DATA)/signing-key.pem \
 		--port $(PORT) --dev
 

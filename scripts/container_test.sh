@@ -115,12 +115,14 @@ step "HEALTHCHECK passes"
 # A set written with the README's token, through the published port, verifies with the key the container has.
 openssl pkey -in "$WORK/src/secrets/signing-key.pem" -pubout -out "$WORK/signing.pub"
 pin() { openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 2>/dev/null | openssl pkey -pubout -outform DER | openssl dgst -sha256 -binary | base64; }
-PINSET_TOKEN=$TOKEN "$PINSET" set container.example.com --server http://127.0.0.1:8080 --pin "$(pin)" --backup "$(pin)" >"$WORK/set.out" 2>&1 \
+PINSET_TOKEN=$TOKEN "$PINSET" set container.example.com --server http://127.0.0.1:8081 --pin "$(pin)" --backup "$(pin)" >"$WORK/set.out" 2>&1 \
     || { cat "$WORK/set.out"; fail "pinset set with the README's token"; }
 "$PINSET" fetch container.example.com --server http://127.0.0.1:8080 --trust-key "$WORK/signing.pub" >"$WORK/fetch1.out" 2>&1 \
     || { cat "$WORK/fetch1.out"; fail "the published set does not verify with the container's key"; }
 curl -sf -D "$WORK/headers1" -o "$WORK/doc1" http://127.0.0.1:8080/pins/container.example.com || fail "GET /pins"
-step "a set published with the README's token verifies"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8080/admin/hosts)" = 404 ] \
+    || fail "the public port 8080 answers the admin API (the image's two planes: admin on 8081)"
+step "a set published with the README's token verifies; the admin API is on 8081 only"
 
 # docker stop sends SIGTERM; with --init the server gets it and exits 0.
 podman stop -t 20 pinset >/dev/null

@@ -25,6 +25,9 @@ final class ConnectionState {
         /// The answer of deferred work, set by the thread that resumes the connection, before it resumes it
         /// (libmicrohttpd's resume orders the write before the worker thread's read).
         var pending: HTTPResponse? = nil
+        /// The string libmicrohttpd unescaped in place that held a control character once decoded (the path or a
+        /// query argument: the access handler compares it with the path it is given).
+        var controlCharacterIn: UnsafeMutablePointer<CChar>? = nil
     }
 
     private let fields: UnsafeMutablePointer<Fields>
@@ -47,6 +50,10 @@ final class ConnectionState {
     var body: [UInt8] {
         get { fields.pointee.body }
         _modify { yield &fields.pointee.body }
+    }
+    var controlCharacterIn: UnsafeMutablePointer<CChar>? {
+        get { fields.pointee.controlCharacterIn }
+        set { fields.pointee.controlCharacterIn = newValue }
     }
     var bodyTooLarge: Bool {
         get { fields.pointee.bodyTooLarge }
@@ -84,5 +91,6 @@ final class ConnectionState {
         fields.pointee.responseQueued = false
         fields.pointee.inRequest = false
         if fields.pointee.pending != nil { fields.pointee.pending = nil }
+        fields.pointee.controlCharacterIn = nil
     }
 }

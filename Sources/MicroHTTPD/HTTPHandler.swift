@@ -15,4 +15,20 @@ public protocol HTTPHandler: Sendable {
     /// The `500` the wrapper sends when it cannot build the handler's dynamic response (a header with CR or
     /// LF, out of memory). Called once, when the server starts.
     func internalErrorResponse() -> PreparedResponse
+
+    /// The `400` the wrapper sends when the request's path holds a control character once percent-decoded (a
+    /// NUL would end the path early: `/pins/a.example%00.evil` must not serve `a.example`). Called once, when the
+    /// server starts. Default: a short `application/problem+json`.
+    func badPathResponse() -> PreparedResponse
+}
+
+extension HTTPHandler {
+    /// The default `400` for a path with a control character.
+    public func badPathResponse() -> PreparedResponse {
+        PreparedResponse(
+            status: 400, headers: [("Content-Type", "application/problem+json")],
+            body: Array(
+                #"{"type":"about:blank","title":"Bad Request","status":400,"detail":"the path holds a control character (such as %00 or %0A) once percent-decoded"}"#
+                    .utf8))
+    }
 }

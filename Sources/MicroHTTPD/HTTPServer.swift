@@ -51,6 +51,7 @@ public final class HTTPServer: @unchecked Sendable {
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let completed = unsafeBitCast(MHDCallbacks.completed, to: OpaquePointer.self)
         let connectionEvent = unsafeBitCast(MHDCallbacks.connectionEvent, to: OpaquePointer.self)
+        let unescape = unsafeBitCast(MHDCallbacks.unescape, to: OpaquePointer.self)
 
         let started: OpaquePointer? = withUnsafePointer(to: &address.storage) { sockaddrPointer in
             let options: [any CVarArg] = [
@@ -62,6 +63,7 @@ public final class HTTPServer: @unchecked Sendable {
                 MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Int(c.connectionMemoryLimit),
                 MHD_OPTION.NOTIFY_COMPLETED.rawValue, completed, clsArg,
                 MHD_OPTION.NOTIFY_CONNECTION.rawValue, connectionEvent, clsArg,
+                MHD_OPTION.UNESCAPE_CALLBACK.rawValue, unescape, clsArg,
                 MHD_OPTION.END.rawValue,
             ]
             return withVaList(options) { args in

@@ -26,6 +26,10 @@ enum MHDCallbacks {
             state.inRequest = true
             context.counters.withLock { $0.inFlight += 1 }
             conCls.pointee = socketContext
+            if let bad = state.controlCharacterIn {
+                state.controlCharacterIn = nil
+                if bad == url { return queue(context.badPath, on: connection, state: state) }
+            }
             // GET and HEAD (first letter G or H) skip the header scan: they almost never carry a body, and one
             // that does still gets its 413 once the body is in.
             let first = UInt8(bitPattern: method.pointee)
@@ -85,6 +89,53 @@ enum MHDCallbacks {
         thread.name = "pinset.deferred"
         thread.start()
         return .YES
+    }
+
+    /// MHD_UnescapeCallback: percent-decodes `s` in place as libmicrohttpd would (``MHD_http_unescape``), and
+    /// first notes on the connection a string that holds a control character, raw or once decoded (`%00`, `%0A`,
+    /// `%7F`): the access handler answers `400` when that string is the path. Without this a NUL ended the path
+    /// early and a line feed reached the log. A quick scan; decoding is libmicrohttpd's own.
+    static let unescape:
+        @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = {
+            _, connection, s in
+            guard let s else { return 0 }
+            if let connection, holdsControlCharacter(s),
+                let info = cmhd_connection_info(connection, .CONNECTION_INFO_SOCKET_CONTEXT),
+                let socketContext = info.pointee.socket_context
+            {
+                // The path comes first in the request line, its query arguments after it: keep the lowest address, so
+                // that a flagged argument never hides a flagged path.
+                let state = Unmanaged<ConnectionState>.fromOpaque(socketContext).takeUnretainedValue()
+                if state.controlCharacterIn.map({ s < $0 }) ?? true { state.controlCharacterIn = s }
+            }
+            return MHD_http_unescape(s)
+        }
+
+    /// Whether the NUL-terminated `s` holds a byte below 0x20 or 0x7F, raw or as a `%XX` escape.
+    private static func holdsControlCharacter(_ s: UnsafeMutablePointer<CChar>) -> Bool {
+        func hex(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case 0x30...0x39: byte - 0x30
+            case 0x41...0x46: byte - 0x41 + 10
+            case 0x61...0x66: byte - 0x61 + 10
+            default: nil
+            }
+        }
+        var index = 0
+        while true {
+            let byte = UInt8(bitPattern: s[index])
+            if byte == 0 { return false }
+            if byte < 0x20 || byte == 0x7F { return true }
+            if byte == UInt8(ascii: "%"), let high = hex(UInt8(bitPattern: s[index + 1])),
+                let low = hex(UInt8(bitPattern: s[index + 2]))
+            {
+                let decoded = high << 4 | low
+                if decoded < 0x20 || decoded == 0x7F { return true }
+                index += 3
+                continue
+            }
+            index += 1
+        }
     }
 
     /// Queues a handler's answer (a `.deferred` one here is a handler bug: the internal error answers it).

@@ -26,6 +26,8 @@ final class ServerContext: @unchecked Sendable {
     let payloadTooLarge: PreparedResponse
     /// The 500 answer when a dynamic response cannot be built (bad header from the handler).
     let internalError: PreparedResponse
+    /// The 400 answer to a path with a control character once decoded.
+    let badPath: PreparedResponse
 
     /// A connection suspended while its deferred work runs.
     struct Suspended: @unchecked Sendable {
@@ -45,6 +47,7 @@ final class ServerContext: @unchecked Sendable {
         deadlines = requestTimeoutSeconds > 0 ? RequestDeadlines(timeoutSeconds: requestTimeoutSeconds) : nil
         payloadTooLarge = handler.payloadTooLargeResponse(limit: maxBodyBytes)
         internalError = handler.internalErrorResponse()
+        badPath = handler.badPathResponse()
     }
 
     /// Deferred work still running (its connection may already have been resumed by shutdown).

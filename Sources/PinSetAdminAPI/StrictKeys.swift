@@ -1,4 +1,5 @@
 import Foundation
+import PinSetCore
 
 /// A request body the admin API refuses (`400`): not JSON, a member missing or of the wrong type, or an unknown
 /// member. ``detail`` says where and why.
@@ -37,6 +38,10 @@ enum StrictKeys {
     /// Decodes `type` from JSON bytes with ``AdminJSON/decoder``, mapping every failure to a
     /// ``RequestBodyError`` that says where and why.
     static func decode<T: Decodable>(_ type: T.Type, from json: [UInt8]) throws(RequestBodyError) -> T {
+        if let name = JSONRepeatedMembers.first(in: json) {
+            throw RequestBodyError(
+                "the member \"\(name.prefix(40))\" appears twice in one object; send each member once")
+        }
         do {
             return try AdminJSON.decoder.decode(T.self, from: Data(json))
         } catch let error as DecodingError {

@@ -42,7 +42,17 @@ public enum HostName {
             default: throw Error(description: "the host name may only contain letters, digits, hyphens and dots")
             }
         }
-        guard !allNumeric else { throw Error(description: "the host name must be a DNS name, not an IP address") }
+        // A last label of digits, or `0x` and hex digits, makes resolvers read the name as an IPv4 address
+        // (`0xa9fea9fe`, `1.0x7f`: WHATWG URL's IPv4 parser, inet_aton).
+        let last = bytes[(bytes.lastIndex(of: 0x2E).map { $0 + 1 } ?? 0)...]
+        let hex = last.count >= 2 && last.first == 0x30 && last.dropFirst().first == 0x78
+        let numeric =
+            hex
+            ? last.dropFirst(2).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+            : last.allSatisfy { (0x30...0x39).contains($0) }
+        guard !allNumeric, !numeric else {
+            throw Error(description: "the host name must be a DNS name, not an IP address")
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -28,10 +28,11 @@ public struct Pin: Codable, Sendable, Hashable {
     public var role: PinRole
     /// After this instant the pin no longer matches.
     public var expiresAt: Date?
-    /// Free text for administrators, at most ``Pin/maxCommentLength`` characters.
+    /// Free text for administrators, at most ``Pin/maxCommentLength`` bytes of UTF-8 (when written to the server).
     public var comment: String?
 
-    /// The longest comment the protocol allows.
+    /// The longest comment the protocol allows: 200 characters on the wire, counted by the server as UTF-8
+    /// bytes when a set is written (a grapheme cluster can hold any number of bytes).
     public static let maxCommentLength = 200
 
     /// Creates a pin. No validation happens here; see ``Pin/validate()``.
@@ -60,6 +61,18 @@ public struct Pin: Codable, Sendable, Hashable {
         }
         if let comment, comment.count > Self.maxCommentLength {
             throw PinSetError(.invalidPin, "pin \(sha256): comment is longer than \(Self.maxCommentLength) characters")
+        }
+    }
+
+    /// The write-time rules: ``validate()``, and a comment of at most ``maxCommentLength`` UTF-8 bytes (issue 40:
+    /// 200 characters of `a` and 150 combining marks each made an 80 KB document that every client refuses).
+    public func validateForWriting() throws(PinSetError) {
+        try validate()
+        if let comment, comment.utf8.count > Self.maxCommentLength {
+            throw PinSetError(
+                .invalidPin,
+                "pin \(sha256): comment is \(comment.utf8.count) bytes of UTF-8; at most \(Self.maxCommentLength) are allowed"
+            )
         }
     }
 

@@ -113,14 +113,14 @@ public struct PinSet: Codable, Sendable, Hashable {
     ///
     /// - an enforcing set has at least two distinct pins, one of them with role `backup`;
     /// - no duplicates, no pin already expired;
-    /// - at most ``maxPins`` pins, each valid (``Pin/validate()``).
+    /// - at most ``maxPins`` pins, each valid (``Pin/validateForWriting()``).
     public static func checkSafetyRules(pins: [Pin], enforce: Bool, now: Date) throws(PinSetError) {
         guard pins.count <= maxPins else {
             throw PinSetError(.tooManyPins, "a set holds at most \(maxPins) pins; this one has \(pins.count)")
         }
         var seen = Set<String>()
         for pin in pins {
-            try pin.validate()
+            try pin.validateForWriting()
             guard seen.insert("\(pin.type.rawValue):\(pin.sha256)").inserted else {
                 throw PinSetError(
                     .duplicatePin, "duplicate pin: \(pin.sha256) (\(pin.type.rawValue)) appears more than once")

@@ -16,6 +16,8 @@ public struct PinSetError: Error, Sendable, Equatable, CustomStringConvertible {
         case preflightUnreachable = "preflight-unreachable"
         /// `"capture": "leaf"` found no single key served by the host.
         case captureFailed = "capture-failed"
+        /// The signed document would be larger than ``SignedDocument/maxSignedBytes`` (server, before signing).
+        case documentTooLarge = "document-too-large"
     }
 
     /// The rule broken.

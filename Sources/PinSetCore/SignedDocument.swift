@@ -32,6 +32,10 @@ public struct SignedDocument: Codable, Sendable, Hashable {
     /// The largest document a client accepts (PROTOCOL §5 step 1): 65,535 bytes, a log entry bundle's limit (§7.1).
     public static let maxBytes = 65_535
 
+    /// The largest document a server signs: 65,535 bytes, a log entry bundle's limit (PROTOCOL §7.1), below what
+    /// every client accepts (``maxBytes``).
+    public static let maxSignedBytes = 65_535
+
     /// The `typ` every pinset document carries.
     public static let type = "pinset+jws"
     /// The only `alg` a pinset document may carry.

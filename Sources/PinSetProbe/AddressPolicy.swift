@@ -8,6 +8,16 @@ public enum AddressPolicy {
                 return restriction(Array(bytes[12...]))  // IPv4-mapped
             }
             if bytes[0..<15].allSatisfy({ $0 == 0 }) { return bytes[15] == 1 ? "loopback" : "unspecified" }
+            // Ranges that carry an IPv4 address or route to an internal network (issue 40): ::/96
+            // (IPv4-compatible), 64:ff9b::/96 and 64:ff9b:1::/48 (NAT64), 2002::/16 (6to4), fec0::/10 (site-local).
+            if bytes[0..<12].allSatisfy({ $0 == 0 }) { return "IPv4-compatible" }
+            if bytes[0..<4] == [0x00, 0x64, 0xff, 0x9b],
+                bytes[4..<12].allSatisfy({ $0 == 0 }) || bytes[4..<6] == [0, 1]
+            {
+                return "NAT64 (embeds an IPv4 address)"
+            }
+            if bytes[0] == 0x20, bytes[1] == 0x02 { return "6to4 (embeds an IPv4 address)" }
+            if bytes[0] == 0xfe, bytes[1] & 0xc0 == 0xc0 { return "site-local" }
             if bytes[0] & 0xfe == 0xfc { return "private (unique local)" }
             if bytes[0] == 0xfe, bytes[1] & 0xc0 == 0x80 { return "link-local" }
             if bytes[0] == 0xff { return "multicast" }

@@ -56,11 +56,14 @@ public struct HostProber: Sendable {
         var attempts = [Attempt?](repeating: nil, count: addresses.count)
         var results = [AddressProbe?](repeating: nil, count: addresses.count)
         for (index, address) in addresses.enumerated() {
-            if rule == nil, !configuration.allowPrivate, let why = AddressPolicy.restriction(address.bytes) {
+            // Only a mapping that names where to connect exempts that destination: one that changes the port
+            // alone leaves the host's own addresses, and so the check, as they are (issue 40).
+            if rule?.targetHost == nil, !configuration.allowPrivate, let why = AddressPolicy.restriction(address.bytes)
+            {
                 results[index] = AddressProbe(
                     address: address.description,
                     error:
-                        "refused: \(address.ip) is a \(why) address; the server probes only public addresses unless started with --probe-allow-private or a --connect-to mapping names the host"
+                        "refused: \(address.ip) is a \(why) address; the server probes only public addresses unless started with --probe-allow-private or a --connect-to mapping names the address to connect to"
                 )
                 continue
             }

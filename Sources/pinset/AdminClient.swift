@@ -33,7 +33,7 @@ struct AdminClient {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            (data, response) = try await AdminTransport.shared.data(for: request)
         } catch {
             throw CLIError("cannot reach \(server): \(error.localizedDescription)")
         }

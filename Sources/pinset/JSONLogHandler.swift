@@ -1,6 +1,7 @@
 import Foundation
 import Locking
 import Logging
+import PinSetServer
 
 #if canImport(Glibc)
     import Glibc
@@ -117,7 +118,7 @@ enum LogFormat: String, CaseIterable {
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = level
-                return handler
+                return EscapingLogHandler(handler)  // control characters escaped: no forged lines
             }
         case .json:
             LoggingSystem.bootstrap { label in JSONLogHandler(label: label, logLevel: level) }

@@ -48,7 +48,10 @@ struct LogWatchCommand: ParsableCommand {
     var policy: String?
     @Option(help: "A shell command run for each reported entry and for a fork (see below).")
     var exec: String?
-    @Option(help: "A URL each report is POSTed to as JSON.")
+    @Option(
+        help:
+            "A URL each report is POSTed to as JSON. Env PINSET_LOG_WEBHOOK (keeps a URL with credentials out of `ps`)."
+    )
     var webhook: String?
     @Option(help: "File keeping the checkpoint reached, read at start and rewritten after each pass.")
     var state: String?
@@ -85,9 +88,9 @@ struct LogWatchCommand: ParsableCommand {
             throw CLIError(logKey != nil ? "--log-key: \(error.detail)" : "\(policy!): \(error.detail)")
         }
         var webhookURL: URL? = nil
-        if let webhook {
+        if let webhook = webhook ?? Environment.value("PINSET_LOG_WEBHOOK") {
             guard let url = URL(string: webhook), url.scheme == "http" || url.scheme == "https" else {
-                throw CLIError("--webhook is not an http(s) URL")
+                throw CLIError("--webhook (or PINSET_LOG_WEBHOOK) is not an http(s) URL")
             }
             webhookURL = url
         }

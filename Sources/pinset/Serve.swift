@@ -49,6 +49,31 @@ struct Serve: AsyncParsableCommand {
     var bind: String?
     @Option(
         help:
+            "Serve /admin, /console and /metrics on a listener of their own at this port (0 picks a free one); the --port listener then serves only the public routes. Env PINSET_ADMIN_PORT. Default none: one listener serves both."
+    )
+    var adminPort: Int?
+    @Option(
+        help:
+            "Address of the admin listener (IPv4 or IPv6); giving it alone puts the admin listener on port 8081. Env PINSET_ADMIN_BIND. Default 127.0.0.1."
+    )
+    var adminBind: String?
+    @Option(
+        help:
+            "A reverse proxy whose X-Forwarded-For is believed for /reports' rate limits (IPv4 or IPv6 address). Repeatable. Env PINSET_TRUSTED_PROXIES (comma-separated). Default none: the header is ignored."
+    )
+    var trustedProxy: [String] = []
+    @Option(
+        help:
+            "Most bytes one pin failure report may store (host name, chain, known pins); larger ones get 413. Env PINSET_REPORT_MAX_BYTES. Default 16384."
+    )
+    var reportMaxBytes: Int?
+    @Option(
+        help:
+            "Most bytes all stored pin failure reports may take, half for pinned hosts and half for other names. Env PINSET_REPORTS_MAX_TOTAL_BYTES. Default 67108864 (64 MiB)."
+    )
+    var reportsMaxTotalBytes: Int?
+    @Option(
+        help:
             "Most hosts whose built 200 and 304 answers are kept in memory (about 1.1 KB each); once full, a host asked for twice more soon replaces one not asked for lately, and other answers are built for their request (0 = none). Env PINSET_RESPONSE_CACHE. Default 100000."
     )
     var responseCache: Int?
@@ -156,6 +181,10 @@ struct Serve: AsyncParsableCommand {
             logger.info("pinset is serving", metadata: banner(configuration, url: "http://\(host):\(app.port)", app))
         } else {
             print("pinset is serving on http://\(host):\(app.port)")
+            if let adminPort = app.adminPort, let admin = configuration.adminHTTP {
+                let adminHost = admin.bindAddress.contains(":") ? "[\(admin.bindAddress)]" : admin.bindAddress
+                print("  admin API, console and metrics on http://\(adminHost):\(adminPort)")
+            }
             print("  database: \(configuration.databasePath)")
             print("  signing key: \(configuration.keyPath)")
             if let next = configuration.nextKeyPath { print("  next signing key: \(next)") }
@@ -198,6 +227,10 @@ struct Serve: AsyncParsableCommand {
             "url": "\(url)", "database": "\(configuration.databasePath)", "signingKey": "\(configuration.keyPath)",
         ]
         if let next = configuration.nextKeyPath { metadata["nextSigningKey"] = "\(next)" }
+        if let adminPort = app.adminPort, let admin = configuration.adminHTTP {
+            let adminHost = admin.bindAddress.contains(":") ? "[\(admin.bindAddress)]" : admin.bindAddress
+            metadata["adminURL"] = "http://\(adminHost):\(adminPort)"
+        }
         if let log = configuration.log {
             metadata["logOrigin"] = "\(log.origin)"
             metadata["logWitnesses"] = "\(log.witnesses.count)"
@@ -256,8 +289,10 @@ struct Serve: AsyncParsableCommand {
         var configuration = PinSetServerConfiguration(
             databasePath: Environment.databasePath(db),
             keyPath: Environment.keyPath(key),
-            createKeyIfMissing: dev, http: http, service: service, rootKeys: rootKeys, rootThreshold: threshold,
+            createKeyIfMissing: dev, http: http, service: service, reports: try reportConfiguration(),
+            rootKeys: rootKeys, rootThreshold: threshold,
             pkcs11: pkcs11.settings(allowExtractableKey: allowExtractableKey), log: log)
+        configuration.adminHTTP = try adminConfiguration(http)
         configuration.nextKeyPath = Environment.nextKeyPath(nextKey)
         configuration.responseCache = try Environment.int(
             responseCache, "PINSET_RESPONSE_CACHE", default: PinSetServerConfiguration.defaultResponseCache)
@@ -266,6 +301,52 @@ struct Serve: AsyncParsableCommand {
             throw CLIError("response cache must be between \(cacheRange.lowerBound) and \(cacheRange.upperBound) hosts")
         }
         return configuration
+    }
+
+    /// `--admin-port` and `--admin-bind`: the admin listener, with the public one's limits; `nil` without either.
+    private func adminConfiguration(_ http: HTTPServerConfiguration) throws -> HTTPServerConfiguration? {
+        let bindText = adminBind ?? Environment.value("PINSET_ADMIN_BIND")
+        let portValue =
+            try adminPort
+            ?? Environment.value("PINSET_ADMIN_PORT").map { text in
+                guard let number = Int(text) else { throw CLIError("PINSET_ADMIN_PORT=\(text) is not a whole number") }
+                return number
+            }
+        guard bindText != nil || portValue != nil else { return nil }
+        let port = portValue ?? 8081
+        guard (0...65_535).contains(port) else { throw CLIError("admin port \(port) is not between 0 and 65535") }
+        var admin = http
+        admin.bindAddress = bindText ?? "127.0.0.1"
+        admin.port = UInt16(port)
+        if admin.bindAddress == http.bindAddress, admin.port == http.port, port != 0 {
+            throw CLIError(
+                "--admin-port \(port) is the public listener's port: give the admin listener a port of its own")
+        }
+        return admin
+    }
+
+    /// The limits of `POST /reports`: `--trusted-proxy`, `--report-max-bytes`, `--reports-max-total-bytes`.
+    private func reportConfiguration() throws -> ReportConfiguration {
+        var reports = ReportConfiguration()
+        let proxies =
+            trustedProxy.isEmpty
+            ? Environment.string(nil, "PINSET_TRUSTED_PROXIES", default: "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }.filter { !$0.isEmpty } : trustedProxy
+        for proxy in proxies where !ReportConfiguration.isAddress(proxy) {
+            throw CLIError("--trusted-proxy \(proxy) is not an IPv4 or IPv6 address")
+        }
+        reports.trustedProxies = proxies
+        reports.maxReportBytes = try Environment.int(
+            reportMaxBytes, "PINSET_REPORT_MAX_BYTES", default: reports.maxReportBytes)
+        reports.maxTotalBytes = try Environment.int(
+            reportsMaxTotalBytes, "PINSET_REPORTS_MAX_TOTAL_BYTES", default: reports.maxTotalBytes)
+        guard (1_024...65_536).contains(reports.maxReportBytes), reports.maxTotalBytes >= 2 * reports.maxReportBytes
+        else {
+            throw CLIError(
+                "--report-max-bytes must be 1024 to 65536, and --reports-max-total-bytes at least twice it")
+        }
+        return reports
     }
 
     /// `--log-key`, `--log-origin` and the witnesses; `nil` without a log key.

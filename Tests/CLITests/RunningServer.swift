@@ -13,15 +13,18 @@ final class RunningServer {
     /// - Parameters:
     ///   - key: the `--key` value; default `key.pem` in `directory` (made by `--dev`).
     ///   - environment: variables set on top of this process's environment (SoftHSM's, the PKCS#11 PIN).
-    init(directory: URL, extraArguments: [String] = [], key: String? = nil, environment: [String: String] = [:]) throws
-    {
+    ///   - stderr: where its log goes; default discarded (``Stream/collect``: read it from `process.stderrText`).
+    init(
+        directory: URL, extraArguments: [String] = [], key: String? = nil, environment: [String: String] = [:],
+        stderr: ChildProcess.Stream = .discard
+    ) throws {
         self.directory = directory
         process = try ProcessRunner.start(
             CLIRunner.binary,
             [
                 "serve", "--dev", "--db", directory.appendingPathComponent("db.sqlite").path,
                 "--key", key ?? directory.appendingPathComponent("key.pem").path, "--port", "0",
-            ] + extraArguments, environment: environment, stdout: .pipe)
+            ] + extraArguments, environment: environment, stdout: .pipe, stderr: stderr)
         var lines: [String] = []
         var buffer = Data()
         let handle = process.standardOutput!

@@ -21,7 +21,7 @@ import Testing
             let body = [UInt8](try JSONSerialization.data(withJSONObject: object))
             #expect(try server.client.request("POST", "/reports", body: body).status == 204)
         }
-        let metrics = try server.client.request("GET", "/metrics").text
+        let metrics = try server.client.request("GET", "/metrics", headers: server.auth).text
         #expect(metrics.contains(#"pinset_reports_total{host="known.example.com"} 1"#))
         #expect(metrics.contains(#"pinset_reports_total{host="(other)"} 3"#))
         #expect(!metrics.contains("invented"))

@@ -76,7 +76,7 @@ final class WebhookListener: HTTPHandler, @unchecked Sendable {
         let served = (final["addresses"] as? [[String: Any]])?.first?["served"] as? [[String: Any]]
         #expect(served?.first?["spki"] as? String == (try host.pin("rogue")))
 
-        let metrics = try server.client.request("GET", "/metrics").text
+        let metrics = try server.client.request("GET", "/metrics", headers: server.auth).text
         #expect(metrics.contains("pinset_host_pins_match{host=\"\(host.name)\"} 0"))
         #expect(metrics.contains("pinset_host_certificate_expiry_seconds{host=\"\(host.name)\"} "))
 

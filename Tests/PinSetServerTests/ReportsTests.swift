@@ -64,7 +64,7 @@ import Testing
         let genuine = try #require(groups.first { $0["leafPin"] as? String == pinned.pin })
         #expect(genuine["matchesCurrentPin"] as? Bool == true)
 
-        let metrics = try server.client.request("GET", "/metrics").text
+        let metrics = try server.client.request("GET", "/metrics", headers: server.auth).text
         #expect(metrics.contains(#"pinset_reports_total{host="example.com"} 4"#))
         #expect(try server.client.request("GET", "/admin/reports", headers: [:]).status == 401)
         #expect(try server.client.request("GET", "/admin/reports?since=yesterday", headers: server.auth).status == 400)

@@ -21,6 +21,8 @@ public final class PinSetServerApp: Sendable {
     public let readiness: Readiness
     private let store: PinDatabase
     private let http: HTTPServer
+    /// The admin listener, with ``PinSetServerConfiguration/adminHTTP``.
+    private let adminHTTP: HTTPServer?
     private let snapshot: DocumentIndex
     private let resigner: PeriodicWorker
     private let monitor: HostMonitor?
@@ -96,10 +98,22 @@ public final class PinSetServerApp: Sendable {
                 retryInterval: log.witnessRetryInterval, crypto: OpenSSLTrustCrypto(), logger: logger)
         }
         self.witnesses = witnesses
-        let router = PinSetRouter(
-            snapshot: snapshot, service: service, reports: reports, trust: trust, store: store, metrics: metrics,
-            logger: logger, log: logPublisher, witnesses: witnesses, readiness: readiness)
-        self.http = try HTTPServer(configuration: configuration.http, handler: router)
+        func router(_ plane: Plane) -> PinSetRouter {
+            PinSetRouter(
+                snapshot: snapshot, service: service, reports: reports, trust: trust, store: store, metrics: metrics,
+                logger: logger, log: logPublisher, witnesses: witnesses, readiness: readiness, plane: plane)
+        }
+        let adminHTTP = try configuration.adminHTTP.map {
+            try HTTPServer(configuration: $0, handler: router(.adminOnly))
+        }
+        do {
+            self.http = try HTTPServer(
+                configuration: configuration.http, handler: router(adminHTTP == nil ? .both : .publicOnly))
+        } catch {
+            adminHTTP?.shutdown(gracePeriodSeconds: 0)
+            throw error
+        }
+        self.adminHTTP = adminHTTP
         Self.moveToHugePages(snapshot, logger: logger)
         self.store = store
         self.service = service
@@ -140,12 +154,16 @@ public final class PinSetServerApp: Sendable {
         readiness.startDraining()
     }
 
+    /// The admin listener's bound port; `nil` when one listener serves both planes.
+    public var adminPort: UInt16? { adminHTTP?.port }
+
     /// Stops accepting connections, lets in-flight requests finish (up to `gracePeriod` seconds), stops the
     /// re-signer and closes the database cleanly.
     public func shutdown(gracePeriod: Double = 10) {
         resigner.stop()
         monitor?.stop()
         http.shutdown(gracePeriodSeconds: gracePeriod)
+        adminHTTP?.shutdown(gracePeriodSeconds: gracePeriod)
         witnesses?.stop()
         logPublisher?.stop()
         logPublisher?.forks.drain(seconds: 5)

@@ -21,6 +21,12 @@ public struct PinSetServerConfiguration: Sendable {
     public var createKeyIfMissing: Bool
     /// Listening socket, thread pool and connection limits.
     public var http: HTTPServerConfiguration
+    /// The admin listener (`--admin-bind`, `--admin-port`; issue 40): when set, `/admin`, `/console` and
+    /// `/metrics` are served on it only, and ``http`` serves the public routes only (`/pins`, `/keys`, `/trust`,
+    /// `/log`, `/reports`, `/healthz`). Default `nil`: one listener serves both, as before.
+    /// - Warning: the admin API speaks plain HTTP: keep its listener on loopback or a private network, behind a
+    ///   TLS terminator, never on the address clients reach.
+    public var adminHTTP: HTTPServerConfiguration? = nil
     /// The most hosts whose built `200` and `304` are kept in memory: about 1.1 KB per host once both were asked
     /// for. Once full, a host asked for twice more soon replaces one not asked for lately, and other hosts'
     /// answers are built for their request (``MicroHTTPD/ResourceIndex``); `0` builds every answer for its

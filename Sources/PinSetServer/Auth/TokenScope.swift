@@ -20,6 +20,13 @@ public struct TokenScope: Sendable, Hashable {
         return hosts.contains { $0.matches(host) }
     }
 
+    /// Whether the scope covers every name strictly below `host` (normalised): every host, or a pattern
+    /// `*.host` or `*.` a suffix of it. A set with `includeSubdomains` governs those names.
+    public func covers(subdomainsOf host: String) -> Bool {
+        guard let hosts else { return true }
+        return hosts.contains { $0.isWildcard && ($0.base == host || $0.matches(host)) }
+    }
+
     /// The right of `required` this scope lacks, or `nil` when it has them all. The role is checked first.
     public func missing(_ required: AdminRight) -> AdminRight.Missing? {
         if role < required.role { return .role(required.role) }

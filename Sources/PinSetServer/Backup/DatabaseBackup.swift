@@ -23,7 +23,7 @@ public enum DatabaseBackup {
         let temporary = directory.appendingPathComponent(".\(target.lastPathComponent).partial-\(getpid())").path
         removeFiles(temporary)
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try PrivateFiles.createDirectory(directory.path)
         } catch {
             throw BackupError(.io, "cannot create the directory \(directory.path) for the backup: \(error)")
         }
@@ -32,6 +32,7 @@ public enum DatabaseBackup {
             sourceConfiguration.busyMode = .timeout(30)
             sourceConfiguration.label = "pinset.backup-source"
             let from = try DatabaseQueue(path: source, configuration: sourceConfiguration)
+            PrivateFiles.protectDatabase(temporary)  // the backup holds what the database holds: 0600
             let to = try DatabaseQueue(path: temporary)
             try from.backup(to: to)
             // The source is in WAL mode and the copy inherits it: make the backup one self-contained file.

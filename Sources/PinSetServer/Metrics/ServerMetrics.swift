@@ -73,8 +73,11 @@ final class ServerMetrics: Sendable {
     static let otherHostsLabel = "(other)"
 
     /// The Prometheus text exposition (format 0.0.4). `delegation` is the trust state of the server's key
-    /// (PROTOCOL §6.3), `nil` when it cannot be read.
-    func render(hosts: Int, builtHosts: Int = 0, delegation: TrustService.Delegation? = nil) -> String {
+    /// (PROTOCOL §6.3), `nil` when it cannot be read. `scope` is the scraper's token's: series labelled with a
+    /// host name are given for its hosts only, and without a token (`nil`) not at all (their sum instead).
+    func render(
+        hosts: Int, builtHosts: Int = 0, delegation: TrustService.Delegation? = nil, scope: TokenScope? = nil
+    ) -> String {
         var out = "# HELP pinset_http_requests_total HTTP requests answered, by route and status.\n"
         out += "# TYPE pinset_http_requests_total counter\n"
         let width = Self.statuses.count + 1
@@ -102,10 +105,17 @@ final class ServerMetrics: Sendable {
         counter(
             "pinset_resigned_documents_total", "Documents re-signed before expiry.",
             resignedCounter.value.load(ordering: .relaxed))
-        out +=
-            "# HELP pinset_reports_total Pin failure reports received, by host.\n# TYPE pinset_reports_total counter\n"
-        for (host, value) in reportsByHost.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-            out += "pinset_reports_total{host=\"\(host)\"} \(value)\n"
+        let reports = reportsByHost.withLock { $0 }
+        counter(
+            "pinset_reports_received_total", "Pin failure reports received, every host together.",
+            reports.values.reduce(0, +))
+        if let scope {
+            out +=
+                "# HELP pinset_reports_total Pin failure reports received, by host (the token's hosts only).\n# TYPE pinset_reports_total counter\n"
+            for (host, value) in reports.sorted(by: { $0.key < $1.key })
+            where host == Self.otherHostsLabel ? scope.hosts == nil : scope.covers(host: host) {
+                out += "pinset_reports_total{host=\"\(host)\"} \(value)\n"
+            }
         }
         out +=
             "# HELP pinset_hosts Hosts with a published document.\n# TYPE pinset_hosts gauge\npinset_hosts \(hosts)\n"

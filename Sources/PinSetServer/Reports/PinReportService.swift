@@ -6,14 +6,17 @@ import PinSetCore
 
 /// Stores pin failure reports (`POST /reports`, TrustKit's format) and lists them grouped.
 ///
-/// Identical reports share one row with a counter. Rows older than the retention period, and the oldest rows
-/// beyond ``ReportConfiguration/maxRows``, are deleted as new reports arrive, so a flood cannot fill the disk.
+/// Identical reports share one row with a counter. Rows older than the retention period, and rows beyond each
+/// class's cap (``ReportConfiguration/rowsPerClass``), are deleted as new reports arrive, so a flood cannot fill
+/// the disk; reports for hosts with a set are kept apart from the rest, so a flood cannot push them out.
 public final class PinReportService: Sendable {
     let store: PinDatabase
     let service: PinSetService
     let configuration: ReportConfiguration
     /// The log's forks: a fork report is stored only if its notes verify under the log key (`nil`: no log).
     let forks: LogForks?
+    /// Reports naming hosts without a set, from every address together (``ReportConfiguration/otherHostsPerMinute``).
+    private let otherHosts: ReportRateLimiter
 
     /// Creates the service over an open store; `service` answers which pins are current. Without a log, fork
     /// reports are refused (nothing to verify their notes against).
@@ -28,6 +31,7 @@ public final class PinReportService: Sendable {
         self.service = service
         self.configuration = configuration
         self.forks = forks
+        otherHosts = ReportRateLimiter(perMinute: configuration.otherHostsPerMinute)
     }
 
     /// The outcome of one stored report.
@@ -45,6 +49,10 @@ public final class PinReportService: Sendable {
     ///   host that is not a DNS name, or a chain whose first certificate is not a PEM certificate; or when it is
     ///   a pinset report of another kind, or a malformed log-fork report.
     public func submit(json: [UInt8], now: Date = Date()) throws(ServiceError) -> Stored {
+        if let name = JSONRepeatedMembers.first(in: json) {
+            throw ServiceError(
+                .badRequest, "the member \"\(name.prefix(40))\" appears twice in one object; send each member once")
+        }
         if let kind = try? JSONDecoder().decode(ReportKind.self, from: Data(json)).kind {
             guard kind == "log-fork" else {
                 throw ServiceError(
@@ -72,15 +80,32 @@ public final class PinReportService: Sendable {
         else {
             throw ServiceError(.badRequest, "validated-certificate-chain must start with the leaf certificate in PEM")
         }
+        let bytes =
+            report.hostname.utf8.count + report.validatedCertificateChain.reduce(0) { $0 + $1.utf8.count }
+            + report.knownPins.reduce(0) { $0 + $1.utf8.count }
+        guard bytes <= configuration.maxReportBytes else {
+            throw ServiceError(
+                .payloadTooLarge,
+                "the report's host name, chain and known pins are \(bytes) bytes; at most \(configuration.maxReportBytes) are stored"
+            )
+        }
         let leafPin = Base64.encode(SHA256Digest.hash(leaf.spkiDER))
-        let matches = currentPinsMatch(chain: report.validatedCertificateChain, host: host)
+        let (pinned, matches) = currentPinsMatch(chain: report.validatedCertificateChain, host: host)
+        // Names without a set share one budget: a flood of invented names cannot crowd out anything else.
+        if !pinned, let wait = otherHosts.take("") {
+            var error = ServiceError(
+                .tooManyRequests,
+                "too many reports for hosts this server has no pin set for; retry after \(wait) seconds")
+            error.retryAfter = wait
+            throw error
+        }
         let stored = ReportTable.NewReport(
             fingerprint: Self.fingerprint(report), host: host, notedHost: report.hostname.lowercased(),
             leafPin: leafPin, matchesCurrentPin: matches, enforce: report.enforcePinning, knownPins: report.knownPins,
-            chain: report.validatedCertificateChain)
+            chain: report.validatedCertificateChain, pinned: pinned)
         let seconds = StoredTime.seconds(now)
         let cutoff = StoredTime.seconds(now.addingTimeInterval(-configuration.retention))
-        let maxRows = configuration.maxRows
+        let maxRows = configuration.rowsPerClass
         let duplicate = try store.serializedWrite { db in
             try db.inTransaction {
                 try ReportTable.record(db, stored, seconds: seconds, cutoff: cutoff, maxRows: maxRows)
@@ -96,11 +121,14 @@ public final class PinReportService: Sendable {
         try store.read { db in try ReportTable.groups(db, host: host, since: since) }
     }
 
-    /// Whether a certificate of `chain` matches an unexpired pin of the set governing `host` now.
-    private func currentPinsMatch(chain: [String], host: String) -> Bool {
+    /// Whether the server has a set for `host` itself (the report is then a pinned host's), and whether a
+    /// certificate of `chain` matches an unexpired pin of the set governing `host` now.
+    private func currentPinsMatch(chain: [String], host: String) -> (pinned: Bool, matches: Bool) {
         var pins: [Pin] = []
+        var pinned = false
         for (index, name) in HostName.lookupChain(host).enumerated() {
             guard let detail = try? service.detail(host: String(name)) else { continue }
+            if index == 0 { pinned = true }
             if index == 0 || detail.includeSubdomains {
                 pins = detail.pins
                 break
@@ -108,14 +136,14 @@ public final class PinReportService: Sendable {
         }
         let now = Date()
         let active = pins.filter { $0.isActive(at: now) }
-        guard !active.isEmpty else { return false }
+        guard !active.isEmpty else { return (pinned, false) }
         for pem in chain {
             guard let certificate = try? CertificateParser.parse(Array(pem.utf8)).first else { continue }
             let spki = Base64.encode(SHA256Digest.hash(certificate.spkiDER))
             let whole = Base64.encode(SHA256Digest.hash(certificate.der))
-            if active.contains(where: { $0.sha256 == ($0.type == .spki ? spki : whole) }) { return true }
+            if active.contains(where: { $0.sha256 == ($0.type == .spki ? spki : whole) }) { return (pinned, true) }
         }
-        return false
+        return (pinned, false)
     }
 
     private static func fingerprint(_ report: PinFailureReport) -> [UInt8] {

@@ -40,6 +40,15 @@ extension ServiceError: HTTPProblemError {
         case .conflict: Problem(slug: "conflict", title: "Conflict", status: 409, detail: detail)
         case .unavailable: .unavailable(detail)
         case .storage: .internalError
+        case .payloadTooLarge:
+            Problem(slug: "payload-too-large", title: "Payload too large", status: 413, detail: detail)
+        case .tooManyRequests: Self.tooMany(detail, retryAfter: retryAfter ?? 60)
         }
+    }
+
+    private static func tooMany(_ detail: String, retryAfter: Int) -> Problem {
+        var problem = Problem(slug: "rate-limited", title: "Too many reports", status: 429, detail: detail)
+        problem.headers = [("Retry-After", String(retryAfter))]
+        return problem
     }
 }

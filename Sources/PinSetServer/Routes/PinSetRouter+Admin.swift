@@ -20,16 +20,31 @@ extension PinSetRouter {
         }
         let after = request.query("after")
         // openapi.yaml: a host name, at most 253 characters (schemathesis found a longer one answered 200).
-        if let after, after.unicodeScalars.count > 253 {
-            throw Problem.badRequest("after must be a host name of at most 253 characters (the previous page's next)")
+        if let after, after.utf8.count > 253 {
+            throw Problem.badRequest("after must be a host name of at most 253 bytes (the previous page's next)")
         }
-        let page = try service.hostsWithState(after: after, limit: limit)
-        // A full page says where the next starts (a scoped token may see fewer than `limit` of it).
-        return try json(
-            200,
-            HostsBody(
-                hosts: page.filter { context.scope.covers(host: $0.host) },
-                next: limit.flatMap { page.count == $0 ? page.last?.host : nil }))
+        let scope = context.scope
+        guard let limit, scope.hosts != nil else {
+            let page = try service.hostsWithState(after: after, limit: limit)
+            // A full page says where the next starts.
+            return try json(
+                200,
+                HostsBody(
+                    hosts: page.filter { scope.covers(host: $0.host) },
+                    next: limit.flatMap { page.count == $0 ? page.last?.host : nil }))
+        }
+        // A scoped token pages through its own hosts only: `next` is always one of them (issue 40: it was the
+        // last name of the unfiltered page, a host outside the scope). Bounded: each read moves past the last.
+        var hosts: [HostSummary] = []
+        var cursor = after
+        while hosts.count < limit {
+            let page = try service.hostsWithState(after: cursor, limit: Self.maxPage)
+            hosts += page.filter { scope.covers(host: $0.host) }
+            guard page.count == Self.maxPage, let last = page.last?.host else { break }
+            cursor = last
+        }
+        hosts = Array(hosts.prefix(limit))
+        return try json(200, HostsBody(hosts: hosts, next: hosts.count == limit ? hosts.last?.host : nil))
     }
 
     /// `GET /admin/hosts/{host}`.
@@ -42,7 +57,15 @@ extension PinSetRouter {
 
     /// `PUT /admin/hosts/{host}`: the whole new set.
     func putHost(_ context: RouteContext) throws -> HTTPResponse {
-        let outcome = try write(.replace(SetRequest(json: context.request.body)), context)
+        let request = try SetRequest(json: context.request.body)
+        // `includeSubdomains` makes the set govern every name below the host: the token must cover them too.
+        if request.includeSubdomains, let caller = context.caller {
+            let host = try context.host()
+            if !caller.scope.covers(subdomainsOf: host) {
+                throw Problem.forbidden(.host("*." + host), caller: caller)
+            }
+        }
+        let outcome = try write(.replace(request), context)
         return try written(outcome, outcome.created ? "create" : "replace", context)
     }
 

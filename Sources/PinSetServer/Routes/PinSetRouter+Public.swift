@@ -58,17 +58,31 @@ extension PinSetRouter {
     }
 
     /// `GET /metrics`: the Prometheus exposition.
-    func serveMetrics(_ context: RouteContext) -> HTTPResponse {
+    func serveMetrics(_ context: RouteContext) throws -> HTTPResponse {
+        // Host names only to a token's holder, and only its hosts (issue 40: an anonymous scrape listed every
+        // partner host with its monitor result); a wrong token is a 401, so a misconfigured scraper shows.
+        var scope: TokenScope?
+        if context.request.header("Authorization") != nil {
+            guard let caller = authenticate(context.request) else {
+                throw Problem.unauthorized(
+                    "the bearer token is not an active admin token; scrape without one for the aggregate series")
+            }
+            scope = caller.scope
+        }
         let body = Array(
             (metrics.render(
-                hosts: snapshot.count, builtHosts: snapshot.builtCount, delegation: try? trust.delegation())
-                + HostProbeMetrics.render(store) + Self.forkMetrics(log)).utf8)
+                hosts: snapshot.count, builtHosts: snapshot.builtCount, delegation: try? trust.delegation(),
+                scope: scope)
+                + HostProbeMetrics.render(store, scope: scope) + Self.forkMetrics(log)).utf8)
         return .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body)
     }
 
-    /// `POST /reports`: rate-limited per source address, then stored (or counted, when a duplicate).
+    /// `POST /reports`: rate-limited per source address (per /64 for IPv6, the forwarded address behind a trusted
+    /// proxy), then stored (or counted, when a duplicate).
     func receiveReport(_ context: RouteContext) throws -> HTTPResponse {
-        if let wait = reportLimiter.take(context.request.remoteAddress ?? "unknown") {
+        let sender = reportSender.key(
+            remote: context.request.remoteAddress, forwardedFor: context.request.header("X-Forwarded-For"))
+        if let wait = reportLimiter.take(sender) {
             var problem = Problem(
                 slug: "rate-limited", title: "Too many reports", status: 429,
                 detail: "this address sent too many reports; retry after \(wait) seconds")

@@ -15,20 +15,30 @@ final class PinSetRouter: HTTPHandler {
     let reports: PinReportService
     let trust: TrustService
     let reportLimiter: ReportRateLimiter
+    /// Whose budget a report spends (``ReportClientAddress``).
+    let reportSender: ReportClientAddress
     let keys: CachedResource
     let console = ConsoleSite()
+    /// Refused admin requests, logged rate-limited (issue 40).
+    let failedLogins: FailedLoginLog
     /// The transparency log's publisher, `nil` without `--log-key`.
     let log: LogPublisher?
     let witnesses: WitnessWorker?
     /// What `GET /readyz` checks.
     let readiness: Readiness
+    /// The routes this listener serves; the others are `404`, as if they did not exist.
+    let plane: Plane
+    /// Whether the read path's fast answers (`GET /pins/…`, proofs) are this listener's.
+    private let servesReads: Bool
 
     init(
         snapshot: DocumentIndex, service: PinSetService, reports: PinReportService, trust: TrustService,
         store: PinDatabase, metrics: ServerMetrics, logger: Logger, log: LogPublisher? = nil,
-        witnesses: WitnessWorker? = nil, readiness: Readiness = Readiness()
+        witnesses: WitnessWorker? = nil, readiness: Readiness = Readiness(), plane: Plane = .both
     ) {
         self.readiness = readiness
+        self.plane = plane
+        servesReads = plane != .adminOnly
         self.log = log
         self.witnesses = witnesses
         self.trust = trust
@@ -36,9 +46,11 @@ final class PinSetRouter: HTTPHandler {
         self.service = service
         self.reports = reports
         self.reportLimiter = ReportRateLimiter(perMinute: reports.configuration.perAddressPerMinute)
+        reportSender = ReportClientAddress(trustedProxies: reports.configuration.trustedProxies)
         self.store = store
         self.metrics = metrics
         self.logger = logger
+        failedLogins = FailedLoginLog(logger: logger)
         let body = (try? AdminJSON.encoder.encode(service.keySet())).map { [UInt8]($0) } ?? []
         keys = CachedResource(
             key: "/keys".utf8, etag: PublishedDocument.etag(for: body), body: body, version: 0,
@@ -47,15 +59,28 @@ final class PinSetRouter: HTTPHandler {
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let method = request.method
-        if method == .get || method == .head, let document = snapshot.response(forPathAfter: "/pins/", of: request) {
+        if servesReads, method == .get || method == .head,
+            let document = snapshot.response(forPathAfter: "/pins/", of: request)
+        {
             metrics.count(RouteTable.pins, status: document.status)
             return .prepared(document)
         }
-        if method == .get, let proof = log?.proofs.fastAnswer(request) {
+        if servesReads, method == .get, let proof = log?.proofs.fastAnswer(request) {
             metrics.count(RouteTable.pinsProof, status: proof.status)
             return .prepared(proof)
         }
         let path = request.path
+        guard plane.serves(path) else {
+            // Another listener's route: not found here, before any token check (nothing to learn on this plane).
+            metrics.count(RouteTable.other, status: 404)
+            return problemResponse(
+                for: Problem.notFound(
+                    "there is no resource at \(path.prefix(200)) on this listener; "
+                        + (plane == .publicOnly
+                            ? "the admin API, console and metrics are on the admin listener (--admin-port)"
+                            : "pin sets, keys, trust documents, the log and reports are on the public listener")),
+                path: path)
+        }
         let match = RouteTable.match(path)
         let route = match?.route(method.name)
         if let route, !request.isDetached, route.deferred || route.mayProbe && (log != nil || mayProbe(request)) {
@@ -94,6 +119,10 @@ final class PinSetRouter: HTTPHandler {
         var caller: AdminCaller?
         if match?.needsToken ?? RouteTable.needsToken(path) {
             guard let found = authenticate(request) else {
+                failedLogins.record(
+                    address: request.remoteAddress, method: request.method.name, path: path,
+                    reason: request.header("Authorization") == nil
+                        ? "no Authorization header" : "no active token matches")
                 throw Problem.unauthorized(
                     "send an admin token as `Authorization: Bearer <token>`; create one with `pinset token create`")
             }
@@ -114,7 +143,7 @@ final class PinSetRouter: HTTPHandler {
     }
 
     /// The token's name and scope, or `nil` when the header is missing, malformed or names no active token.
-    private func authenticate(_ request: HTTPRequest) -> AdminCaller? {
+    func authenticate(_ request: HTTPRequest) -> AdminCaller? {
         guard let header = request.header("Authorization") else { return nil }
         // `Bearer` in any case, a space, then the token with spaces and tabs around it ignored.
         var utf8 = Substring(header).utf8
@@ -168,4 +197,10 @@ final class PinSetRouter: HTTPHandler {
     }
 
     func internalErrorResponse() -> PreparedResponse { Problem.internalError.prepared }
+
+    func badPathResponse() -> PreparedResponse {
+        Problem.badRequest(
+            "the path holds a control character once percent-decoded (such as %00 or %0A); no resource has one"
+        ).prepared
+    }
 }

@@ -10,7 +10,7 @@ enum RouteTable {
         Route(method: "GET", path: "/keys", .anyone) { $0.serveKeys($1) },
         Route(method: "GET", path: "/healthz", .anyone) { try $0.health($1) },
         Route(method: "GET", path: "/readyz", .anyone) { try $0.ready($1) },
-        Route(method: "GET", path: "/metrics", .anyone) { $0.serveMetrics($1) },
+        Route(method: "GET", path: "/metrics", .anyone) { try $0.serveMetrics($1) },
         Route(method: "POST", path: "/reports", .anyone) { try $0.receiveReport($1) },
         Route(method: "GET", path: "/trust", .anyone) { try $0.serveTrust($1) },
         Route(method: "GET", path: "/trust/{version}", .anyone) { try $0.serveTrust($1) },

@@ -22,6 +22,10 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         case storage
         /// 503: the database is not available.
         case unavailable
+        /// 413: the request is larger than a limit of its own (a report's stored bytes).
+        case payloadTooLarge
+        /// 429: too many requests of its kind; ``ServiceError/retryAfter`` says when to retry.
+        case tooManyRequests
     }
 
     /// The kind of failure.
@@ -37,6 +41,8 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     public var trustRule: TrustRejection.Code? = nil
     /// For a 422 of the pre-flight check: what each address serves.
     public var preflight: PreflightReport?
+    /// For a 429: the seconds to wait (`Retry-After`).
+    public var retryAfter: Int?
 
     /// Creates an error.
     public init(_ code: Code, _ detail: String, rule: PinSetError.Code? = nil) {

@@ -11,7 +11,8 @@ public final class PinDatabase: Sendable {
     let pool: DatabasePool
     let logger: Logger
 
-    /// Opens (creating the file and its parent directories if needed) the database at `path` and runs
+    /// Opens (creating the file, mode 0600, and its parent directories, 0700, if needed) the database at `path`
+    /// and runs
     /// every pending migration. Fails with a 500/503 ``ServiceError`` whose detail names the path; the
     /// SQLite reason goes to the log.
     /// - Parameter logger: where database failures are logged; default a logger labelled `pinset.store`.
@@ -19,7 +20,7 @@ public final class PinDatabase: Sendable {
         self.logger = logger
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try PrivateFiles.createDirectory(directory)
         } catch {
             logger.error("cannot create database directory", metadata: ["path": "\(directory)", "error": "\(error)"])
             throw ServiceError(
@@ -32,6 +33,7 @@ public final class PinDatabase: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
+        PrivateFiles.protectDatabase(path)
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             // GRDB's WAL set-up runs `PRAGMA synchronous = NORMAL` on the writer after `prepareDatabase`;

@@ -27,6 +27,27 @@ enum ReportTable {
         var enforce: Bool
         var knownPins: [String]
         var chain: [String]
+        /// The server has a set for ``host``: the report is kept apart from reports for other names.
+        var pinned = false
+    }
+
+    /// The rows of pin reports for hosts with a set (`pinned`) or for other names.
+    private static func pinnedFilter(_ pinned: Bool) -> String {
+        "host \(pinned ? "IN" : "NOT IN") (SELECT name FROM host)"
+    }
+
+    /// Drops pin reports last seen before `cutoff`, then the rows of the inserted report's class beyond `maxRows`:
+    /// for other names the oldest; for pinned hosts the least counted, then the oldest (a real interception is
+    /// reported by many clients, so junk for a pinned host goes first).
+    private static func prunePinReports(_ db: Database, pinned: Bool, cutoff: Int64, maxRows: Int) throws {
+        try db.execute(sql: "DELETE FROM pinReport WHERE lastSeen < ?", arguments: [cutoff])
+        let order = pinned ? "count DESC, lastSeen DESC, id DESC" : "lastSeen DESC, id DESC"
+        try db.execute(
+            sql: """
+                DELETE FROM pinReport WHERE id IN (
+                    SELECT id FROM pinReport WHERE \(pinnedFilter(pinned)) ORDER BY \(order) LIMIT -1 OFFSET ?)
+                """,
+            arguments: [maxRows])
     }
 
     /// Stores `report` received at `seconds` (or counts it again when its fingerprint is known), counts it for its
@@ -44,7 +65,7 @@ enum ReportTable {
                 Data(report.fingerprint), report.host, report.notedHost, report.leafPin, report.matchesCurrentPin,
                 report.enforce, json(report.knownPins), json(report.chain), seconds, seconds,
             ])
-        try prune(db, table: "pinReport", cutoff: cutoff, maxRows: maxRows)
+        try prunePinReports(db, pinned: report.pinned, cutoff: cutoff, maxRows: maxRows)
         try countDay(db, host: report.host, seconds: seconds, cutoff: cutoff, maxRows: maxRows)
     }
 
@@ -53,8 +74,9 @@ enum ReportTable {
         try Int.fetchOne(db, sql: "SELECT count FROM pinReport WHERE fingerprint = ?", arguments: [Data(fingerprint)])
     }
 
-    /// Counts one report for `host` on the UTC day of `seconds`; drops days older than `cutoff` and the
-    /// oldest rows beyond `maxRows`.
+    /// Counts one report for `host` on the UTC day of `seconds`; drops days older than `cutoff` and, of the names
+    /// without a set, the oldest rows beyond `maxRows` (a pinned host's days are bounded by the retention: a flood
+    /// of other names never drops them).
     private static func countDay(_ db: Database, host: String, seconds: Int64, cutoff: Int64, maxRows: Int) throws {
         try db.execute(
             sql: """
@@ -66,12 +88,14 @@ enum ReportTable {
         try db.execute(
             sql: """
                 DELETE FROM pinReportDay WHERE (host, day) IN (
-                    SELECT host, day FROM pinReportDay ORDER BY day DESC, count DESC LIMIT -1 OFFSET ?)
+                    SELECT host, day FROM pinReportDay WHERE \(pinnedFilter(false))
+                    ORDER BY day DESC, count DESC LIMIT -1 OFFSET ?)
                 """,
             arguments: [maxRows])
     }
 
-    /// Reports grouped by host and leaf pin, latest first; `host` filters on the pinned or the connected host.
+    /// Reports grouped by host and leaf pin, hosts with a set first, then latest first; `host` filters on the
+    /// pinned or the connected host.
     static func groups(_ db: Database, host: String?, since: Date?) throws -> [ReportGroup] {
         var conditions: [String] = []
         var arguments: StatementArguments = []
@@ -88,7 +112,8 @@ enum ReportTable {
         let sql = """
             SELECT host, leafPin, SUM(count) AS total, MIN(firstSeen) AS first, MAX(lastSeen) AS last,
                 matchesCurrentPin, knownPins, chain
-            FROM pinReport \(filter) GROUP BY host, leafPin ORDER BY last DESC LIMIT 1000
+            FROM pinReport \(filter) GROUP BY host, leafPin
+            ORDER BY \(pinnedFilter(true)) DESC, last DESC LIMIT 1000
             """
         return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
             ReportGroup(

@@ -139,6 +139,7 @@ public final class TrustService: Sendable {
     /// trust document, so a client that fetches the new trust document then a pin set gets one that verifies).
     /// - Throws: 400 malformed; 409 no root keys and nothing stored; 422 with ``ServiceError/trustRule``.
     public func push(_ bytes: [UInt8], tokenName: String) throws(ServiceError) -> PushOutcome {
+        try Self.refuseRepeatedMembers(bytes)
         let index = self.index
         let (outcome, tickets): (PushOutcome, [LogPublisher.Ticket]) = try store.serializedWrite { db in
             var result: (PushOutcome, [UInt8])?
@@ -251,5 +252,23 @@ public final class TrustService: Sendable {
                 .signingKeyNotListed,
                 "signingKeys does not list the key this server signs with now (kid \(current))\(nextKey); publishing it would make every client refuse the server's next documents"
             ))
+    }
+
+    /// 400 when the trust document, its payload or a protected header repeats a member name in one object: the
+    /// document is then not one document to every reader (PROTOCOL §6.2 step 1).
+    static func refuseRepeatedMembers(_ bytes: [UInt8]) throws(ServiceError) {
+        var parts: [(String, [UInt8])] = [("the trust document", bytes)]
+        if let document = try? TrustDocument.decode(json: bytes) {
+            parts.append(("its payload", Base64URL.decode(document.payload) ?? []))
+            for (index, signature) in document.signatures.enumerated() {
+                parts.append(("signatures[\(index)].protected", Base64URL.decode(signature.protected) ?? []))
+            }
+        }
+        for (what, json) in parts {
+            if let name = JSONRepeatedMembers.first(in: json) {
+                throw ServiceError(
+                    .badRequest, "the member \"\(name.prefix(40))\" appears twice in one object of \(what)")
+            }
+        }
     }
 }
