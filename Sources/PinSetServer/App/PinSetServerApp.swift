@@ -22,7 +22,12 @@ public final class PinSetServerApp: Sendable {
     private let monitor: HostMonitor?
     private let logPublisher: LogPublisher?
     private let witnesses: WitnessWorker?
+    private let storageWatch: StorageWatch
     private let logger: Logger
+
+    /// The storage faults in force (a database file replaced under the server, a full disk, damaged hosts), for
+    /// readiness probes: ``StorageHealth/problem`` is `nil` while the storage is sound.
+    public var storageHealth: StorageHealth { store.health }
 
     /// Opens the database, loads the key and the published documents (without re-signing them), and
     /// starts listening.
@@ -47,13 +52,19 @@ public final class PinSetServerApp: Sendable {
             store: store, signingKey: key, configuration: configuration.service, logger: logger, log: logPublisher,
             publish: { snapshot.publish(CollectionOfOne($0)) })
         let started = Date()
-        let hosts = try snapshot.load(from: store)
+        try Self.checkIntegrity(store, configuration: configuration, logger: logger)
+        let checked = Date()
+        let loaded = try snapshot.load(from: store)
         logger.info(
             "loaded published documents",
             metadata: [
-                "hosts": "\(hosts)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
-                "kid": "\(key.kid)",
+                "hosts": "\(loaded.hosts)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
+                "quickCheckMs": "\(Int(checked.timeIntervalSince(started) * 1000))", "kid": "\(key.kid)",
             ])
+        try Self.refuseDamaged(loaded.damaged, store: store, configuration: configuration, logger: logger)
+        if let refusal = try service.clockRefusalAtStart() {
+            throw StartupError(code: .clockAhead, description: refusal)
+        }
         let reports = PinReportService(store: store, service: service, configuration: configuration.reports)
         let trust = try TrustService(
             store: store, rootKeys: configuration.rootKeys, rootThreshold: configuration.rootThreshold,
@@ -82,6 +93,7 @@ public final class PinSetServerApp: Sendable {
         let router = PinSetRouter(
             snapshot: snapshot, service: service, reports: reports, trust: trust, store: store, metrics: metrics,
             logger: logger, log: logPublisher, witnesses: witnesses)
+        Descriptors.raiseAndCheck(connectionLimit: configuration.http.connectionLimit, logger: logger)
         self.http = try HTTPServer(configuration: configuration.http, handler: router)
         Self.moveToHugePages(snapshot, logger: logger)
         self.store = store
@@ -109,6 +121,7 @@ public final class PinSetServerApp: Sendable {
             }
         }
         trust.whenAccepted { [weak resigner] in resigner?.wakeUp() }
+        self.storageWatch = StorageWatch(store: store, interval: configuration.storageWatchInterval, logger: logger)
     }
 
     /// The transparency log's vkey (`origin+keyid+base64`), `nil` without a log.
@@ -120,6 +133,7 @@ public final class PinSetServerApp: Sendable {
     /// Stops accepting connections, lets in-flight requests finish (up to `gracePeriod` seconds), stops the
     /// re-signer and closes the database cleanly.
     public func shutdown(gracePeriod: Double = 10) {
+        storageWatch.stop()
         resigner.stop()
         monitor?.stop()
         http.shutdown(gracePeriodSeconds: gracePeriod)
@@ -130,6 +144,50 @@ public final class PinSetServerApp: Sendable {
         } catch {
             logger.error("closing the database failed", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// SQLite's `PRAGMA quick_check` before the documents are loaded: a damaged file refuses to start unless
+    /// ``PinSetServerConfiguration/serveDamaged``.
+    private static func checkIntegrity(
+        _ store: PinDatabase, configuration: PinSetServerConfiguration, logger: Logger
+    ) throws {
+        let problems = try store.quickCheck()
+        guard !problems.isEmpty else { return }
+        let summary = problems.prefix(3).joined(separator: "; ")
+        guard configuration.serveDamaged else {
+            throw StartupError(
+                code: .damagedDatabase,
+                description:
+                    "the database \(configuration.databasePath) is damaged: SQLite's quick_check found \(problems.count) problem(s), e.g. \(summary). Restore a backup (`pinset backup --check FILE` tells whether a backup is sound; see the README's restore runbook), or start with --serve-damaged to serve what is intact meanwhile"
+            )
+        }
+        store.health.report(StorageProblem(.damagedHosts, "SQLite's quick_check found \(problems.count) problem(s): \(summary)"))
+        logger.critical(
+            "the database is damaged (--serve-damaged: serving what is intact); restore a backup",
+            metadata: ["problems": "\(problems.count)", "first": "\(summary)"])
+    }
+
+    /// Refuses to start when stored documents do not match their hashes, naming the hosts, unless
+    /// ``PinSetServerConfiguration/serveDamaged``: then they answer `503` and the fault is recorded.
+    private static func refuseDamaged(
+        _ damaged: [String], store: PinDatabase, configuration: PinSetServerConfiguration, logger: Logger
+    ) throws {
+        guard !damaged.isEmpty else { return }
+        let names = damaged.prefix(20).joined(separator: ", ") + (damaged.count > 20 ? ", …" : "")
+        guard configuration.serveDamaged else {
+            throw StartupError(
+                code: .damagedDatabase,
+                description:
+                    "\(damaged.count) stored document(s) do not match their hashes, so the database is damaged: \(names). Restore a backup (`pinset backup --check FILE` tells whether a backup is sound; see the README's restore runbook), or start with --serve-damaged to serve the other hosts and answer 503 for these"
+            )
+        }
+        store.health.report(
+            StorageProblem(
+                .damagedHosts,
+                "\(damaged.count) host(s) have a damaged stored document and answer 503 until written again: \(names)"))
+        logger.critical(
+            "damaged documents not served (--serve-damaged): they answer 503 until written again; restore a backup",
+            metadata: ["count": "\(damaged.count)", "hosts": "\(names)"])
     }
 
     /// Backs the loaded documents with huge pages (``DocumentIndex/adviseHugePages()``) on a thread of its own at
