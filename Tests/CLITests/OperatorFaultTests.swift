@@ -17,8 +17,11 @@ import Testing
         var key: String { directory.appendingPathComponent("key.pem").path }
 
         init(directory: URL? = nil) throws {
-            self.directory = try directory ?? CLIRunner.temporaryDirectory()
-            let created = try CLIRunner.pinset(["token", "create", "--db", database, "--name", "ops"])
+            let folder = try directory ?? CLIRunner.temporaryDirectory()
+            self.directory = folder
+            let created = try CLIRunner.pinset([
+                "token", "create", "--db", folder.appendingPathComponent("db.sqlite").path, "--name", "ops",
+            ])
             guard created.status == 0 else { throw ShellError(command: "token create", stderr: created.stderr) }
             token = String(created.stdout.split(separator: "\n").last ?? "")
         }
@@ -227,7 +230,7 @@ import Testing
             try? FileManager.default.removeItem(at: d0)
         }
         let d = try Deployment(directory: mount)
-        let server = try d.start()
+        var server = try d.start()
         defer { server.stop() }
         let url = try #require(server.url, "\(server.process.stderrText)")
         // Leave little room: a filler file takes the rest.
@@ -254,6 +257,17 @@ import Testing
         acknowledged["after.example.com"] = 1
         #expect(try http.request("GET", "/metrics").body.contains("pinset_storage_problem{kind=\"disk_full\"} 0"))
         try Self.expectServed(acknowledged, url: url)
+
+        // A start on a full disk names the cause (it said "check the path and its permissions" before).
+        server.stop()
+        _ = try? CLIRunner.shell("dd if=/dev/zero of=filler bs=64k count=1000 2>/dev/null", in: mount)
+        server = try d.start()
+        #expect(server.exitStatus() == 1)
+        #expect(server.process.stderrText.contains("full"), "\(server.process.stderrText)")
+        try FileManager.default.removeItem(at: mount.appendingPathComponent("filler"))
+        server = try d.start()
+        let restarted = try #require(server.url, "\(server.process.stderrText)")
+        try Self.expectServed(acknowledged, url: restarted)
     }
 
     @Test func descriptorLimitsAreRaisedAndAConnectionLimitAboveThemIsWarnedAbout() throws {

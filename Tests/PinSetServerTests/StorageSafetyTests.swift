@@ -78,7 +78,8 @@ import Testing
             try FileManager.default.removeItem(atPath: file)
         }
         let error = expectServiceError {
-            try f.service.replace(host: "late.example", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
+            try f.service.replace(
+                host: "late.example", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
         }
         #expect(error?.code == .storageReplaced)
         #expect(error?.status == 503)

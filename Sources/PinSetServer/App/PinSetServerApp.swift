@@ -59,7 +59,8 @@ public final class PinSetServerApp: Sendable {
             "loaded published documents",
             metadata: [
                 "hosts": "\(loaded.hosts)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
-                "quickCheckMs": "\(Int(checked.timeIntervalSince(started) * 1000))", "kid": "\(key.kid)",
+                "quickCheckMs": "\(Int(checked.timeIntervalSince(started) * 1000))",
+                "hashCheckMs": "\(loaded.checkMilliseconds)", "kid": "\(key.kid)",
             ])
         try Self.refuseDamaged(loaded.damaged, store: store, configuration: configuration, logger: logger)
         if let refusal = try service.clockRefusalAtStart() {
@@ -161,7 +162,8 @@ public final class PinSetServerApp: Sendable {
                     "the database \(configuration.databasePath) is damaged: SQLite's quick_check found \(problems.count) problem(s), e.g. \(summary). Restore a backup (`pinset backup --check FILE` tells whether a backup is sound; see the README's restore runbook), or start with --serve-damaged to serve what is intact meanwhile"
             )
         }
-        store.health.report(StorageProblem(.damagedHosts, "SQLite's quick_check found \(problems.count) problem(s): \(summary)"))
+        store.health.report(
+            StorageProblem(.damagedHosts, "SQLite's quick_check found \(problems.count) problem(s): \(summary)"))
         logger.critical(
             "the database is damaged (--serve-damaged: serving what is intact); restore a backup",
             metadata: ["problems": "\(problems.count)", "first": "\(summary)"])

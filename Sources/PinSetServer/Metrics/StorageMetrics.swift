@@ -24,7 +24,9 @@ enum StorageMetrics {
         ] {
             out += "pinset_storage_problem{kind=\"\(label)\"} \(problems.contains(kind) ? 1 : 0)\n"
         }
-        gauge("pinset_damaged_hosts", "Hosts whose stored document failed its hash check, not written since.", String(snapshot.damagedCount))
+        gauge(
+            "pinset_damaged_hosts", "Hosts whose stored document failed its hash check, not written since.",
+            String(snapshot.damagedCount))
         if let newest = service.newestIssuedAt {
             gauge(
                 "pinset_documents_newest_issued_at_seconds", "The largest issuedAt of any stored document (Unix time).",

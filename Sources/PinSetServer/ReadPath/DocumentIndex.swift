@@ -50,6 +50,8 @@ final class DocumentIndex: Sendable {
         var hosts: Int
         /// Hosts whose stored document does not match its stored ETag's hash, by name: not served.
         var damaged: [String]
+        /// Milliseconds spent checking the documents' hashes (part of the load).
+        var checkMilliseconds = 0
     }
 
     /// Loads every stored document (start-up), row by row straight from SQLite, checking each one's bytes
@@ -57,10 +59,15 @@ final class DocumentIndex: Sendable {
     /// is listed in ``Loaded/damaged`` (and answered `503` by ``isDamaged(_:)`` until it is written again).
     func load(from store: PinDatabase) throws(ServiceError) -> Loaded {
         var damaged: [String] = []
+        var checking = Duration.zero
+        let clock = ContinuousClock()
         try store.read { db in
             documents.reserveCapacity(try HostRecords.documentCount(db))
             try HostRecords.forEachDocument(db) { version, host, etag, body in
-                guard StoredDocumentCheck.matches(body: body, etag: etag) else {
+                let started = clock.now
+                let sound = StoredDocumentCheck.matches(body: body, etag: etag)
+                checking += clock.now - started
+                guard sound else {
                     damaged.append(String(decoding: host, as: UTF8.self))
                     return
                 }
@@ -69,7 +76,7 @@ final class DocumentIndex: Sendable {
         }
         damaged.sort()
         damagedHosts.withLock { $0 = Set(damaged) }
-        return Loaded(hosts: count, damaged: damaged)
+        return Loaded(hosts: count, damaged: damaged, checkMilliseconds: Int(checking / .milliseconds(1)))
     }
 
     /// Whether `host`'s stored document was found damaged at start-up and not written since.

@@ -150,7 +150,9 @@ enum HostRecords {
 
     /// The hosts whose document was issued at or before `issuedBefore`, after `issuedAfter` (signed while the
     /// clock was ahead) or signed by a key other than `activeKid`.
-    static func dueForResigning(_ db: Database, issuedBefore: Date, activeKid: String, issuedAfter: Date = .distantFuture)
+    static func dueForResigning(
+        _ db: Database, issuedBefore: Date, activeKid: String, issuedAfter: Date = .distantFuture
+    )
         throws -> [String]
     {
         try String.fetchAll(

@@ -108,6 +108,14 @@ extension PinDatabase {
     static func openFailure(_ error: any Error, path: String) -> ServiceError {
         let code = (error as? DatabaseError)?.resultCode.primaryResultCode
         let cause: String
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let free = (try? FileManager.default.attributesOfFileSystem(forPath: directory))?[.systemFreeSize] as? NSNumber
+        if let free, free.int64Value < 1 << 20, code != .SQLITE_CORRUPT, code != .SQLITE_NOTADB {
+            return ServiceError(
+                .storageFull,
+                "cannot open the database \(path): the disk holding it is full (\(free.int64Value) bytes free; SQLite needs room for its -wal and -shm files); free space, then start again"
+            )
+        }
         switch code {
         case .SQLITE_FULL?:
             return ServiceError(
@@ -130,7 +138,9 @@ extension PinDatabase {
         let ns = error as NSError
         let errno =
             (ns.domain == NSPOSIXErrorDomain ? ns.code : nil)
-            ?? (ns.userInfo[NSUnderlyingErrorKey] as? NSError).flatMap { $0.domain == NSPOSIXErrorDomain ? $0.code : nil }
+            ?? (ns.userInfo[NSUnderlyingErrorKey] as? NSError).flatMap {
+                $0.domain == NSPOSIXErrorDomain ? $0.code : nil
+            }
         switch errno.map(Int32.init) {
         case ENOSPC?: return "the disk is full; free space, then start again"
         case EACCES?, EPERM?: return "permission denied; check the path's owner and mode"
