@@ -26,8 +26,8 @@ import Testing
             token = String(created.stdout.split(separator: "\n").last ?? "")
         }
 
-        /// Starts `pinset serve` (with `prefix`, e.g. `faketime`, before it) and waits for its banner; `nil` when
-        /// it exits first (its stderr in ``Server/process``).
+        /// Starts `pinset serve` (with `prefix`, e.g. a shell setting limits, before it) and waits for its banner;
+        /// ``Server/url`` is `nil` when it exits first (its stderr in ``Server/process``).
         func start(_ extra: [String] = [], prefix: [String] = [], environment: [String: String] = [:]) throws
             -> Server
         {
@@ -62,7 +62,12 @@ import Testing
             return process.isRunning ? nil : process.terminationStatus
         }
 
+        /// SIGTERM to the process and to its children (the server, when a wrapper such as `faketime` forked it),
+        /// then waits for it.
         func stop() {
+            let pid = process.processIdentifier
+            let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+            for child in children.split(separator: " ").compactMap({ Int32($0) }) { kill(child, SIGTERM) }
             process.kill(SIGTERM)
             _ = exitStatus()
         }
@@ -312,11 +317,17 @@ import Testing
 
     // MARK: 3. Clocks
 
+    /// The command prefix that runs the server `offset` (e.g. `+30d`) in the future with Debian's `faketime`. Monotonic
+    /// clocks stay real: only the wall clock jumps, as when NTP or an operator sets it. (`faketime` forks the server:
+    /// ``Server/stop()`` signals its children too.)
+    static func faketime(_ offset: String) -> [String] {
+        ["/usr/bin/env", "FAKETIME_DONT_FAKE_MONOTONIC=1", "faketime", "-f", offset]
+    }
+
     @Test func documentsSignedUnderAClockAheadAreReSignedOnceTheClockIsRight() throws {
         let d = try Deployment()
         defer { try? FileManager.default.removeItem(at: d.directory) }
-        let faked = ["FAKETIME_DONT_FAKE_MONOTONIC": "1"]
-        var server = try d.start(prefix: ["faketime", "+30d"], environment: faked)
+        var server = try d.start(prefix: Self.faketime("+30d"))
         let ahead = try #require(server.url, "\(server.process.stderrText)")
         let acknowledged = try Self.write(Array(Self.hosts.prefix(3)), url: ahead, token: d.token)
         server.stop()
@@ -354,13 +365,13 @@ import Testing
         server.stop()
         let before = try Self.sqlite(d.database, "SELECT group_concat(etag) FROM document")
 
-        let faked = ["FAKETIME_DONT_FAKE_MONOTONIC": "1"]
-        server = try d.start(prefix: ["faketime", "+365d"], environment: faked)
+        let faked = Self.faketime("+365d")
+        server = try d.start(prefix: faked)
         #expect(server.exitStatus() == 1)
         #expect(server.process.stderrText.contains("--trust-clock"), "\(server.process.stderrText)")
         #expect(try Self.sqlite(d.database, "SELECT group_concat(etag) FROM document") == before)
 
-        server = try d.start(["--trust-clock"], prefix: ["faketime", "+365d"], environment: faked)
+        server = try d.start(["--trust-clock"], prefix: faked)
         defer { server.stop() }
         let trusted = try #require(server.url, "\(server.process.stderrText)")
         try Self.expectServed(acknowledged, url: trusted)
