@@ -283,12 +283,35 @@ import Testing
         #expect(server.url != nil, "\(server.process.stderrText)")
         server.stop()
         #expect(server.process.stderrText.contains("raised the open-file limit"), "\(server.process.stderrText)")
-        // Hard limit 200 too, --connection-limit 1024 above it: warned.
+        // Hard limit 100 too, --connection-limit 1024 above it: warned at start, and connections past the limit,
+        // which are never answered, are logged (they were silent before).
         server = try d.start(
-            ["--connection-limit", "1024"], prefix: ["/bin/sh", "-c", "ulimit -n 200 && exec \"$@\"", "sh"])
-        #expect(server.url != nil, "\(server.process.stderrText)")
+            ["--connection-limit", "1024"], prefix: ["/bin/sh", "-c", "ulimit -n 100 && exec \"$@\"", "sh"])
+        let url = try #require(server.url, "\(server.process.stderrText)")
+        let port = try #require(UInt16(url.split(separator: ":").last ?? ""))
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        for _ in 0..<150 {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            if connected == 0 { sockets.append(socket) } else { close(socket) }
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, !server.process.stderrText.contains("libmicrohttpd:") {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
         server.stop()
-        #expect(server.process.stderrText.contains("exceeds the open-file limit"), "\(server.process.stderrText)")
+        let log = server.process.stderrText
+        #expect(log.contains("exceeds the open-file limit"), "\(log)")
+        #expect(log.contains("libmicrohttpd:"), "\(log)")
     }
 
     @Test(.enabled(if: getuid() == 0, "chattr +i needs root"))

@@ -95,7 +95,17 @@ public final class PinSetServerApp: Sendable {
             snapshot: snapshot, service: service, reports: reports, trust: trust, store: store, metrics: metrics,
             logger: logger, log: logPublisher, witnesses: witnesses)
         Descriptors.raiseAndCheck(connectionLimit: configuration.http.connectionLimit, logger: logger)
-        self.http = try HTTPServer(configuration: configuration.http, handler: router)
+        var http = configuration.http
+        if http.errorLog == nil {
+            // A failed accept (out of descriptors) is otherwise silent: connections are just never answered.
+            let limiter = LogLimiter()
+            http.errorLog = { message in
+                if limiter.due(String(message.prefix(24))) {
+                    logger.error("libmicrohttpd: \(message) (this message is logged at most once a minute)")
+                }
+            }
+        }
+        self.http = try HTTPServer(configuration: http, handler: router)
         Self.moveToHugePages(snapshot, logger: logger)
         self.store = store
         self.service = service
