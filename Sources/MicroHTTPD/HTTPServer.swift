@@ -44,14 +44,16 @@ public final class HTTPServer: @unchecked Sendable {
 
         let context = ServerContext(
             handler: handler, maxBodyBytes: c.maxBodyBytes, requestTimeoutSeconds: c.requestTimeoutSeconds,
-            maxSuspended: c.maxSuspended)
+            maxSuspended: c.maxSuspended, errorLog: c.errorLog)
         let cls = Unmanaged.passUnretained(context).toOpaque()
         let clsArg = OpaquePointer(cls)
         var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_ITC.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        if c.errorLog != nil { flags |= MHD_USE_ERROR_LOG.rawValue }
         let completed = unsafeBitCast(MHDCallbacks.completed, to: OpaquePointer.self)
         let connectionEvent = unsafeBitCast(MHDCallbacks.connectionEvent, to: OpaquePointer.self)
         let unescape = unsafeBitCast(MHDCallbacks.unescape, to: OpaquePointer.self)
+        let log = unsafeBitCast(MHDCallbacks.log, to: OpaquePointer.self)
 
         let started: OpaquePointer? = withUnsafePointer(to: &address.storage) { sockaddrPointer in
             let options: [any CVarArg] = [
@@ -64,6 +66,7 @@ public final class HTTPServer: @unchecked Sendable {
                 MHD_OPTION.NOTIFY_COMPLETED.rawValue, completed, clsArg,
                 MHD_OPTION.NOTIFY_CONNECTION.rawValue, connectionEvent, clsArg,
                 MHD_OPTION.UNESCAPE_CALLBACK.rawValue, unescape, clsArg,
+                MHD_OPTION.EXTERNAL_LOGGER.rawValue, log, clsArg,
                 MHD_OPTION.END.rawValue,
             ]
             return withVaList(options) { args in

@@ -41,6 +41,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// Most requests suspended at once while their ``HTTPResponse/deferred(_:)`` work runs, each on a thread
     /// of its own; past it, deferred work runs on the worker thread. Default 256.
     public var maxSuspended: Int
+    /// Receives libmicrohttpd's own error messages (a failed `accept` when the process is out of file descriptors,
+    /// a socket error), one line each, from its threads. Default `nil`: they are dropped.
+    /// - Warning: called on libmicrohttpd's threads, possibly often: it must be quick (rate-limit the logging).
+    public var errorLog: (@Sendable (String) -> Void)? = nil
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(

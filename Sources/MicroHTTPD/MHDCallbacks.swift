@@ -168,6 +168,18 @@ enum MHDCallbacks {
         conCls.pointee = nil
     }
 
+    /// MHD_LogCallback: formats one of libmicrohttpd's error messages (printf-style, with its `va_list`) and hands
+    /// it to ``ServerContext/errorLog``. Messages longer than 511 bytes are cut.
+    static let log: MHD_LogCallback = { cls, format, arguments in
+        guard let cls, let format, let arguments else { return }
+        let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+        guard let errorLog = context.errorLog else { return }
+        var buffer = [CChar](repeating: 0, count: 512)
+        _ = vsnprintf(&buffer, buffer.count, format, arguments)
+        let message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        errorLog(message.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     /// MHD_AcceptPolicyCallback: refuses every new connection once a shutdown has begun (the socket is closed at
     /// once, before any request is read).
     static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, _, _ in

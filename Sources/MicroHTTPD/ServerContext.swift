@@ -39,8 +39,14 @@ final class ServerContext: @unchecked Sendable {
     /// suspended connections).
     private let suspended = Locked<(next: Int, byTicket: [Int: Suspended])>((0, [:]))
     let maxSuspended: Int
+    /// Where libmicrohttpd's error messages go (``HTTPServerConfiguration/errorLog``).
+    let errorLog: (@Sendable (String) -> Void)?
 
-    init(handler: any HTTPHandler, maxBodyBytes: Int, requestTimeoutSeconds: Int, maxSuspended: Int) {
+    init(
+        handler: any HTTPHandler, maxBodyBytes: Int, requestTimeoutSeconds: Int, maxSuspended: Int,
+        errorLog: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.errorLog = errorLog
         self.maxSuspended = maxSuspended
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes

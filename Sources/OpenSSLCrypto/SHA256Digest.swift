@@ -17,4 +17,15 @@ public enum SHA256Digest {
         precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed: \(OpenSSLCall.drainErrors())")
         return out
     }
+
+    /// Writes the 32-byte SHA-256 digest of `bytes` into `digest` (at least 32 bytes), without allocating: for
+    /// hashing many buffers in place (the start-up check of every stored document).
+    public static func hash(_ bytes: UnsafeRawBufferPointer, into digest: UnsafeMutableRawBufferPointer) {
+        precondition(digest.count >= 32, "a SHA-256 digest needs 32 bytes")
+        var length: UInt32 = 0
+        let ok = EVP_Digest(
+            bytes.baseAddress, bytes.count, digest.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
+            EVP_sha256(), nil)
+        precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed: \(OpenSSLCall.drainErrors())")
+    }
 }

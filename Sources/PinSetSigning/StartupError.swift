@@ -13,6 +13,12 @@ public struct StartupError: Error, Sendable, Equatable, CustomStringConvertible 
         /// The transparency log's key (`--log-key`) cannot be loaded, is the signing key, or the origin is not a
         /// valid note key name.
         case logKeyUnusable
+        /// The database's integrity check failed, or stored documents do not match their hashes, and
+        /// `--serve-damaged` was not given.
+        case damagedDatabase
+        /// The clock is more than the document lifetime ahead of the newest stored document, and `--trust-clock`
+        /// was not given.
+        case clockAhead
     }
 
     /// The kind of refusal.

@@ -145,6 +145,16 @@ struct Serve: AsyncParsableCommand {
     )
     var dev = false
     @OptionGroup(title: "Lock-out protection") var probes: ProbeOptions
+    @Flag(
+        help:
+            "Start even when the database fails SQLite's quick_check or stored documents do not match their hashes: serve the intact hosts and answer 503 for the damaged ones. Default: refuse to start, naming the hosts (restore a backup; `pinset backup --check FILE` checks one)."
+    )
+    var serveDamaged = false
+    @Flag(
+        help:
+            "Trust the clock even when it is more than the document lifetime ahead of the newest stored document (the server was stopped that long): every document is then re-signed with its dates. Default: refuse to start, since a clock far ahead would date every document where clients refuse it once the clock is right."
+    )
+    var trustClock = false
 
     func run() async throws {
         let level = Environment.string(logLevel, "PINSET_LOG_LEVEL", default: "info")
@@ -294,6 +304,8 @@ struct Serve: AsyncParsableCommand {
             pkcs11: pkcs11.settings(allowExtractableKey: allowExtractableKey), log: log)
         configuration.adminHTTP = try adminConfiguration(http)
         configuration.nextKeyPath = Environment.nextKeyPath(nextKey)
+        configuration.serveDamaged = serveDamaged
+        configuration.service.trustClock = trustClock
         configuration.responseCache = try Environment.int(
             responseCache, "PINSET_RESPONSE_CACHE", default: PinSetServerConfiguration.defaultResponseCache)
         let cacheRange = PinSetServerConfiguration.responseCacheRange

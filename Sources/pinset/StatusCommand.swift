@@ -40,6 +40,7 @@ struct StatusCommand: AsyncParsableCommand {
             return
         }
         await Self.printOpenForks(client)
+        if host == nil, let line = try? await Self.newestIssuedLine(client) { print(line) }
         print("HOST\tSTATE\tCHECKED\tCERT EXPIRES\tWARNINGS")
         for status in statuses {
             let checked = status.checkedAt.map(RFC3339.format) ?? "-"
@@ -84,5 +85,19 @@ struct StatusCommand: AsyncParsableCommand {
             print("  fork \(fork.id)  \(fork.detectedAt)  \(fork.source)  \(head)")
         }
         print("  see GET /admin/log; acknowledge with POST /admin/log/forks/{id}/acknowledge (docs: README)")
+    }
+
+    /// "newest document issued ...", from the server's `/metrics` (`pinset_documents_newest_issued_at_seconds`), with
+    /// how far it is from this machine's clock: a clock that jumped shows here.
+    static func newestIssuedLine(_ client: AdminClient) async throws -> String? {
+        let text = String(decoding: try await client.send("GET", "/metrics"), as: UTF8.self)
+        let name = "pinset_documents_newest_issued_at_seconds "
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }),
+            let seconds = Double(line.dropFirst(name.count))
+        else { return nil }
+        let issued = Date(timeIntervalSince1970: seconds)
+        let ahead = Int(issued.timeIntervalSinceNow)
+        let note = ahead > 300 ? " (\(ahead) s AHEAD of this clock: signed while the server's clock was ahead)" : ""
+        return "newest document issued at \(RFC3339.format(issued))\(note)"
     }
 }

@@ -6,7 +6,8 @@
 Fast (make test-hardening, about 4 minutes): 5 kill -9 cycles, 120 s of fuzzing, ≥1,000 fuzz cases, 8 s load runs,
 20,000 parser-fuzz inputs.
 Soak (make soak): 20 kill -9 cycles, ≥5,000 fuzz cases with every schemathesis phase, 60 s load runs, 1,000,000
-mutated parser inputs plus 1,000,000 libFuzzer executions (PINSET_LIBFUZZER, built by `make fuzz-build`).
+mutated parser inputs plus 1,000,000 libFuzzer executions (PINSET_LIBFUZZER, built by `make fuzz-build`), and
+10 minutes of steady load with the server's RSS and descriptors printed every 30 s (resources.py).
 The hostile-network test (issue 6.4) is a Swift test (EndToEndTests/HostileNetworkTests), run here through
 `swift test --skip-build --filter HostileNetworkTests` (the tests must be built).
 Exits 1 if any script failed.
@@ -41,6 +42,7 @@ SOAK = [
     ("API fuzzing", ["fuzz_api.py", "--examples", "300", "--max-time", "1200", "--min-cases", "5000",
                      "--phases", "examples,coverage,fuzzing,stateful"]),
     ("hostile network", HOSTILE_NETWORK),
+    ("resources", ["resources.py", "--duration", "600", "--every", "30"]),
     ("parser fuzzing", ["parser_fuzz.py", "--runs", "1000000", "--libfuzzer", os.environ.get("PINSET_LIBFUZZER", ""),
                         "--libfuzzer-runs", "1000000"]),
 ]

@@ -28,7 +28,12 @@ public final class PinSetServerApp: Sendable {
     private let monitor: HostMonitor?
     private let logPublisher: LogPublisher?
     private let witnesses: WitnessWorker?
+    private let storageWatch: StorageWatch
     private let logger: Logger
+
+    /// The storage faults in force (a database file replaced under the server, a full disk, damaged hosts), for
+    /// readiness probes: ``StorageHealth/problem`` is `nil` while the storage is sound.
+    public var storageHealth: StorageHealth { store.health }
 
     /// Opens the database, loads the key and the published documents (without re-signing them), and
     /// starts listening.
@@ -59,15 +64,33 @@ public final class PinSetServerApp: Sendable {
         readiness.add("index") { indexLoaded.withLock { $0 } ? nil : "the published documents are still loading" }
         let signerCheck = SignerCheck(signer: key)
         readiness.add("signer") { signerCheck.check() }
+        // A replaced or deleted database file, or a full disk, refuses writes (issue 41): not ready either. Damaged
+        // hosts served with --serve-damaged are the operator's choice and leave the pod ready.
+        readiness.add("storage") {
+            let problems = store.health.current.filter { $0.kind != .damagedHosts }
+            return problems.isEmpty ? nil : problems.map(\.description).joined(separator: "; ")
+        }
         let started = Date()
-        let hosts = try snapshot.load(from: store)
+        // SQLite's quick_check reads the whole file: on a thread of its own, beside the load (another reader
+        // connection), so that it costs start-up little more than the load alone where a second core is free.
+        let integrity = Self.startQuickCheck(store)
+        let loaded = try snapshot.load(from: store)
+        let loadedAt = Date()
+        let (problems, quickCheckSeconds) = try integrity.wait()
         indexLoaded.withLock { $0 = true }
         logger.info(
             "loaded published documents",
             metadata: [
-                "hosts": "\(hosts)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
+                "hosts": "\(loaded.hosts)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
+                "loadMs": "\(Int(loadedAt.timeIntervalSince(started) * 1000))",
+                "quickCheckMs": "\(Int(quickCheckSeconds * 1000))", "hashCheckMs": "\(loaded.checkMilliseconds)",
                 "kid": "\(key.kid)",
             ])
+        try Self.refuseDamagedFile(problems, store: store, configuration: configuration, logger: logger)
+        try Self.refuseDamaged(loaded.damaged, store: store, configuration: configuration, logger: logger)
+        if let refusal = try service.clockRefusalAtStart() {
+            throw StartupError(code: .clockAhead, description: refusal)
+        }
         let reports = PinReportService(
             store: store, service: service, configuration: configuration.reports, forks: logPublisher?.forks)
         let trust = try TrustService(
@@ -103,12 +126,27 @@ public final class PinSetServerApp: Sendable {
                 snapshot: snapshot, service: service, reports: reports, trust: trust, store: store, metrics: metrics,
                 logger: logger, log: logPublisher, witnesses: witnesses, readiness: readiness, plane: plane)
         }
+        Descriptors.raiseAndCheck(connectionLimit: configuration.http.connectionLimit, logger: logger)
+        // A failed accept (out of descriptors) is otherwise silent: connections are just never answered.
+        func withErrorLog(_ configuration: HTTPServerConfiguration) -> HTTPServerConfiguration {
+            var http = configuration
+            if http.errorLog == nil {
+                let limiter = LogLimiter()
+                http.errorLog = { message in
+                    if limiter.due(String(message.prefix(24))) {
+                        logger.error("libmicrohttpd: \(message) (this message is logged at most once a minute)")
+                    }
+                }
+            }
+            return http
+        }
         let adminHTTP = try configuration.adminHTTP.map {
-            try HTTPServer(configuration: $0, handler: router(.adminOnly))
+            try HTTPServer(configuration: withErrorLog($0), handler: router(.adminOnly))
         }
         do {
             self.http = try HTTPServer(
-                configuration: configuration.http, handler: router(adminHTTP == nil ? .both : .publicOnly))
+                configuration: withErrorLog(configuration.http), handler: router(adminHTTP == nil ? .both : .publicOnly)
+            )
         } catch {
             adminHTTP?.shutdown(gracePeriodSeconds: 0)
             throw error
@@ -140,6 +178,7 @@ public final class PinSetServerApp: Sendable {
             }
         }
         trust.whenAccepted { [weak resigner] in resigner?.wakeUp() }
+        self.storageWatch = StorageWatch(store: store, interval: configuration.storageWatchInterval, logger: logger)
     }
 
     /// The transparency log's vkey (`origin+keyid+base64`), `nil` without a log.
@@ -160,6 +199,7 @@ public final class PinSetServerApp: Sendable {
     /// Stops accepting connections, lets in-flight requests finish (up to `gracePeriod` seconds), stops the
     /// re-signer and closes the database cleanly.
     public func shutdown(gracePeriod: Double = 10) {
+        storageWatch.stop()
         resigner.stop()
         monitor?.stop()
         http.shutdown(gracePeriodSeconds: gracePeriod)
@@ -172,6 +212,68 @@ public final class PinSetServerApp: Sendable {
         } catch {
             logger.error("closing the database failed", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// SQLite's `PRAGMA quick_check`, run on a thread of its own; ``QuickCheck/wait()`` gives its result.
+    private static func startQuickCheck(_ store: PinDatabase) -> QuickCheck {
+        let check = QuickCheck()
+        let thread = Thread {
+            let started = Date()
+            let result: Result<[String], ServiceError>
+            do {
+                result = .success(try store.quickCheck())
+            } catch {
+                result = .failure(error as? ServiceError ?? ServiceError(.storage, "the integrity check failed"))
+            }
+            check.finish(result, seconds: Date().timeIntervalSince(started))
+        }
+        thread.name = "pinset.quick-check"
+        thread.start()
+        return check
+    }
+
+    /// A damaged file (``PinDatabase/quickCheck()`` found problems) refuses to start unless
+    /// ``PinSetServerConfiguration/serveDamaged``.
+    private static func refuseDamagedFile(
+        _ problems: [String], store: PinDatabase, configuration: PinSetServerConfiguration, logger: Logger
+    ) throws {
+        guard !problems.isEmpty else { return }
+        let summary = problems.prefix(3).joined(separator: "; ")
+        guard configuration.serveDamaged else {
+            throw StartupError(
+                code: .damagedDatabase,
+                description:
+                    "the database \(configuration.databasePath) is damaged: SQLite's quick_check found \(problems.count) problem(s), e.g. \(summary). Restore a backup (`pinset backup --check FILE` tells whether a backup is sound; see the README's restore runbook), or start with --serve-damaged to serve what is intact meanwhile"
+            )
+        }
+        store.health.report(
+            StorageProblem(.damagedHosts, "SQLite's quick_check found \(problems.count) problem(s): \(summary)"))
+        logger.critical(
+            "the database is damaged (--serve-damaged: serving what is intact); restore a backup",
+            metadata: ["problems": "\(problems.count)", "first": "\(summary)"])
+    }
+
+    /// Refuses to start when stored documents do not match their hashes, naming the hosts, unless
+    /// ``PinSetServerConfiguration/serveDamaged``: then they answer `503` and the fault is recorded.
+    private static func refuseDamaged(
+        _ damaged: [String], store: PinDatabase, configuration: PinSetServerConfiguration, logger: Logger
+    ) throws {
+        guard !damaged.isEmpty else { return }
+        let names = damaged.prefix(20).joined(separator: ", ") + (damaged.count > 20 ? ", …" : "")
+        guard configuration.serveDamaged else {
+            throw StartupError(
+                code: .damagedDatabase,
+                description:
+                    "\(damaged.count) stored document(s) do not match their hashes, so the database is damaged: \(names). Restore a backup (`pinset backup --check FILE` tells whether a backup is sound; see the README's restore runbook), or start with --serve-damaged to serve the other hosts and answer 503 for these"
+            )
+        }
+        store.health.report(
+            StorageProblem(
+                .damagedHosts,
+                "\(damaged.count) host(s) have a damaged stored document and answer 503 until written again: \(names)"))
+        logger.critical(
+            "damaged documents not served (--serve-damaged): they answer 503 until written again; restore a backup",
+            metadata: ["count": "\(damaged.count)", "hosts": "\(names)"])
     }
 
     /// Backs the loaded documents with huge pages (``DocumentIndex/adviseHugePages()``) on a thread of its own at

@@ -50,6 +50,14 @@ public struct PinSetServerConfiguration: Sendable {
     public var rootThreshold: Int
     /// The transparency log (PROTOCOL §7): its key, origin and witnesses. Default `nil`: no log, no proofs.
     public var log: LogConfiguration?
+    /// Start even when SQLite's `quick_check` fails or stored documents do not match their hashes
+    /// (`--serve-damaged`): the sound documents are served and the damaged hosts answer `503 document-damaged`.
+    /// Default `false`: such a start is refused, naming the hosts.
+    /// - Warning: a damaged database may hold other damage no check sees; restore a backup as soon as possible.
+    public var serveDamaged = false
+    /// Seconds between checks of the database's files (replaced or deleted under the server), the WAL checkpoint
+    /// and the descriptors in use. Default 2 seconds.
+    public var storageWatchInterval: TimeInterval = 2
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(

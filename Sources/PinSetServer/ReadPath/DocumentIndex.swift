@@ -1,4 +1,6 @@
+import Locking
 import MicroHTTPD
+import OpenSSLCrypto
 
 /// The read path's view of every host's current document, with the `200` and `304` responses made from
 /// bytes signed at write time.
@@ -15,6 +17,9 @@ import MicroHTTPD
 /// a million pairs of responses.
 final class DocumentIndex: Sendable {
     private let documents: ResourceIndex
+    /// Hosts whose stored document failed its hash check at load (served `503` with `--serve-damaged`) and have
+    /// not been written since.
+    private let damagedHosts = Locked<Set<String>>([])
     /// `public, max-age=N`, shared by every response.
     let cacheControl: String
 
@@ -33,22 +38,52 @@ final class DocumentIndex: Sendable {
     /// Replaces the documents of `published`' hosts. An older version never replaces a newer one.
     func publish(_ published: some Sequence<PublishedDocument>) {
         for document in published {
+            damagedHosts.withLock { damaged in if !damaged.isEmpty { damaged.remove(document.host) } }
             documents.insert(
                 key: document.host.utf8, etag: document.etag.utf8, body: document.body, version: document.version)
         }
     }
 
-    /// Loads every stored document (start-up), row by row straight from SQLite. Returns the number of hosts
-    /// served.
-    func load(from store: PinDatabase) throws(ServiceError) -> Int {
+    /// What the start-up load found.
+    struct Loaded {
+        /// Hosts served.
+        var hosts: Int
+        /// Hosts whose stored document does not match its stored ETag's hash, by name: not served.
+        var damaged: [String]
+        /// Milliseconds spent checking the documents' hashes (part of the load).
+        var checkMilliseconds = 0
+    }
+
+    /// Loads every stored document (start-up), row by row straight from SQLite, checking each one's bytes
+    /// against the hash its ETag holds (``StoredDocumentCheck``): a damaged document is not loaded, and its host
+    /// is listed in ``Loaded/damaged`` (and answered `503` by ``isDamaged(_:)`` until it is written again).
+    func load(from store: PinDatabase) throws(ServiceError) -> Loaded {
+        var damaged: [String] = []
+        var checking = Duration.zero
+        let clock = ContinuousClock()
         try store.read { db in
             documents.reserveCapacity(try HostRecords.documentCount(db))
             try HostRecords.forEachDocument(db) { version, host, etag, body in
+                let started = clock.now
+                let sound = StoredDocumentCheck.matches(body: body, etag: etag)
+                checking += clock.now - started
+                guard sound else {
+                    damaged.append(String(decoding: host, as: UTF8.self))
+                    return
+                }
                 documents.insert(key: host, etag: etag, body: body, version: version)
             }
         }
-        return count
+        damaged.sort()
+        damagedHosts.withLock { $0 = Set(damaged) }
+        return Loaded(hosts: count, damaged: damaged, checkMilliseconds: Int(checking / .milliseconds(1)))
     }
+
+    /// Whether `host`'s stored document was found damaged at start-up and not written since.
+    func isDamaged(_ host: String) -> Bool { damagedHosts.withLock { $0.contains(host) } }
+
+    /// How many hosts are damaged and not written since.
+    var damagedCount: Int { damagedHosts.withLock { $0.count } }
 
     /// Moves the loaded documents and the host table onto 2 MiB pages where Linux allows it
     /// (``ResourceIndex/adviseHugePages()``): at a million hosts a random host's lookup then misses the CPU's

@@ -39,6 +39,13 @@ extension ServiceError: HTTPProblemError {
                 rule: rule?.rawValue ?? trustRule?.rawValue, preflight: preflight)
         case .conflict: Problem(slug: "conflict", title: "Conflict", status: 409, detail: detail)
         case .unavailable: .unavailable(detail)
+        case .storageFull: Problem(slug: "storage-full", title: "Storage full", status: 503, detail: detail)
+        case .storageReplaced:
+            Problem(slug: "storage-replaced", title: "Database file replaced", status: 503, detail: detail)
+        case .documentDamaged:
+            Problem(slug: "document-damaged", title: "Stored document damaged", status: 503, detail: detail)
+        case .incompatibleDatabase:
+            Problem(slug: "incompatible-database", title: "Incompatible database", status: 503, detail: detail)
         case .storage: .internalError
         case .payloadTooLarge:
             Problem(slug: "payload-too-large", title: "Payload too large", status: 413, detail: detail)

@@ -15,6 +15,12 @@ extension PinSetRouter {
             throw Problem.invalidHost("\"\(raw.prefix(100))\" is not a valid host name: \(error.description)")
         }
         guard let response = snapshot.response(host, to: context.request) else {
+            if snapshot.isDamaged(host) {
+                throw ServiceError(
+                    .documentDamaged,
+                    "the stored document of \(host) is damaged (its bytes do not match their hash), so it is not served; the operator must write the host again or restore a backup"
+                )
+            }
             throw Problem.notFound("no pin set is published for \(host)")
         }
         return .prepared(response)
@@ -73,7 +79,8 @@ extension PinSetRouter {
             (metrics.render(
                 hosts: snapshot.count, builtHosts: snapshot.builtCount, delegation: try? trust.delegation(),
                 scope: scope)
-                + HostProbeMetrics.render(store, scope: scope) + Self.forkMetrics(log)).utf8)
+                + HostProbeMetrics.render(store, scope: scope) + Self.forkMetrics(log)
+                + StorageMetrics.render(store: store, snapshot: snapshot, service: service)).utf8)
         return .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: body)
     }
 

@@ -19,6 +19,7 @@ extension PinSetService {
         let document = PublishedDocument(
             host: set.host, version: set.version, body: signed.serialized, kid: signingKey.kid,
             issuedAt: set.issuedAt, expiresAt: set.expiresAt)
+        noteIssued(set.issuedAt)
         return (document, payload)
     }
 
@@ -52,11 +53,29 @@ extension PinSetService {
     ///
     /// - Parameter keeping: keys whose documents are left as they are (``TrustService/keysNotToReplace()``).
     /// - Returns: how many documents were re-signed.
+    ///
+    /// Documents issued more than ``ServiceConfiguration/clockSkew`` in the future (signed while the clock was
+    /// ahead) are re-signed too, with the current time. When the clock is more than the document lifetime ahead of
+    /// the newest document, nothing is re-signed (logged at `critical`, at most hourly) unless
+    /// ``ServiceConfiguration/trustClock``.
     public func resignDue(keeping: Set<String> = []) throws(ServiceError) -> Int {
         let threshold = configuration.effectiveResignAfter
         let kid = signingKey.kid
+        let now = clock()
+        let newest = try refreshNewestIssuedAt()
+        if let refusal = clockRefusal(now: now, newest: newest) {
+            logClockRefusal(refusal, now: now)
+            return 0
+        }
+        if let newest, newest > now.addingTimeInterval(configuration.clockSkew) {
+            logger.warning(
+                "the clock is behind the newest document's issuedAt: re-signing the documents issued in the future, so clients accept them",
+                metadata: ["newestIssuedAt": "\(RFC3339.format(newest))", "now": "\(RFC3339.format(now))"])
+        }
         let candidates = try store.read { db in
-            try HostRecords.dueForResigning(db, issuedBefore: clock().addingTimeInterval(-threshold), activeKid: kid)
+            try HostRecords.dueForResigning(
+                db, issuedBefore: now.addingTimeInterval(-threshold), activeKid: kid,
+                issuedAfter: now.addingTimeInterval(configuration.clockSkew))
         }
         var count = 0
         for host in candidates {
@@ -74,7 +93,8 @@ extension PinSetService {
                 let now = StoredTime.truncate(clock())
                 guard let current = try HostRecords.fetch(db, name: host), !keeping.contains(current.document.kid),
                     current.document.issuedAt <= now.addingTimeInterval(-threshold)
-                        || current.document.kid != signingKey.kid,
+                        || current.document.kid != signingKey.kid
+                        || current.document.issuedAt > now.addingTimeInterval(configuration.clockSkew),
                     let payload = try HostRecords.payload(db, hostId: current.id, version: current.version)
                 else { return .rollback }
                 var set = try PinSet.decode(json: payload)

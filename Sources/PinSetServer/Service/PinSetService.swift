@@ -23,6 +23,8 @@ public final class PinSetService: Sendable {
     let log: LogPublisher?
     let logger: Logger
     let tokenCache = Locked(TokenCache())
+    /// The largest `issuedAt` of any stored document, and when the clock's refusal was last logged.
+    let clockState = Locked(ClockState())
 
     /// Creates the service and registers `signingKey`'s public key as the active key (earlier keys stay listed
     /// in ``keySet()``, inactive). Nothing is re-signed here: call ``resignDue()`` for that.

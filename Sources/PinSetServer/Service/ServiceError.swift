@@ -26,6 +26,16 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         case payloadTooLarge
         /// 429: too many requests of its kind; ``ServiceError/retryAfter`` says when to retry.
         case tooManyRequests
+        /// 503: the disk holding the database is full; nothing was written (problem `storage-full`).
+        case storageFull
+        /// 503: the database file, its `-wal` or its `-shm` was replaced or deleted under the running server; writes
+        /// are refused until it restarts (problem `storage-replaced`).
+        case storageReplaced
+        /// 503: the host's stored document does not match the hash stored with it (problem `document-damaged`).
+        case documentDamaged
+        /// 503: the database was made by a newer pinset (a migration this binary does not know) or is not a pinset
+        /// database (problem `incompatible-database`).
+        case incompatibleDatabase
     }
 
     /// The kind of failure.

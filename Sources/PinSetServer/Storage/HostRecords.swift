@@ -81,12 +81,25 @@ enum HostRecords {
         }
     }
 
-    /// Every host's current document, by name.
+    /// Every host's current document, by name, each checked against the hash its stored ETag holds
+    /// (``StoredDocumentCheck``): a damaged one throws `503 document-damaged` naming the host, never reaches a mirror.
     static func documents(_ db: Database) throws -> [PublishedDocument] {
         try Row.fetchAll(
-            db, sql: "SELECT h.name, \(documentColumns) FROM host h JOIN document d ON d.hostId = h.id ORDER BY h.name"
+            db,
+            sql:
+                "SELECT h.name, d.etag AS storedEtag, \(documentColumns) FROM host h JOIN document d ON d.hostId = h.id ORDER BY h.name"
         )
-        .map { document($0, host: $0["name"]) }
+        .map { row in
+            let stored = document(row, host: row["name"])
+            let storedEtag: String = row["storedEtag"]
+            guard stored.etag == storedEtag else {
+                throw ServiceError(
+                    .documentDamaged,
+                    "the stored document of \(stored.host) is damaged (its bytes do not match their hash); restore a backup or write the host again"
+                )
+            }
+            return stored
+        }
     }
 
     /// How many hosts have a document (to size the read path's table before the start-up load).
@@ -135,14 +148,28 @@ enum HostRecords {
         }
     }
 
-    /// The hosts whose document was issued at or before `issuedBefore` or signed by a key other than `activeKid`.
-    static func dueForResigning(_ db: Database, issuedBefore: Date, activeKid: String) throws -> [String] {
+    /// The hosts whose document was issued at or before `issuedBefore`, after `issuedAfter` (signed while the
+    /// clock was ahead) or signed by a key other than `activeKid`.
+    static func dueForResigning(
+        _ db: Database, issuedBefore: Date, activeKid: String, issuedAfter: Date = .distantFuture
+    )
+        throws -> [String]
+    {
         try String.fetchAll(
             db,
             sql: """
                 SELECT h.name FROM host h JOIN document d ON d.hostId = h.id
-                WHERE d.issuedAt <= ? OR d.kid <> ? ORDER BY h.name
-                """, arguments: [StoredTime.seconds(issuedBefore), activeKid])
+                WHERE d.issuedAt <= ? OR d.kid <> ? OR d.issuedAt > ? ORDER BY h.name
+                """,
+            arguments: [
+                StoredTime.seconds(issuedBefore), activeKid,
+                StoredTime.seconds(min(issuedAfter, Date(timeIntervalSince1970: 1e15))),
+            ])
+    }
+
+    /// The largest `issuedAt` of any current document, `nil` without documents.
+    static func newestIssuedAt(_ db: Database) throws -> Date? {
+        try Int64.fetchOne(db, sql: "SELECT max(issuedAt) FROM document").map(StoredTime.date)
     }
 
     /// The payload JSON stored for `version` of host `id`.

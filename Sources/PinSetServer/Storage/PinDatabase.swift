@@ -1,5 +1,6 @@
 import Foundation
 internal import GRDB
+import Locking
 import Logging
 
 /// The pinset database: one SQLite file in WAL mode behind a GRDB `DatabasePool`.
@@ -11,20 +12,44 @@ public final class PinDatabase: Sendable {
     let pool: DatabasePool
     let logger: Logger
 
-    /// Opens (creating the file, mode 0600, and its parent directories, 0700, if needed) the database at `path`
-    /// and runs
-    /// every pending migration. Fails with a 500/503 ``ServiceError`` whose detail names the path; the
-    /// SQLite reason goes to the log.
+    /// The storage faults in force (a replaced file, a full disk, damaged hosts): what `/readyz` reports.
+    public let health = StorageHealth()
+    /// The database's files as opened (device and inode), watched for replacement.
+    let files: DatabaseFiles
+    /// The database path.
+    let path: String
+    /// WAL checkpoints that failed so far, and whether the last one did (`/metrics`).
+    let checkpoints = Locked((failures: 0, lastFailed: false))
+
+    /// The `application_id` pinset writes into its databases' header ("PINS"): a file with another non-zero one
+    /// belongs to another program and is refused.
+    static let applicationID: Int32 = 0x5049_4E53
+
+    /// Opens (creating the file, mode 0600, and its parent directories, 0700, if needed) the database at `path` and runs
+    /// every pending migration. Fails with a ``ServiceError`` whose detail names the path and the cause (a
+    /// full disk, permissions, a damaged file); the SQLite reason goes to the log. Refuses (code
+    /// ``ServiceError/Code/incompatibleDatabase``) a database made by a newer pinset (a migration this binary does
+    /// not know) or by another program (`application_id`), and a database that another process has open with its
+    /// `-shm` or `-wal` deleted under it (a write here would be lost: restart that process first).
     /// - Parameter logger: where database failures are logged; default a logger labelled `pinset.store`.
     public init(path: String, logger: Logger = Logger(label: "pinset.store")) throws(ServiceError) {
         self.logger = logger
+        self.path = path
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
             try PrivateFiles.createDirectory(directory)
         } catch {
             logger.error("cannot create database directory", metadata: ["path": "\(directory)", "error": "\(error)"])
             throw ServiceError(
-                .unavailable, "cannot create the database directory \(directory); check that it is writable")
+                .unavailable,
+                "cannot create the database directory \(directory): \(Self.systemCause(error) ?? "check that it is writable")"
+            )
+        }
+        if !Self.isOpenInThisProcess(path), let unsafe = DatabaseFiles.unsafeSharing(path: path) {
+            throw ServiceError(
+                .storageReplaced,
+                "refusing to open the database: \(unsafe); a write here would be lost. Stop that process (a pinset server refuses writes in this state), then retry"
+            )
         }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
@@ -39,19 +64,36 @@ public final class PinDatabase: Sendable {
             // GRDB's WAL set-up runs `PRAGMA synchronous = NORMAL` on the writer after `prepareDatabase`;
             // the pool keeps that one writer connection for its lifetime, so put FULL back on it here.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            try pool.read { db in try Self.checkCompatible(db, path: path) }
             try Self.migrator.migrate(pool)
+            try pool.writeWithoutTransaction { db in
+                if try Int32.fetchOne(db, sql: "PRAGMA application_id") == 0 {
+                    try db.execute(sql: "PRAGMA application_id = \(Self.applicationID)")
+                }
+            }
+        } catch let error as ServiceError {
+            throw error
         } catch {
             logger.error("cannot open database", metadata: ["path": "\(path)", "error": "\(error)"])
-            throw ServiceError(
-                .unavailable,
-                "cannot open the database \(path); check the path and its permissions (details in the log)")
+            throw Self.openFailure(error, path: path)
         }
+        files = DatabaseFiles(path: path)
+        Self.registerOpen(files.key, 1)
     }
 
     /// Checkpoints the WAL into the main file and closes every connection. The store is unusable afterwards.
+    ///
+    /// When a file was replaced under the store (``StorageHealth``), nothing is checkpointed or closed: SQLite would
+    /// delete the `-wal` and `-shm` at those paths, which may now belong to a restored database. The descriptors go
+    /// with the process.
     public func close() throws {
+        if health.current.contains(where: { $0.kind == .fileReplaced }) {
+            logger.warning("not closing the database cleanly: its files were replaced under the server")
+            return
+        }
         try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         try pool.close()
+        Self.registerOpen(files.key, -1)
     }
 
     /// Whether the database answers `SELECT 1`.
@@ -77,9 +119,17 @@ public final class PinDatabase: Sendable {
     }
 
     /// Runs `body` alone on the writer connection (serialized with every other write), mapping database
-    /// failures to a logged 500. `body` opens its own transaction(s).
+    /// failures to a logged 500 (a full disk to a `503 storage-full`). `body` opens its own transaction(s).
+    ///
+    /// The database's files are checked before and after `body` (``checkFiles()``): nothing is written into a
+    /// file that is no longer the database, and a write that committed while it was replaced is not acknowledged
+    /// (`503 storage-replaced`).
     func serializedWrite<T>(_ body: (Database) throws -> T) throws(ServiceError) -> T {
-        try mappingFailures { try pool.writeWithoutTransaction(body) }
+        try checkFiles()
+        let result = try mappingFailures { try pool.writeWithoutTransaction(body) }
+        try checkFiles()
+        if health.clear(.diskFull) { logger.notice("the disk has room again: writes are accepted") }
+        return result
     }
 
     /// Passes a ``ServiceError`` through and turns any other failure into the logged 500 of ``storageFailure(_:)``.
@@ -97,6 +147,16 @@ public final class PinDatabase: Sendable {
     /// constraint that a concurrent write broke first (two creations of one host or one token name racing),
     /// else a `500`.
     func storageFailure(_ error: any Error) -> ServiceError {
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
+            let problem = StorageProblem(
+                .diskFull,
+                "the disk holding the database \(path) is full: nothing was written; free space, then retry (no restart needed)"
+            )
+            if health.report(problem) {
+                logger.critical("disk full: writes refused", metadata: ["path": "\(path)", "error": "\(error)"])
+            }
+            return ServiceError(.storageFull, problem.detail)
+        }
         if let error = error as? DatabaseError, error.resultCode == .SQLITE_CONSTRAINT {
             logger.notice("constraint conflict", metadata: ["error": "\(error)"])
             return ServiceError(

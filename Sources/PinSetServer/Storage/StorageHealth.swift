@@ -1,0 +1,68 @@
+import Locking
+
+/// A storage fault the server is living with, in words an operator can act on.
+public struct StorageProblem: Sendable, Equatable, CustomStringConvertible {
+    /// The kind of fault; tests and probes compare it, not the message.
+    public enum Kind: String, Sendable, Equatable {
+        /// The database file, its `-wal` or its `-shm` was replaced or deleted under the server: writes are refused
+        /// (`503 storage-replaced`) until it restarts.
+        case fileReplaced
+        /// The disk is full: writes are refused (`503 storage-full`) until space is freed (the next write that
+        /// commits clears it).
+        case diskFull
+        /// Some hosts' stored documents do not match their stored hashes (started with `--serve-damaged`): those
+        /// hosts answer `503 document-damaged` until they are written again.
+        case damagedHosts
+    }
+
+    /// The kind of fault.
+    public let kind: Kind
+    /// What happened and what to do; names files and hosts, never secrets.
+    public let detail: String
+
+    /// A fault of `kind`.
+    public init(_ kind: Kind, _ detail: String) {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    public var description: String { "\(kind.rawValue): \(detail)" }
+}
+
+/// The storage faults in force, for probes (`/readyz`) and `/metrics`: empty while the database is sound.
+///
+/// A replaced file stays until the process ends (the server cannot get the old file back); a full disk clears
+/// when a write commits again; damaged hosts clear when the last of them is written again.
+public final class StorageHealth: Sendable {
+    private let problems = Locked<[StorageProblem.Kind: StorageProblem]>([:])
+
+    /// A healthy state.
+    public init() {}
+
+    /// The faults in force, the most serious first (replaced file, full disk, damaged hosts); empty when sound.
+    public var current: [StorageProblem] {
+        let all = problems.withLock { $0 }
+        return [StorageProblem.Kind.fileReplaced, .diskFull, .damagedHosts].compactMap { all[$0] }
+    }
+
+    /// The most serious fault in force, `nil` when the storage is sound: what `/readyz` answers `503` with.
+    public var problem: StorageProblem? { current.first }
+
+    /// Whether writes are refused now (a replaced file or a full disk).
+    public var refusesWrites: Bool { problems.withLock { $0[.fileReplaced] != nil || $0[.diskFull] != nil } }
+
+    /// Records `problem`; returns `true` when its kind was not in force before (log it then, once).
+    @discardableResult
+    func report(_ problem: StorageProblem) -> Bool {
+        problems.withLock { all in
+            defer { all[problem.kind] = problem }
+            return all[problem.kind] == nil
+        }
+    }
+
+    /// Clears the fault of `kind`; returns `true` when it was in force.
+    @discardableResult
+    func clear(_ kind: StorageProblem.Kind) -> Bool {
+        problems.withLock { $0.removeValue(forKey: kind) != nil }
+    }
+}
