@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 40, item 5, through `pinset serve`: PINSET_ADMIN_PORT (or --admin-port) starts the admin listener on
 /// loopback; the admin commands use it, and the public port no longer answers the admin API.
-@Suite struct AdminPlaneCommandTests {
+@Suite(.blocking) struct AdminPlaneCommandTests {
     @Test func theAdminPortComesFromTheEnvironmentAndIsLoopback() throws {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

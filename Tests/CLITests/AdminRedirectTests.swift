@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Issue 40, item 8: the CLI never sends the admin token across a redirect to another origin.
-@Suite struct AdminRedirectTests {
+@Suite(.blocking) struct AdminRedirectTests {
     /// Two listeners on 127.0.0.1: the first redirects (307) `/admin/hosts` to itself under `/same/` once, then to
     /// the second (another port: another origin); each writes the `Authorization` it received to the file named by
     /// its argument.

@@ -8,7 +8,7 @@ import Testing
 
 /// Issue 41: the faults an environment or an operator causes, each on a real `pinset serve` process over a real
 /// SQLite file, each checked for "nothing acknowledged is lost, nothing corrupt is served".
-@Suite(.serialized) struct OperatorFaultTests {
+@Suite(.serialized, .blocking) struct OperatorFaultTests {
     /// A database with a token, a key, and `pinset serve` processes started on it one after the other.
     final class Deployment {
         let directory: URL

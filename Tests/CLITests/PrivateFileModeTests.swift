@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 40, item 10: the data directory the server makes is 0700, and the database, its WAL and SHM and every
 /// backup are 0600, whatever the umask (here 000, the worst).
-@Suite struct PrivateFileModeTests {
+@Suite(.blocking) struct PrivateFileModeTests {
     private func mode(_ path: String) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1

@@ -5,7 +5,7 @@ import Testing
 /// Issue 40, items 9 and 12, through a real `pinset serve`: no request can write a line of its own into the log,
 /// a decoded NUL or other control character in a path is refused (400), and refused admin logins are logged,
 /// rate-limited, without the token.
-@Suite struct ServerLogSafetyTests {
+@Suite(.blocking) struct ServerLogSafetyTests {
     @Test func pathsWithControlCharactersAre400AndForgeNoLogLine() throws {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Issue 40, item 7: size limits count bytes, and no document over 65,535 bytes is ever signed.
-@Suite struct ByteLimitTests {
+@Suite(.blocking) struct ByteLimitTests {
     /// A set of `count` pins (the last a backup), each with `comment` written as JSON string contents.
     private func set(_ count: Int, comment: String) -> String {
         let pins = (0..<count).map { index in

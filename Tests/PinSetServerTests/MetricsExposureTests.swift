@@ -8,7 +8,7 @@ import Testing
 
 /// Issue 40, item 1: `/metrics` names hosts only to a caller with a token, and only the token's hosts; an anonymous
 /// scrape gets the aggregate series.
-@Suite struct MetricsExposureTests {
+@Suite(.blocking) struct MetricsExposureTests {
     @Test func anonymousScrapesSeeNoHostName() throws {
         let partner = try TLSTestHost(name: "secret-partner.example.net")
         let server = try TestServer(

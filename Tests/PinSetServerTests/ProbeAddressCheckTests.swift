@@ -7,7 +7,7 @@ import Testing
 /// Issue 40, items 6 and 12: the address check applies to every probe but the address a mapping names; the
 /// IPv6 ranges that embed an IPv4 address or reach an internal network are refused; hex and numeric spellings of
 /// IPv4 addresses are no host names.
-@Suite struct ProbeAddressCheckTests {
+@Suite(.blocking) struct ProbeAddressCheckTests {
     /// Finding 6: `--connect-to ":443::18443"` (a port only) turned the check off for every host; the server then
     /// hand-shook with any address a name or literal gave it.
     @Test func aMappingThatOnlyChangesThePortKeepsTheCheck() throws {

@@ -8,7 +8,7 @@ import Testing
 
 /// Issue 40, item 11: a JSON object that repeats a member is one request to the server (first wins) and another to
 /// a reviewing proxy in Python or JavaScript (last wins): every JSON the server reads refuses it with 400.
-@Suite struct RepeatedMemberTests {
+@Suite(.blocking) struct RepeatedMemberTests {
     @Test func adminWritesRefuseRepeatedMembers() throws {
         let server = try TestServer()
         #expect(try server.put("a.example.com", pinPair()).status == 201)

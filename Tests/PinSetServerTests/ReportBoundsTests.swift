@@ -8,7 +8,7 @@ import Testing
 /// Issue 40, item 4: `POST /reports` is bounded (bytes per report and in total), a flood of junk cannot push out the
 /// reports of a pinned host, names without a set share one budget, IPv6 counts per /64, and `X-Forwarded-For` is
 /// believed only from a configured proxy.
-@Suite struct ReportBoundsTests {
+@Suite(.blocking) struct ReportBoundsTests {
     /// A TrustKit report for `host` (as `noted-hostname` too) with `chain`.
     static func report(_ host: String, chain: [String], knownPins: [String] = []) -> [UInt8] {
         let object: [String: Any] = [

@@ -7,7 +7,7 @@ import Testing
 
 /// Issue 40, item 2: a scoped token learns nothing about hosts outside its scope, through paging either, and may not
 /// make a set govern names below its host that it does not cover (`includeSubdomains`).
-@Suite struct ScopeTotalTests {
+@Suite(.blocking) struct ScopeTotalTests {
     private func token(_ server: TestServer, _ name: String, _ role: TokenRole, _ hosts: [String]) throws -> [String:
         String]
     {

@@ -2,12 +2,13 @@ import Foundation
 import GRDB
 import PinSetAdminAPI
 import PinSetCore
+import TestSupport
 import Testing
 
 @testable import PinSetServer
 
 /// Issue 41: downgrades refused, stored documents checked against their hashes, files replaced under the store.
-@Suite struct StorageSafetyTests {
+@Suite(.blocking) struct StorageSafetyTests {
     @Test func storedDocumentCheckAcceptsEveryETagAndRefusesAChangedByte() {
         for size in [0, 1, 2, 3, 17, 700, 4_096] {
             var body = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ size) }

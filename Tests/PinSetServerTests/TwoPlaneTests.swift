@@ -8,7 +8,7 @@ import Testing
 
 /// Issue 40, item 5: with an admin listener, `/admin`, `/console` and `/metrics` are served there only, and the public
 /// listener serves the public routes only; without one, one listener serves both (as before).
-@Suite struct TwoPlaneTests {
+@Suite(.blocking) struct TwoPlaneTests {
     @Test func theAdminAPIIsOnItsOwnListener() throws {
         let server = try TestServer()
         #expect(try server.put("a.example.com", pinPair()).status == 201)

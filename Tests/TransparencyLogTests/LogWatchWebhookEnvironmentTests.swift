@@ -8,7 +8,7 @@ import TransparencyLog
 
 /// Issue 40, item 12: `log watch` takes its webhook from PINSET_LOG_WEBHOOK, so that a URL with credentials is not
 /// on the command line for `ps` to show.
-@Suite struct LogWatchWebhookEnvironmentTests {
+@Suite(.blocking) struct LogWatchWebhookEnvironmentTests {
     @Test func theWebhookComesFromTheEnvironment() throws {
         let directory = try makeTemporaryDirectory("pinset-logwatch-env")
         defer { try? FileManager.default.removeItem(at: directory) }
