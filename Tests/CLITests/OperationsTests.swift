@@ -88,7 +88,8 @@ import Testing
         #expect(try http.request("PUT", "/admin/hosts/a.example", token: server.token, body: Self.body()).status == 201)
         let ready = try http.request("GET", "/readyz")
         #expect(ready.status == 200, "\(ready.body)")
-        #expect(ready.body == #"{"status":"ready","conditions":["index","signer","log","draining"]}"#, "\(ready.body)")
+        let conditions = #"{"status":"ready","conditions":["index","signer","storage","log","draining"]}"#
+        #expect(ready.body == conditions, "\(ready.body)")
         let health = try CLIRunner.pinset(["health", "--ready", "--server", server.url])
         #expect(health.status == 0 && health.stdout.contains("ready:"), "\(health.stderr)")
 

@@ -256,11 +256,15 @@ import Testing
         #expect(answer.status == 503, "\(answer.body)")
         #expect(answer.body.contains("urn:pinset:problem:storage-full"), "\(answer.body)")
         #expect(try http.request("GET", "/metrics").body.contains("pinset_storage_problem{kind=\"disk_full\"} 1"))
+        // Not ready while the disk is full (issue 37's /readyz, condition `storage`).
+        let notReady = try http.request("GET", "/readyz")
+        #expect(notReady.status == 503 && notReady.body.contains(#""name":"storage""#), "\(notReady.body)")
         try FileManager.default.removeItem(at: mount.appendingPathComponent("filler"))
         let again = try http.request("PUT", "/admin/hosts/after.example.com", token: d.token, body: Self.body())
         #expect(again.status == 201, "\(again.body)")
         acknowledged["after.example.com"] = 1
         #expect(try http.request("GET", "/metrics").body.contains("pinset_storage_problem{kind=\"disk_full\"} 0"))
+        #expect(try http.request("GET", "/readyz").status == 200)
         try Self.expectServed(acknowledged, url: url)
 
         // A start on a full disk names the cause (it said "check the path and its permissions" before).

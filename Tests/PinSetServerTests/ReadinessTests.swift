@@ -11,7 +11,8 @@ import Testing
         #expect(try server.put("api.example.com", pinPair()).status == 201)
         let ready = try server.client.request("GET", "/readyz")
         #expect(ready.status == 200)
-        #expect(ready.text == #"{"status":"ready","conditions":["index","signer","draining"]}"#, "\(ready.text)")
+        let conditions = #"{"status":"ready","conditions":["index","signer","storage","draining"]}"#
+        #expect(ready.text == conditions, "\(ready.text)")
         #expect(ready.header("Cache-Control") == "no-store")
         #expect(app.readiness.notReady().isEmpty && !app.readiness.isDraining)
 
@@ -33,24 +34,25 @@ import Testing
         #expect(try server.client.request("POST", "/readyz").status == 405)
     }
 
-    /// Another subsystem adds its own condition (issue 41's storage faults will): `/readyz` names it, in order,
-    /// with its reason, and is ready again once it holds.
+    /// Another subsystem adds its own condition (as issue 41's storage faults do, `storage`): `/readyz` names it, in
+    /// order, with its reason, and is ready again once it holds.
     @Test func aConditionAddedByAnotherSubsystemIsCheckedAndNamed() throws {
         let server = try TestServer()
         let app = try #require(server.app)
         let failing = FailingFlag()
-        app.readiness.add("storage") { failing.reason }
-        #expect(app.readiness.names == ["index", "signer", "storage", "draining"])
+        app.readiness.add("backups") { failing.reason }
+        #expect(app.readiness.names == ["index", "signer", "storage", "backups", "draining"])
         #expect(try server.client.request("GET", "/readyz").status == 200)
 
-        failing.reason = "the disk is full"
+        failing.reason = "the backup folder is full"
         let answer = try server.client.request("GET", "/readyz")
         #expect(answer.status == 503)
         let problem = try answer.json()
-        #expect((problem["detail"] as? String) == "not ready: storage (the disk is full)")
-        #expect((problem["notReady"] as? [[String: String]]) == [["name": "storage", "detail": "the disk is full"]])
+        #expect((problem["detail"] as? String) == "not ready: backups (the backup folder is full)")
+        let named = problem["notReady"] as? [[String: String]]
+        #expect(named == [["name": "backups", "detail": "the backup folder is full"]])
         app.startDraining()
-        #expect(app.readiness.notReady().map(\.name) == ["storage", "draining"])
+        #expect(app.readiness.notReady().map(\.name) == ["backups", "draining"])
 
         failing.reason = nil
         #expect(app.readiness.notReady().map(\.name) == ["draining"])
