@@ -151,6 +151,7 @@ writer=$(pod_of pinset-writer)
 WRITER_IP=$(ip_of "$writer")
 [ -n "$WRITER_IP" ] || fail "the writer pod has no address"
 WRITER=http://$WRITER_IP:8080
+ADMIN=http://$WRITER_IP:8081   # the admin plane (PINSET_ADMIN_PORT): the public port answers /admin with 404
 ready=""
 for _ in $(seq 120); do
     if [ "$(curl -s -o "$WORK/readyz" -w '%{http_code}' "$WRITER/readyz")" = 200 ]; then ready=yes; break; fi
@@ -172,7 +173,9 @@ play "$WORK/mirrors.yaml"
 mirror=$(pod_of pinset-mirror)
 MIRROR=http://$(ip_of "$mirror"):8080
 pin() { openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 2>/dev/null | openssl pkey -pubout -outform DER | openssl dgst -sha256 -binary | base64; }
-PINSET_TOKEN=$TOKEN "$PINSET" set kube.example.com --server "$WRITER" --pin "$(pin)" --backup "$(pin)" >"$WORK/set.out" 2>&1 \
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOKEN" "$WRITER/admin/hosts")" = 404 ] \
+    || fail "the writer's public port answers the admin API"
+PINSET_TOKEN=$TOKEN "$PINSET" set kube.example.com --server "$ADMIN" --pin "$(pin)" --backup "$(pin)" >"$WORK/set.out" 2>&1 \
     || { cat "$WORK/set.out"; fail "pinset set through the writer's admin API"; }
 curl -sf -o "$WORK/writer.doc" "$WRITER/pins/kube.example.com" || fail "the writer does not serve the set"
 same=""
@@ -190,7 +193,7 @@ curl -sf -o "$WORK/mirror.proof" "$MIRROR/pins/kube.example.com/proof" || fail "
 [ "$(head -1 "$WORK/mirror.proof")" = c2sp.org/tlog-proof@v1 ] || fail "the mirror's proof is not a tlog-proof"
 curl -sf -o /dev/null "$MIRROR/log/checkpoint" || fail "the mirror serves no checkpoint"
 curl -sf "$MIRROR/keys" | cmp -s - <(curl -sf "$WRITER/keys") || fail "the mirror's /keys is not the writer's"
-step "a set written through the writer is served by the mirror, same bytes, verified, with its proof"
+step "a set written through the writer's admin plane (8081; 404 on 8080) is served by the mirror, same bytes, verified, with its proof"
 
 # ---- 4. logs: JSON lines from the writer; no key, no token anywhere ----
 podman logs "$writer-pinset" >"$WORK/writer.log" 2>&1
