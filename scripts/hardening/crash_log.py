@@ -8,7 +8,7 @@ Each cycle runs crash_durability.py's writers (nothing acknowledged lost) while 
 checkpoint the server serves (/log/checkpoint and the proofs' checkpoints), then kill -9. After each restart,
 checked here in Python, independently of the server's Swift code:
 - the log holds exactly one entry per stored document version (tree size = logged documents, none twice);
-- every served document has a proof (`/pins/{host}/proof`, same ETag) whose inclusion proof (RFC 9162) leads
+- every served document has a proof (`/pins/{host}/proof`, with its own ETag, PROTOCOL §7.3) whose inclusion proof (RFC 9162) leads
   from the exact served bytes to its checkpoint's root, and that checkpoint's log signature verifies;
 - every checkpoint collected during the whole run has a root equal to the RFC 6962 root of the first `size`
   entries of the final log (read from the served entry bundles): none is inconsistent with the last.
@@ -195,8 +195,10 @@ def check_log(server: Server, public: bytes, hosts: list[str], seen: set) -> lis
         if status != 200:
             problems.append(f"{host}: served without a proof ({status})")
             continue
-        if proof_headers.get("etag") != headers.get("etag"):
-            problems.append(f"{host}: the proof's ETag is not the document's")
+        # PROTOCOL §7.3: the proof's ETag is its own, the hash of its bytes (it changes as cosignatures arrive).
+        own = '"' + base64.urlsafe_b64encode(hashlib.sha256(body).digest()[:18]).decode().rstrip("=") + '"'
+        if proof_headers.get("etag") != own:
+            problems.append(f"{host}: the proof's ETag is not the hash of its own bytes")
         index, path, proof_note = parse_proof(body)
         checkpoint = parse_note(proof_note, public)
         if checkpoint is None or not verify_inclusion(leaf_hash(doc), index, checkpoint[0], path, checkpoint[1]):
