@@ -1,6 +1,7 @@
 package dev.pinset;
 
 import dev.pinset.internal.MerkleHasher;
+import dev.pinset.internal.Sha256;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;

@@ -108,7 +108,7 @@ public final class Json {
             skipBlanks();
             // PROTOCOL §5/§6.2 step 1 (issue 35): no object in a document repeats a member name (parsers disagree on
             // which one wins), so a repeated one is malformed, as in the Swift client (Tests/Vectors).
-            if (result.containsKey(key)) throw new ParseException("the member \"" + PinSet.clip(key, 40) + "\" is repeated");
+            if (result.containsKey(key)) throw new ParseException("the member \"" + (key.length() <= 40 ? key : key.substring(0, 40)) + "\" is repeated");
             result.put(key, value(depth + 1));
             skipBlanks();
             char c = peek();
