@@ -1,7 +1,6 @@
 import Foundation
 import Locking
 import Logging
-import PinSetServer
 
 #if canImport(Glibc)
     import Glibc
@@ -111,14 +110,15 @@ enum LogFormat: String, CaseIterable {
     /// One JSON object per line on standard error (``JSONLogHandler``).
     case json
 
-    /// Sends every logger of the process to standard error in this format, at `level` and above.
-    func bootstrap(level: Logger.Level) {
+    /// Sends every logger of the process to standard error in this format, at `level` and above. Text lines go
+    /// through `text` (the server escapes their control characters there; JSON escapes them itself).
+    func bootstrap(level: Logger.Level, text: @escaping @Sendable (StreamLogHandler) -> any LogHandler) {
         switch self {
         case .text:
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = level
-                return EscapingLogHandler(handler)  // control characters escaped: no forged lines
+                return text(handler)
             }
         case .json:
             LoggingSystem.bootstrap { label in JSONLogHandler(label: label, logLevel: level) }

@@ -169,7 +169,7 @@ struct Serve: AsyncParsableCommand {
             throw CLIError(
                 "--drain must be between 0 and 600 seconds (env PINSET_DRAIN), not \"\(drainText.prefix(40))\"")
         }
-        format.bootstrap(level: logLevel)
+        format.bootstrap(level: logLevel) { EscapingLogHandler($0) }  // no forged lines
         let logger = Logger(label: "pinset")
         let configuration = try makeConfiguration()
 

@@ -4,39 +4,39 @@ import Logging
 /// wraps writes them: a request path or header with `%0A` cannot start a forged line of its own (issue 40). A line
 /// feed is written `\n`, a carriage return `\r`, a tab `\t`, any other C0 or C1 control, DEL and the Unicode line
 /// and paragraph separators `\u{XX}`; a backslash is written `\\` so that an escape cannot be forged either.
-public struct EscapingLogHandler<Wrapped: LogHandler>: LogHandler {
+package struct EscapingLogHandler<Wrapped: LogHandler>: LogHandler {
     /// The handler that writes the escaped events.
-    public var wrapped: Wrapped
+    package var wrapped: Wrapped
 
     /// Wraps `wrapped`.
-    public init(_ wrapped: Wrapped) { self.wrapped = wrapped }
+    package init(_ wrapped: Wrapped) { self.wrapped = wrapped }
 
     /// The wrapped handler's metadata provider (its values are escaped when an event is logged).
-    public var metadataProvider: Logger.MetadataProvider? {
+    package var metadataProvider: Logger.MetadataProvider? {
         get { wrapped.metadataProvider }
         set { wrapped.metadataProvider = newValue }
     }
 
     /// The wrapped handler's metadata (escaped when an event is logged).
-    public var metadata: Logger.Metadata {
+    package var metadata: Logger.Metadata {
         get { wrapped.metadata }
         set { wrapped.metadata = newValue }
     }
 
     /// The wrapped handler's level.
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { wrapped.logLevel }
         set { wrapped.logLevel = newValue }
     }
 
     /// One metadata value of the wrapped handler.
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { wrapped[metadataKey: key] }
         set { wrapped[metadataKey: key] = newValue }
     }
 
     /// Logs `event` through the wrapped handler with its message and metadata escaped.
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var escaped = event
         escaped.message = "\(Self.escape(event.message.description))"
         escaped.metadata = event.metadata.map(Self.escape)
@@ -50,7 +50,7 @@ public struct EscapingLogHandler<Wrapped: LogHandler>: LogHandler {
     }
 
     /// `text` with every control character escaped (see the type's description).
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 8)

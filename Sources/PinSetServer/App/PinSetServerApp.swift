@@ -18,7 +18,7 @@ public final class PinSetServerApp: Sendable {
     public let trust: TrustService
     /// What `GET /readyz` checks: `index`, `signer`, `log` (with a transparency log) and `draining`. Another
     /// subsystem adds its condition here (``Readiness/add(_:_:)``).
-    public let readiness: Readiness
+    package let readiness: Readiness
     private let store: PinDatabase
     private let http: HTTPServer
     /// The admin listener, with ``PinSetServerConfiguration/adminHTTP``.
@@ -33,7 +33,7 @@ public final class PinSetServerApp: Sendable {
 
     /// The storage faults in force (a database file replaced under the server, a full disk, damaged hosts), for
     /// readiness probes: ``StorageHealth/problem`` is `nil` while the storage is sound.
-    public var storageHealth: StorageHealth { store.health }
+    package var storageHealth: StorageHealth { store.health }
 
     /// Opens the database, loads the key and the published documents (without re-signing them), and
     /// starts listening.
@@ -189,12 +189,12 @@ public final class PinSetServerApp: Sendable {
 
     /// Turns `/readyz` to `503` (`draining`) at once while everything keeps answering: call it on SIGTERM, wait
     /// the drain period, then ``shutdown(gracePeriod:)``.
-    public func startDraining() {
+    package func startDraining() {
         readiness.startDraining()
     }
 
     /// The admin listener's bound port; `nil` when one listener serves both planes.
-    public var adminPort: UInt16? { adminHTTP?.port }
+    package var adminPort: UInt16? { adminHTTP?.port }
 
     /// Stops accepting connections, lets in-flight requests finish (up to `gracePeriod` seconds), stops the
     /// re-signer and closes the database cleanly.

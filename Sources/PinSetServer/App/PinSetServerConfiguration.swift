@@ -26,7 +26,7 @@ public struct PinSetServerConfiguration: Sendable {
     /// `/log`, `/reports`, `/healthz`). Default `nil`: one listener serves both, as before.
     /// - Warning: the admin API speaks plain HTTP: keep its listener on loopback or a private network, behind a
     ///   TLS terminator, never on the address clients reach.
-    public var adminHTTP: HTTPServerConfiguration? = nil
+    package var adminHTTP: HTTPServerConfiguration? = nil
     /// The most hosts whose built `200` and `304` are kept in memory: about 1.1 KB per host once both were asked
     /// for. Once full, a host asked for twice more soon replaces one not asked for lately, and other hosts'
     /// answers are built for their request (``MicroHTTPD/ResourceIndex``); `0` builds every answer for its
@@ -54,10 +54,10 @@ public struct PinSetServerConfiguration: Sendable {
     /// (`--serve-damaged`): the sound documents are served and the damaged hosts answer `503 document-damaged`.
     /// Default `false`: such a start is refused, naming the hosts.
     /// - Warning: a damaged database may hold other damage no check sees; restore a backup as soon as possible.
-    public var serveDamaged = false
+    package var serveDamaged = false
     /// Seconds between checks of the database's files (replaced or deleted under the server), the WAL checkpoint
     /// and the descriptors in use. Default 2 seconds.
-    public var storageWatchInterval: TimeInterval = 2
+    package var storageWatchInterval: TimeInterval = 2
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(

@@ -22,7 +22,7 @@ public struct TokenScope: Sendable, Hashable {
 
     /// Whether the scope covers every name strictly below `host` (normalised): every host, or a pattern
     /// `*.host` or `*.` a suffix of it. A set with `includeSubdomains` governs those names.
-    public func covers(subdomainsOf host: String) -> Bool {
+    package func covers(subdomainsOf host: String) -> Bool {
         guard let hosts else { return true }
         return hosts.contains { $0.isWildcard && ($0.base == host || $0.matches(host)) }
     }

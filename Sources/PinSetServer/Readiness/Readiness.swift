@@ -11,23 +11,23 @@ import Locking
 ///
 /// Checks run on an HTTP worker thread for every `/readyz`: they must be quick and must not block (a check that
 /// needs slow work caches its result, like ``SignerCheck``). Their reasons go to the client: never a secret.
-public final class Readiness: Sendable {
+package final class Readiness: Sendable {
     /// A named condition that does not hold, and why.
-    public struct Failure: Sendable, Equatable {
+    package struct Failure: Sendable, Equatable {
         /// The condition's name, e.g. `signer`.
-        public let name: String
+        package let name: String
         /// Why it does not hold, for an operator. Never a secret.
-        public let detail: String
+        package let detail: String
 
         /// Creates a failure.
-        public init(name: String, detail: String) {
+        package init(name: String, detail: String) {
             self.name = name
             self.detail = detail
         }
     }
 
     /// A check: `nil` while its condition holds, else why not.
-    public typealias Check = @Sendable () -> String?
+    package typealias Check = @Sendable () -> String?
 
     private struct State {
         var conditions: [(name: String, check: Check)] = []
@@ -40,19 +40,19 @@ public final class Readiness: Sendable {
     private let state = Locked(State())
 
     /// A list that holds only `draining` (checked last).
-    public init() {}
+    package init() {}
 
     /// Adds a condition named `name` (lower case, one word: it is shown to operators and matched by tools).
     /// Conditions with the same name are all kept and all checked.
-    public func add(_ name: String, _ check: @escaping Check) {
+    package func add(_ name: String, _ check: @escaping Check) {
         state.withLock { $0.conditions.append((name, check)) }
     }
 
     /// The names of the conditions, in order.
-    public var names: [String] { state.withLock { $0.conditions.map(\.name) } + ["draining"] }
+    package var names: [String] { state.withLock { $0.conditions.map(\.name) } + ["draining"] }
 
     /// The conditions that do not hold, in order (`draining` last); empty when the server is ready.
-    public func notReady() -> [Failure] {
+    package func notReady() -> [Failure] {
         let (conditions, draining) = state.withLock { state in
             state.asked = true
             return (state.conditions, state.drainingSince != nil)
@@ -70,18 +70,18 @@ public final class Readiness: Sendable {
     }
 
     /// Turns `draining` on, for good: `/readyz` answers `503` from now on while the server keeps answering.
-    public func startDraining() {
+    package func startDraining() {
         state.withLock { state in
             if state.drainingSince == nil { state.drainingSince = Self.now() }
         }
     }
 
     /// Whether ``startDraining()`` was called.
-    public var isDraining: Bool { state.withLock { $0.drainingSince != nil } }
+    package var isDraining: Bool { state.withLock { $0.drainingSince != nil } }
 
     /// Whether anyone asked for readiness (``notReady()``) since start-up: a load balancer or orchestrator that
     /// routes by it, which a drain period gives time to notice.
-    public var wasAsked: Bool { state.withLock { $0.asked } }
+    package var wasAsked: Bool { state.withLock { $0.asked } }
 
     static func now() -> Double {
         var time = timespec()

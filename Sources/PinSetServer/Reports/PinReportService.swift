@@ -20,7 +20,7 @@ public final class PinReportService: Sendable {
 
     /// Creates the service over an open store; `service` answers which pins are current. Without a log, fork
     /// reports are refused (nothing to verify their notes against).
-    public convenience init(
+    package convenience init(
         store: PinDatabase, service: PinSetService, configuration: ReportConfiguration = ReportConfiguration()
     ) {
         self.init(store: store, service: service, configuration: configuration, forks: nil)

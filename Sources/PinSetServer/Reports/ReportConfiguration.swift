@@ -16,17 +16,17 @@ public struct ReportConfiguration: Sendable {
     public var perAddressPerMinute: Int
     /// Reports naming a host the server has no set for, accepted per minute from every address together (a burst
     /// of this many, refilled evenly). Default 120.
-    public var otherHostsPerMinute: Int
+    package var otherHostsPerMinute: Int
     /// The most bytes one report may store (its host name, certificate chain and known pins); a larger report is
     /// refused with 413. Default 16 KiB.
-    public var maxReportBytes: Int
+    package var maxReportBytes: Int
     /// The most bytes all reports may store: each of the two classes gets half, as rows of at most
     /// ``maxReportBytes``. Default 64 MiB (so at most 2,048 rows per class with the defaults).
-    public var maxTotalBytes: Int
+    package var maxTotalBytes: Int
     /// The addresses of reverse proxies whose `X-Forwarded-For` is believed: a report from one of them counts
     /// against the address the header names (the rightmost one that is not a trusted proxy). Default none: the
     /// header is ignored.
-    public var trustedProxies: [String]
+    package var trustedProxies: [String]
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(
@@ -44,11 +44,11 @@ public struct ReportConfiguration: Sendable {
     }
 
     /// Whether `text` is an IPv4 or IPv6 address, as ``trustedProxies`` takes them.
-    public static func isAddress(_ text: String) -> Bool { ReportClientAddress.bytes(text) != nil }
+    package static func isAddress(_ text: String) -> Bool { ReportClientAddress.bytes(text) != nil }
 
     /// The row cap of each class (pinned hosts, other names): half of ``maxTotalBytes`` in rows of
     /// ``maxReportBytes``, at most ``maxRows``; at least 1.
-    public var rowsPerClass: Int {
+    package var rowsPerClass: Int {
         max(1, min(maxRows, maxTotalBytes / 2 / max(1, maxReportBytes)))
     }
 }

@@ -78,7 +78,7 @@ final class PinSetRouter: HTTPHandler {
                     "there is no resource at \(path.prefix(200)) on this listener; "
                         + (plane == .publicOnly
                             ? "the admin API, console and metrics are on the admin listener (--admin-port)"
-                            : "pin sets, keys, trust documents, the log and reports are on the public listener")),
+                            : "pin sets, keys, trust documents, the log and reports are on the package listener")),
                 path: path)
         }
         let match = RouteTable.match(path)

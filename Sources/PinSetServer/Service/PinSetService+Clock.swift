@@ -11,7 +11,7 @@ struct ClockState: Sendable {
 
 extension PinSetService {
     /// The largest `issuedAt` of any stored document, as last read or signed (`/metrics`, `pinset status`).
-    public var newestIssuedAt: Date? { clockState.withLock { $0.newestIssuedAt } }
+    package var newestIssuedAt: Date? { clockState.withLock { $0.newestIssuedAt } }
 
     /// Reads the largest `issuedAt` from the database (a scan of the documents: start-up and each re-signer run).
     @discardableResult

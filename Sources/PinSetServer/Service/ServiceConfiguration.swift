@@ -15,12 +15,12 @@ public struct ServiceConfiguration: Sendable {
     public var probes = ProbeConfiguration()
     /// The clock skew clients allow (PROTOCOL §5 step 5): a document whose `issuedAt` is further than this ahead
     /// of the server's clock (signed while the clock was ahead) is re-signed at once. Default 300 seconds.
-    public var clockSkew: TimeInterval = 300
+    package var clockSkew: TimeInterval = 300
     /// Trust the clock even when it is more than ``documentLifetime`` ahead of the newest stored document
     /// (`--trust-clock`): then every document is re-signed with its dates. Default `false`: such a start is
     /// refused and the re-signer holds off, since a clock a year ahead would re-sign every document with dates
     /// clients refuse once the clock is right again.
-    public var trustClock = false
+    package var trustClock = false
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(

@@ -52,7 +52,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     /// For a 422 of the pre-flight check: what each address serves.
     public var preflight: PreflightReport?
     /// For a 429: the seconds to wait (`Retry-After`).
-    public var retryAfter: Int?
+    package var retryAfter: Int?
 
     /// Creates an error.
     public init(_ code: Code, _ detail: String, rule: PinSetError.Code? = nil) {

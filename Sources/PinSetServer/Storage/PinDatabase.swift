@@ -13,7 +13,7 @@ public final class PinDatabase: Sendable {
     let logger: Logger
 
     /// The storage faults in force (a replaced file, a full disk, damaged hosts): what `/readyz` reports.
-    public let health = StorageHealth()
+    package let health = StorageHealth()
     /// The database's files as opened (device and inode), watched for replacement.
     let files: DatabaseFiles
     /// The database path.

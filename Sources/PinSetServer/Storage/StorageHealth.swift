@@ -1,9 +1,9 @@
 import Locking
 
 /// A storage fault the server is living with, in words an operator can act on.
-public struct StorageProblem: Sendable, Equatable, CustomStringConvertible {
+package struct StorageProblem: Sendable, Equatable, CustomStringConvertible {
     /// The kind of fault; tests and probes compare it, not the message.
-    public enum Kind: String, Sendable, Equatable {
+    package enum Kind: String, Sendable, Equatable {
         /// The database file, its `-wal` or its `-shm` was replaced or deleted under the server: writes are refused
         /// (`503 storage-replaced`) until it restarts.
         case fileReplaced
@@ -16,40 +16,40 @@ public struct StorageProblem: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The kind of fault.
-    public let kind: Kind
+    package let kind: Kind
     /// What happened and what to do; names files and hosts, never secrets.
-    public let detail: String
+    package let detail: String
 
     /// A fault of `kind`.
-    public init(_ kind: Kind, _ detail: String) {
+    package init(_ kind: Kind, _ detail: String) {
         self.kind = kind
         self.detail = detail
     }
 
-    public var description: String { "\(kind.rawValue): \(detail)" }
+    package var description: String { "\(kind.rawValue): \(detail)" }
 }
 
 /// The storage faults in force, for probes (`/readyz`) and `/metrics`: empty while the database is sound.
 ///
 /// A replaced file stays until the process ends (the server cannot get the old file back); a full disk clears
 /// when a write commits again; damaged hosts clear when the last of them is written again.
-public final class StorageHealth: Sendable {
+package final class StorageHealth: Sendable {
     private let problems = Locked<[StorageProblem.Kind: StorageProblem]>([:])
 
     /// A healthy state.
-    public init() {}
+    package init() {}
 
     /// The faults in force, the most serious first (replaced file, full disk, damaged hosts); empty when sound.
-    public var current: [StorageProblem] {
+    package var current: [StorageProblem] {
         let all = problems.withLock { $0 }
         return [StorageProblem.Kind.fileReplaced, .diskFull, .damagedHosts].compactMap { all[$0] }
     }
 
     /// The most serious fault in force, `nil` when the storage is sound: what `/readyz` answers `503` with.
-    public var problem: StorageProblem? { current.first }
+    package var problem: StorageProblem? { current.first }
 
     /// Whether writes are refused now (a replaced file or a full disk).
-    public var refusesWrites: Bool { problems.withLock { $0[.fileReplaced] != nil || $0[.diskFull] != nil } }
+    package var refusesWrites: Bool { problems.withLock { $0[.fileReplaced] != nil || $0[.diskFull] != nil } }
 
     /// Records `problem`; returns `true` when its kind was not in force before (log it then, once).
     @discardableResult

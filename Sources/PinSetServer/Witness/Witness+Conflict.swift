@@ -6,9 +6,9 @@ import TransparencyLog
 extension Witness {
     /// A checkpoint, signed by a followed log's key, that conflicts with the one the witness holds: evidence that
     /// the log key signed two histories (PROTOCOL §7.2). Kept in the witness's database with both notes.
-    public struct Conflict: Sendable, Equatable {
+    package struct Conflict: Sendable, Equatable {
         /// How the offered checkpoint conflicts with the held one.
-        public enum Kind: String, Sendable {
+        package enum Kind: String, Sendable {
             /// The same size, another root hash: self-contained proof of a fork.
             case sameSize = "same-size"
             /// A larger checkpoint whose consistency proof from the held one does not verify.
@@ -16,19 +16,19 @@ extension Witness {
         }
 
         /// The log's origin.
-        public let origin: String
+        package let origin: String
         /// How it conflicts.
-        public let kind: Kind
+        package let kind: Kind
         /// The checkpoint the witness holds (cosigned), as stored.
-        public let held: [UInt8]
+        package let held: [UInt8]
         /// The conflicting checkpoint, as offered (with its log signature).
-        public let offered: [UInt8]
+        package let offered: [UInt8]
         /// The consistency proof offered with it, one base64 hash a line.
-        public let proof: String
+        package let proof: String
         /// When it was first offered.
-        public let seenAt: Date
+        package let seenAt: Date
         /// Whether it was kept just now (`false`: the same checkpoint was offered before).
-        public let isNew: Bool
+        package let isNew: Bool
 
         /// Stores the conflict of `request` with the checkpoint held for `origin`, in the caller's write.
         static func keep(

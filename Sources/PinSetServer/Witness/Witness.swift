@@ -141,7 +141,7 @@ public final class Witness: Sendable {
     }
 
     /// The conflicts kept as evidence for the log `origin`, newest first (at most 1,000).
-    public func conflicts(origin: String) throws -> [Conflict] {
+    package func conflicts(origin: String) throws -> [Conflict] {
         try store.conflicts(origin: origin)
     }
 
@@ -159,7 +159,7 @@ public final class Witness: Sendable {
 
     /// `GET /<origin hash>/conflicts` (pinset's own read-only path, outside C2SP): the conflicts kept as evidence
     /// for the log whose origin's SHA-256 is `originHash`, newest first, as JSON (`[]` when there are none).
-    public func conflicts(originHash: String) -> Answer {
+    package func conflicts(originHash: String) -> Answer {
         guard let origin = logs.keys.first(where: { hexHash($0) == originHash }) else {
             return .text(404, "this witness follows no log of that origin hash")
         }
