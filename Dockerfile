@@ -4,7 +4,7 @@
 #     -v "$PWD/data/signing-key.pem:/run/secrets/pinset-signing-key:ro" pinset
 # Two listeners (README "Security model"): 8080 serves what clients read (/pins, /keys, /trust, /log, /reports,
 # /healthz); 8081 the admin API, console and metrics. Publish 8081 on loopback or a private network only.
-# See README.md, "Docker". The steps below are the same as the README's build from source.
+# See docs/CONFIGURATION.md, "Docker". The steps below are the same as its build from source.
 
 # ---- build: the official Swift toolchain image for Debian 12, same Swift as the project (6.3.x) ----
 FROM swift:6.3.1-bookworm AS build

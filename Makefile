@@ -89,7 +89,7 @@ runbooks: test-deps hsm-deps
 	@[ -x .build/debug/pinset ] || $(SWIFT) build --build-tests
 	python3 scripts/runbook_test.py
 
-# The Dockerfile built unchanged with podman and run as README.md's "Docker" section says (issue 22); .ci/run
+# The Dockerfile built unchanged with podman and run as the "Docker" section of docs/CONFIGURATION.md says (issue 22); .ci/run
 # runs it after `make test`. The first run makes the two base images locally (FIELD-NOTES, "Containers") and
 # builds the image: 15-25 minutes on 2 cores; later runs reuse the base images. Last, scripts/kube_play_test.sh
 # plays deploy/kubernetes/ with podman kube play (python3-yaml adapts the manifests to what podman can play).

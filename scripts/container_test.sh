@@ -90,14 +90,14 @@ exec podman "\$@"
 EOF
 chmod +x "$WORK/bin/docker"
 
-# ---- README.md, "Docker", as written ----
+# ---- docs/CONFIGURATION.md, "Docker", as written ----
 podman rm -f -t 2 pinset >/dev/null 2>&1 || true
 python3 scripts/runbook_test.py --print docker >"$WORK/docker.sh"
-step "running README.md's Docker block (docker build takes 10-15 minutes on 2 cores)"
+step "running the Docker block of docs/CONFIGURATION.md (docker build takes 10-15 minutes on 2 cores)"
 started=$(date +%s)
 (cd "$WORK/src" && PATH="$WORK/bin:$PATH" bash -euo pipefail "$WORK/docker.sh") >"$WORK/docker.out" 2>&1 \
-    || { tail -40 "$WORK/docker.out"; fail "README.md's Docker block"; }
-step "README block done in $(($(date +%s) - started)) s"
+    || { tail -40 "$WORK/docker.out"; fail "the Docker block of docs/CONFIGURATION.md"; }
+step "Docker block done in $(($(date +%s) - started)) s"
 TOKEN=$(grep '^pst_' "$WORK/docker.out" | tail -1)
 [ -n "$TOKEN" ] || { tail -5 "$WORK/docker.out"; fail "docker exec ... token create printed no token"; }
 
@@ -112,17 +112,17 @@ healthy() {   # NAME: the image's HEALTHCHECK passes within 30 s
 healthy pinset
 step "HEALTHCHECK passes"
 
-# A set written with the README's token, through the published port, verifies with the key the container has.
+# A set written with the documented token, through the published port, verifies with the key the container has.
 openssl pkey -in "$WORK/src/secrets/signing-key.pem" -pubout -out "$WORK/signing.pub"
 pin() { openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 2>/dev/null | openssl pkey -pubout -outform DER | openssl dgst -sha256 -binary | base64; }
 PINSET_TOKEN=$TOKEN "$PINSET" set container.example.com --server http://127.0.0.1:8081 --pin "$(pin)" --backup "$(pin)" >"$WORK/set.out" 2>&1 \
-    || { cat "$WORK/set.out"; fail "pinset set with the README's token"; }
+    || { cat "$WORK/set.out"; fail "pinset set with the documented token"; }
 "$PINSET" fetch container.example.com --server http://127.0.0.1:8080 --trust-key "$WORK/signing.pub" >"$WORK/fetch1.out" 2>&1 \
     || { cat "$WORK/fetch1.out"; fail "the published set does not verify with the container's key"; }
 curl -sf -D "$WORK/headers1" -o "$WORK/doc1" http://127.0.0.1:8080/pins/container.example.com || fail "GET /pins"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8080/admin/hosts)" = 404 ] \
     || fail "the public port 8080 answers the admin API (the image's two planes: admin on 8081)"
-step "a set published with the README's token verifies; the admin API is on 8081 only"
+step "a set published with the documented token verifies; the admin API is on 8081 only"
 
 # docker stop sends SIGTERM; with --init the server gets it and exits 0.
 podman stop -t 20 pinset >/dev/null
@@ -163,11 +163,11 @@ for name in pinset-uid pinset-ro; do
 done
 step "uid 10001 by default, also with --read-only and a tmpfs on /tmp"
 
-# README.md's Compose block (compose.yaml: the key as a secret, the same ./data volume), as written.
+# the Compose block of docs/CONFIGURATION.md (compose.yaml: the key as a secret, the same ./data volume), as written.
 command -v podman-compose >/dev/null || fail "podman-compose is not installed (make test-container installs it)"
 python3 scripts/runbook_test.py --print docker-compose >"$WORK/compose.sh"
 (cd "$WORK/src" && PATH="$WORK/bin:$PATH" bash -euo pipefail "$WORK/compose.sh") >"$WORK/compose.out" 2>&1 \
-    || { cat "$WORK/compose.out"; fail "README.md's Compose block"; }
+    || { cat "$WORK/compose.out"; fail "the Compose block of docs/CONFIGURATION.md"; }
 compose_container=$(podman ps -q --filter label=com.docker.compose.service=pinset | head -1)
 [ -n "$compose_container" ] || { cat "$WORK/compose.out"; fail "docker compose up started no container"; }
 healthy "$compose_container"

@@ -36,7 +36,7 @@ Prints each runbook's result and ends with `runbooks: N passed, N failed, N skip
 (--list prints each runbook with its page and its blocks instead).
 Usage: runbook_test.py [--only NAME ...] [--keep] [--list] [--print NAME]
 (--print writes runbook NAME's blocks, skipped ones included, to stdout, wherever NAME lives:
-scripts/container_test.sh runs the README's Docker block that way, with podman standing in for docker.)
+scripts/container_test.sh runs the Docker block of docs/CONFIGURATION.md that way, with podman standing in for docker.)
 """
 import argparse
 import base64
