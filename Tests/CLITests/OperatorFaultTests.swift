@@ -222,6 +222,36 @@ import Testing
         #expect(refused.body.contains("db.sqlite was replaced"), "\(refused.body)")
     }
 
+    @Test func aBackupCopiedOverTheRunningServersDatabaseIsNoticedAndTheRestoredFileStartsClean() throws {
+        let d = try Deployment()
+        defer { try? FileManager.default.removeItem(at: d.directory) }
+        var server = try d.start()
+        let url = try #require(server.url, "\(server.process.stderrText)")
+        let inBackup = try Self.write(Array(Self.hosts.prefix(5)), url: url, token: d.token)
+        let backup = d.directory.appendingPathComponent("backup.sqlite").path
+        #expect(try CLIRunner.pinset(["backup", "--db", d.database, "--out", backup]).status == 0)
+        _ = try Self.write(["after-backup.example.com"], url: url, token: d.token)
+        // A careless restore: cp over the live database keeps its inode and replaces its bytes.
+        #expect(try CLIRunner.run("/bin/cp", [backup, d.database]).status == 0)
+        let refused = try LoopbackHTTP(url: url).request(
+            "PUT", "/admin/hosts/late.example.com", token: d.token, body: Self.body())
+        #expect(refused.status == 503)
+        #expect(refused.body.contains("db.sqlite was overwritten"), "\(refused.body)")
+        server.stop()
+        // The old WAL was moved aside, so the restored file is not replayed into: it opens sound, as restored.
+        #expect(try Self.sqlite(d.database, "PRAGMA quick_check") == "ok")
+        let aside = try FileManager.default.contentsOfDirectory(atPath: d.directory.path)
+        #expect(aside.contains { $0.hasPrefix("db.sqlite-wal.replaced-") }, "\(aside)")
+        server = try d.start()
+        defer { server.stop() }
+        let restarted = try #require(server.url, "\(server.process.stderrText)")
+        try Self.expectServed(inBackup, url: restarted)
+        let http = LoopbackHTTP(url: restarted)
+        #expect(try http.request("GET", "/pins/late.example.com").status == 404)
+        #expect(try http.request("GET", "/pins/after-backup.example.com").status == 404)
+        _ = try Self.write(["after-restore.example.com"], url: restarted, token: d.token)
+    }
+
     // MARK: 5. Resource faults
 
     @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))

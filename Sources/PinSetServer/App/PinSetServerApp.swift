@@ -154,6 +154,7 @@ public final class PinSetServerApp: Sendable {
         self.adminHTTP = adminHTTP
         Self.moveToHugePages(snapshot, logger: logger)
         self.store = store
+        store.watchContent()
         self.service = service
         self.snapshot = snapshot
         let probes = configuration.service.probes

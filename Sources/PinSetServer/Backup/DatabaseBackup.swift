@@ -35,6 +35,9 @@ public enum DatabaseBackup {
             PrivateFiles.protectDatabase(temporary)  // the backup holds what the database holds: 0600
             let to = try DatabaseQueue(path: temporary)
             try from.backup(to: to)
+            // The live file's identity (PinDatabase.watchContent) stays with it: a backup copied over a running
+            // server's database must read as another file.
+            try to.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = 0") }
             // The source is in WAL mode and the copy inherits it: make the backup one self-contained file.
             try to.writeWithoutTransaction { db in try BackupTable.useSingleFileJournal(db) }
             try to.close()

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 #if canImport(Glibc)
     import Glibc
@@ -9,6 +10,10 @@ import Foundation
 /// The database's three files (the database, its `-wal` and its `-shm`), identified by device and inode when the
 /// store opened them: SQLite keeps its descriptors on those inodes, so a file renamed over, restored by `mv` or
 /// deleted under a running server is no longer what SQLite writes to. ``changed()`` costs three `stat` calls.
+///
+/// A copy over the live file (`cp backup.sqlite pinset.sqlite`) keeps its inode: for that, the server marks the
+/// database's header with an identity (``watchContent(identity:)``) and ``changed()`` also reads the header's
+/// four bytes back (one `pread` on a descriptor kept open).
 final class DatabaseFiles: Sendable {
     /// The database path; the others are this with `-wal` and `-shm`.
     let path: String
@@ -17,6 +22,15 @@ final class DatabaseFiles: Sendable {
 
     /// `device:inode` of the database file when recorded (`nil` if it did not exist).
     let key: String?
+
+    /// The identity the server wrote into the header's `user_version`, whether the file's header carries it yet
+    /// (it does after the first checkpoint that copies page 1 into the file), and the descriptor the header is
+    /// read through; `nil` when not watched. The descriptor stays open while watched: closing any descriptor of a
+    /// file drops every POSIX lock this process holds on it, SQLite's included.
+    private let content = Locked<(identity: Int32, armed: Bool, descriptor: Int32)?>(nil)
+
+    /// Offset of `user_version` in SQLite's 100-byte header (a big-endian 32-bit integer).
+    static let userVersionOffset: off_t = 60
 
     /// Records the identities of `path`, `path-wal` and `path-shm` as they are now.
     init(path: String) {
@@ -38,7 +52,51 @@ final class DatabaseFiles: Sendable {
             guard let now = Self.identity(file) else { return (file, "deleted") }
             if now.device != device || now.inode != inode { return (file, "replaced by another file") }
         }
-        return nil
+        return contentChanged() ? (path, "overwritten with other content (a copy over the live file?)") : nil
+    }
+
+    /// Watches the database file's header for `identity` from now on: once the file carries it, a header
+    /// without it means the file's bytes were replaced in place.
+    func watchContent(identity: Int32) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        content.withLock { $0 = (identity, Self.headerIdentity(descriptor) == identity, descriptor) }
+    }
+
+    /// Stops watching the header and closes its descriptor: call it only once SQLite's connections are closed.
+    func stopWatchingContent() {
+        content.withLock { watched in
+            if let descriptor = watched?.descriptor { close(descriptor) }
+            watched = nil
+        }
+    }
+
+    /// Whether the watched header lost the identity it carried.
+    private func contentChanged() -> Bool {
+        content.withLock { watched in
+            guard let current = watched else { return false }
+            let now = Self.headerIdentity(current.descriptor)
+            guard current.armed else {
+                if now == current.identity { watched?.armed = true }
+                return false
+            }
+            return now != current.identity
+        }
+    }
+
+    /// The header's `user_version` as the file holds it (read with `pread`, not through SQLite's page cache);
+    /// `nil` when the file is shorter than a header.
+    static func headerIdentity(_ descriptor: Int32) -> Int32? {
+        var bytes = [UInt8](repeating: 0, count: 4)
+        guard pread(descriptor, &bytes, 4, userVersionOffset) == 4 else { return nil }
+        return Int32(bitPattern: bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+    }
+
+    /// Whether `suffix`'s file (`-wal`, `-shm`) at the path is still the one recorded.
+    func isRecorded(_ suffix: String) -> Bool {
+        guard let recorded = identities.first(where: { $0.suffix == suffix }), let now = Self.identity(path + suffix)
+        else { return false }
+        return now.device == recorded.device && now.inode == recorded.inode
     }
 
     /// The size of the `-wal` file in bytes (0 when it does not exist).

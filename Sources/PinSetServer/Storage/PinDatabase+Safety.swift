@@ -3,6 +3,10 @@ internal import GRDB
 import Locking
 import Logging
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension PinDatabase {
     /// Throws `503 storage-replaced` (logged at `critical` once) when the database, its `-wal` or its `-shm` is no
     /// longer the file opened: SQLite would go on writing into a file nobody will ever open again.
@@ -19,9 +23,52 @@ extension PinDatabase {
             logger.critical(
                 "database file replaced under the server: writes refused until restart",
                 metadata: ["file": "\(file)", "what": "\(what)"])
-            if file != path { rescueWAL() }
+            if file != path { rescueWAL() } else { setAsideWAL() }
         }
         throw ServiceError(.storageReplaced, problem.detail)
+    }
+
+    /// Marks the database's header with an identity (its `user_version`, written once, when 0) and watches it, so
+    /// that a copy over the live file, which keeps its inode, is noticed like a file renamed over it. The server
+    /// calls it; the CLI's commands, which open the same file while a server runs, do not change the identity.
+    /// `pinset backup` clears it in the copy, so a restored backup never carries the identity of the live file.
+    package func watchContent() {
+        do {
+            let identity = try pool.writeWithoutTransaction { db -> Int32 in
+                var identity = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                if identity == 0 {
+                    identity = Int32.random(in: 1...Int32.max)
+                    try db.execute(sql: "PRAGMA user_version = \(identity)")
+                }
+                _ = try? db.checkpoint(.passive)  // page 1, with the identity, into the file
+                return identity
+            }
+            files.watchContent(identity: identity)
+        } catch {
+            logger.warning(
+                "cannot mark the database's header: a copy over the live file will not be noticed",
+                metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// With the database file itself replaced (renamed over, or copied over in place), the `-wal` and `-shm` at
+    /// its path still belong to the database the server opened: the next start would replay that WAL's pages onto
+    /// the restored file and corrupt it. They are renamed aside (kept: the WAL holds the writes since the last
+    /// checkpoint of the replaced database), so the restored file opens as it was restored.
+    private func setAsideWAL() {
+        let stamp = Int(Date().timeIntervalSince1970)
+        for suffix in ["-wal", "-shm"] where files.isRecorded(suffix) {
+            let aside = "\(path)\(suffix).replaced-\(stamp)"
+            if rename(path + suffix, aside) == 0 {
+                logger.notice(
+                    "moved the replaced database's file aside: the restored database must not replay it",
+                    metadata: ["file": "\(path)\(suffix)", "movedTo": "\(aside)"])
+            } else {
+                logger.critical(
+                    "cannot move the replaced database's file aside: remove it before restarting, or the restored database is corrupted at start",
+                    metadata: ["file": "\(path)\(suffix)", "error": "\(String(cString: strerror(errno)))"])
+            }
+        }
     }
 
     /// With the database file itself still in place but its `-wal` or `-shm` gone, SQLite still holds both on its

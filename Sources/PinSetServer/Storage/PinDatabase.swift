@@ -21,6 +21,9 @@ public final class PinDatabase: Sendable {
     /// WAL checkpoints that failed so far, and whether the last one did (`/metrics`).
     let checkpoints = Locked((failures: 0, lastFailed: false))
 
+    /// Pools of databases whose files were replaced under them: never closed (see ``close()``).
+    private static let abandoned = Locked<[DatabasePool]>([])
+
     /// The `application_id` pinset writes into its databases' header ("PINS"): a file with another non-zero one
     /// belongs to another program and is refused.
     static let applicationID: Int32 = 0x5049_4E53
@@ -89,10 +92,14 @@ public final class PinDatabase: Sendable {
     public func close() throws {
         if health.current.contains(where: { $0.kind == .fileReplaced }) {
             logger.warning("not closing the database cleanly: its files were replaced under the server")
+            // Kept for the life of the process: when its last connection closes (in the pool's deinit), SQLite
+            // checkpoints the old WAL through its descriptors into the file at the path, now the restored one.
+            Self.abandoned.withLock { $0.append(pool) }
             return
         }
         try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         try pool.close()
+        files.stopWatchingContent()
         Self.registerOpen(files.key, -1)
     }
 
