@@ -96,6 +96,14 @@ p99 = median_of("R", "pinset", "p99_ms"), median_of("R", "c", "p99_ms")
 row("B5", f"p99 latency at {conns} connections vs bare C", ratio("R", "pinset", "c", "p99_ms"), "≤ 1.3x",
     higher_is_better=False,
     note=f"pinset {p99[0]:.2f} ms, C {p99[1]:.2f} ms" if None not in p99 else "")
+p99f = median_of("R", "flood", "p99_ms")
+flood_rate = median_of("R", "flood", "reports_per_s")
+row("B5r", f"p99 latency at {conns} connections while junk reports flood /reports from many addresses, vs bare C",
+    ratio("R", "flood", "c", "p99_ms"), "≤ 1.3x", higher_is_better=False,
+    note=f"pinset {p99f:.2f} ms under {flood_rate:,.0f} reports/s, "
+         f"{median_of('R', 'flood', 'reports_refused') or 0:,.0f} refused a run" if p99f and flood_rate else "")
+row("B1p", "GET /pins/{host} 200 with the admin plane on a listener of its own vs one listener",
+    ratio("R", "planes", "pinset", "rps"), "≥ 0.95x", note=f"two planes {rps('R', 'planes')}")
 row("B6", "sequential admin PUTs/s vs sqlite3 CLI (WAL, synchronous=FULL)",
     ratio("B6", "pinset", "sqlite3", "rps"), None,  # information: the 0.5x goal is retired, B6m is the bound
     note=f"pinset {median_of('B6', 'pinset', 'rps') or 0:,.0f}/s, sqlite3 {median_of('B6', 'sqlite3', 'rps') or 0:,.0f}/s")

@@ -11,6 +11,8 @@
 #   B4 HOSTS hosts stored, random hosts vs one host            goal >= 0.95x (both via random_hosts.lua)
 #      B4f (information) the same for B4's floor, a bare C server with as many documents (baseline_hosts.c)
 #   B5 p99 latency at 50 connections vs the C server's p99     goal <= 1.3x
+#      B5r the same while junk reports flood /reports from many addresses (bench/reports_flood.lua)  goal <= 1.3x
+#   B1p GET 200 with the admin plane on its own listener (--admin-port) vs one listener  goal >= 0.95x
 #   B6 sequential admin PUTs/s vs sqlite3 CLI single-row transactions, WAL + synchronous=FULL  information (B6m is the bound)
 #      with floor rows B6s/B6b/B6m: pinset's SQL alone, plus one signature, and the least any audited signed write costs
 #   I1 instructions per request under callgrind, wrapper and pinset vs C (load-independent; needs valgrind)
@@ -177,6 +179,14 @@ if [ "$HAVE_PINSET" = 1 ]; then
         "http://127.0.0.1:$PINSET_PORT/admin/hosts/$HOST" >/dev/null
     curl -sf -D "$TMP/doc.headers" -o "$DOC" "http://127.0.0.1:$PINSET_PORT/pins/$HOST"
     ETAG="$(grep -i '^etag:' "$TMP/doc.headers" | sed 's/^[^:]*: *//' | tr -d '\r')"
+    # Issue 40: the same server with its admin plane on a listener of its own (row B1p) and 127.0.0.1 trusted as
+    # a proxy, so that row B5r's junk reports come from many addresses (X-Forwarded-For); on a copy of the database.
+    "$PINSET" backup --db "$DB" --out "$TMP/planes.sqlite" >/dev/null
+    PLANES_PORT="$(free_port)"
+    start_server "$TMP/planes.log" "$PINSET" serve --db "$TMP/planes.sqlite" --key "$TMP/key.pem" \
+        --port "$PLANES_PORT" --admin-port "$(free_port)" --trusted-proxy 127.0.0.1 --threads 1 --bind 127.0.0.1
+    PLANES_PID=$LAST_PID
+    wait_http "$PLANES_PORT" /healthz
 else
     # A stand-in of the real size (about 700 bytes) and shape.
     python3 - "$DOC" <<'PY'
@@ -253,6 +263,27 @@ if want B0 || want B1 || want B2 || want B3 || want B5; then
             SERVER_PID=$PINSET_PID run_wrk R "$round" pinset "http://127.0.0.1:$PINSET_PORT/pins/$HOST"
             if want B3; then
                 SERVER_PID=$PINSET_PID run_wrk R "$round" pinset304 "http://127.0.0.1:$PINSET_PORT/pins/$HOST" -H "If-None-Match: $ETAG"
+            fi
+            if want B1; then
+                SERVER_PID=$PLANES_PID run_wrk R "$round" planes "http://127.0.0.1:$PLANES_PORT/pins/$HOST"
+            fi
+            if want B5; then
+                # B5r: the same GETs while junk reports flood /reports (bench/reports_flood.lua, 8 connections).
+                taskset -c "$LOAD_CPU" wrk -t1 -c8 -d"$((DURATION + 2))s" -s "$HERE/reports_flood.lua" \
+                    "http://127.0.0.1:$PLANES_PORT/" >"$TMP/flood-$round.txt" 2>&1 &
+                FLOOD_PID=$!
+                sleep 1
+                SERVER_PID=$PLANES_PID run_wrk R "$round" flood "http://127.0.0.1:$PLANES_PORT/pins/$HOST"
+                wait "$FLOOD_PID" || true
+                python3 - "$TMP/flood-$round.txt" "$round" >>"$RESULTS" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"(\d+) requests in ([\d.]+)s", text)
+bad = re.search(r"Non-2xx or 3xx responses:\s*(\d+)", text)
+if m:
+    print(f"R\t{sys.argv[2]}\tflood\treports_per_s\t{int(m.group(1)) / float(m.group(2))}")
+    print(f"R\t{sys.argv[2]}\tflood\treports_refused\t{int(bad.group(1)) if bad else 0}")
+PY
             fi
         fi
     done
