@@ -41,6 +41,25 @@ class UnitTest {
     }
 
     @Test
+    void everyRefusalIsOnePinSetRejectionWithItsOwnCodes() {
+        // Issue 36 item 4: one coded base; each subclass keeps its own enum, so existing callers compile unchanged.
+        List<PinSetRejection> refusals = List.of(
+                new DocumentRejection(DocumentRejection.Code.UNKNOWN_KEY, "kid k9 names no trusted key"),
+                new TrustRejection(TrustRejection.Code.VERSION_NOT_NEXT, "version 3 after 1"),
+                new LogError(LogError.Code.QUORUM_NOT_MET, "1 of 2 witnesses"));
+        List<String> wire = new ArrayList<>();
+        for (PinSetRejection refusal : refusals) {
+            wire.add(refusal.wireName());
+            assertEquals(refusal.code().wireName(), refusal.wireName());
+            assertEquals(refusal.wireName() + ": " + refusal.detail(), refusal.getMessage());
+        }
+        assertEquals(List.of("unknownKey", "versionNotNext", "quorumNotMet"), wire);
+        DocumentRejection.Code narrowed = new DocumentRejection(DocumentRejection.Code.LOG_FORK, "x").code();
+        assertEquals(DocumentRejection.Code.LOG_FORK, narrowed);
+        assertTrue(Exception.class.isAssignableFrom(PinSetRejection.class));
+    }
+
+    @Test
     void rfc3339ParsesAndFormatsAsTheSwiftClientDoes() {
         assertEquals(0L, Rfc3339.parse("1970-01-01T00:00:00Z"));
         assertEquals(1_790_000_000_000L, Rfc3339.parse(Rfc3339.format(1_790_000_000_000L)));
