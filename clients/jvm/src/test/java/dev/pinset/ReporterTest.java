@@ -10,8 +10,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /** PinFailureReporter against a real loopback HTTP server: destinations, fallback, the report-host rule, rate limit. */
 class ReporterTest {
     private HttpServer server;
-    private final List<String> received = Collections.synchronizedList(new ArrayList<>());
+    private final List<String> received = new CopyOnWriteArrayList<>();
     private String base;
 
     @BeforeEach
