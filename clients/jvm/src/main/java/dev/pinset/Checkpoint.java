@@ -6,7 +6,7 @@ import java.util.Collections;
 import java.util.List;
 
 /** The body of a C2SP tlog-checkpoint: origin line, tree size, base64 root hash, then optional extension lines. */
-public final class Checkpoint {
+final class Checkpoint {
     private final String origin;
     private final long size;
     private final byte[] rootHash;

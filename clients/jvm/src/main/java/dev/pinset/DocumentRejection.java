@@ -4,11 +4,11 @@ package dev.pinset;
  * Why a pin document was refused (PROTOCOL §5). A refused document changes nothing. Compare {@link #code()}: its
  * names are the Swift client's {@code DocumentRejection.Code} raw values ({@link Code#wireName()}).
  */
-public final class DocumentRejection extends Exception {
+public final class DocumentRejection extends PinSetRejection {
     private static final long serialVersionUID = 1L;
 
     /** The rule broken, in the order of PROTOCOL §5. */
-    public enum Code {
+    public enum Code implements PinSetRejection.Code {
         /** Step 1: over 64 KiB. */
         TOO_LARGE("tooLarge"),
         /** Step 1: not JSON with the three JWS members, or a signed payload that is not a pin set. */
@@ -45,28 +45,22 @@ public final class DocumentRejection extends Exception {
             this.wireName = wireName;
         }
 
-        /** The stable name shared with the Swift client and the test vectors. */
+        @Override
         public String wireName() {
             return wireName;
         }
     }
 
     private final Code code;
-    private final String detail;
 
     DocumentRejection(Code code, String detail) {
-        super(code.wireName() + ": " + detail);
+        super(code, detail);
         this.code = code;
-        this.detail = detail;
     }
 
     /** The rule broken. */
+    @Override
     public Code code() {
         return code;
-    }
-
-    /** What exactly is wrong; never contains key material. */
-    public String detail() {
-        return detail;
     }
 }

@@ -1,5 +1,7 @@
 package dev.pinset;
 
+import dev.pinset.internal.Json;
+import dev.pinset.internal.NoteText;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -60,11 +62,16 @@ final class LogCheckpoints {
         return new LogProofVerifier(policy.withLogKeysOf(keys), ed25519);
     }
 
-    /** Leaves out every key of {@code verifier}'s policy that signed both notes of {@code fork} (PROTOCOL §7.4). */
-    private synchronized void recordFork(LogDecision fork, LogProofVerifier verifier) {
+    /** Leaves out every key of {@code verifier}'s policy that signed both notes of a fork (PROTOCOL §7.4). */
+    private synchronized void recordFork(SignedNote kept, SignedNote refused, LogProofVerifier verifier) {
         for (VerifierKey key : verifier.policy().logs()) {
-            if (signs(key, fork.kept()) && signs(key, fork.refused())) forked.add(key);
+            if (signs(key, kept) && signs(key, refused)) forked.add(key);
         }
+    }
+
+    /** The log keys left out after a fork (persisted ones included once {@link #loadPersisted()} ran). */
+    synchronized Set<VerifierKey> forkedKeys() {
+        return new HashSet<>(forked);
     }
 
     /** Whether {@code note} is signed by keys of {@code origin} that all signed a fork (and by at least one). */
@@ -87,10 +94,23 @@ final class LogCheckpoints {
         }
     }
 
-    /** Reloads the persisted largest checkpoints; one the policy no longer verifies is dropped (none is kept). */
+    /**
+     * Reloads the persisted largest checkpoints (one the policy no longer verifies is dropped: none is kept), and
+     * leaves out again the log keys that signed a persisted fork, as the Swift client's {@code LogAuditor} does
+     * (PROTOCOL §7.4: a restart does not forgive a fork). The fork files are the reports {@link PinStorage} kept;
+     * both notes are verified again, so a file that was tampered with or names another key leaves out nothing.
+     */
     synchronized void loadPersisted() {
         if (storage == null) return;
         LogProofVerifier verifier = verifier(null);
+        Set<String> origins = new java.util.TreeSet<>();
+        for (VerifierKey log : policy.logs()) origins.add(log.name());
+        for (String origin : origins) {
+            for (byte[] report : storage.loadForks(origin)) {
+                SignedNote[] notes = forkNotes(report);
+                if (notes != null) recordFork(notes[0], notes[1], verifier);
+            }
+        }
         for (VerifierKey log : policy.logs()) {
             byte[] bytes = storage.loadCheckpoint(log.name());
             if (bytes == null) continue;
@@ -99,6 +119,22 @@ final class LogCheckpoints {
             } catch (LogError ignored) {
                 continue;
             }
+        }
+    }
+
+    /**
+     * The kept and the refused note of a persisted fork report ({@link PinFailureReporter#logForkJson}: PROTOCOL §3's
+     * {@code held} and {@code new}, else {@code kept-checkpoint} and {@code refused-checkpoint}), or {@code null}.
+     */
+    private static SignedNote[] forkNotes(byte[] report) {
+        try {
+            Map<String, Object> fields = Json.parseObject(report);
+            Object kept = fields.containsKey("held") ? fields.get("held") : fields.get("kept-checkpoint");
+            Object refused = fields.containsKey("new") ? fields.get("new") : fields.get("refused-checkpoint");
+            if (!(kept instanceof String) || !(refused instanceof String)) return null;
+            return new SignedNote[] {SignedNote.parse(NoteText.utf8((String) kept)), SignedNote.parse(NoteText.utf8((String) refused))};
+        } catch (Json.ParseException | LogError e) {
+            return null;
         }
     }
 
@@ -151,7 +187,7 @@ final class LogCheckpoints {
             // be consistent with the one held too, and a tile that does not lead to the larger root is no fork.
             long large = basis == null ? checkpoint.size() : Math.max(basis.checkpoint().size(), checkpoint.size());
             LogDecision decision = verifier.decide(document, proof, basis, new TileReader(large, tile -> fetchTile(base, tile)));
-            if (decision.kind() == LogDecision.Kind.FORK) recordFork(decision, verifier);
+            if (decision.kind() == LogDecision.Kind.FORK) recordFork(decision.kept(), decision.refused(), verifier);
             if (decision.kind() != LogDecision.Kind.ACCEPTED) return decision;
             synchronized (this) {
                 if (largest.get(checkpoint.origin()) != basis) continue; // another document moved it: check again

@@ -4,7 +4,7 @@ package dev.pinset;
  * The outcome of PROTOCOL §7.4 for one document and its proof ({@link LogProofVerifier#decide}): accepted (keep
  * {@link #largest()} from now on), refused with a {@link LogError}, or a fork with both signed notes.
  */
-public final class LogDecision {
+final class LogDecision {
     /** The three outcomes. */
     public enum Kind {
         /** Steps 1–3 hold; {@link #largest()} is the checkpoint to keep. */

@@ -4,11 +4,11 @@ package dev.pinset;
  * Why a transparency-log artefact (note, checkpoint, proof, policy, tile) was refused (PROTOCOL §7). Compare
  * {@link #code()}: its names are the Swift {@code LogError.Code} raw values ({@link Code#wireName()}).
  */
-public final class LogError extends Exception {
+public final class LogError extends PinSetRejection {
     private static final long serialVersionUID = 1L;
 
     /** What kind of rule was broken. */
-    public enum Code {
+    public enum Code implements PinSetRejection.Code {
         /** The text does not follow the C2SP format it claims (note, checkpoint, proof, policy, vkey). */
         MALFORMED("malformed"),
         /** A signature from a known key does not verify (C2SP signed-note: the whole note is refused). */
@@ -34,28 +34,22 @@ public final class LogError extends Exception {
             this.wireName = wireName;
         }
 
-        /** The stable name shared with the Swift client and the test vectors. */
+        @Override
         public String wireName() {
             return wireName;
         }
     }
 
     private final Code code;
-    private final String detail;
 
     LogError(Code code, String detail) {
-        super(code.wireName() + ": " + detail);
+        super(code, detail);
         this.code = code;
-        this.detail = detail;
     }
 
     /** The rule broken. */
+    @Override
     public Code code() {
         return code;
-    }
-
-    /** What exactly is wrong; never contains key material. */
-    public String detail() {
-        return detail;
     }
 }

@@ -138,7 +138,7 @@ public final class LogPolicy {
     }
 
     /** The logs' keys (type {@code 0x01}). */
-    public List<VerifierKey> logs() {
+    List<VerifierKey> logs() {
         return Collections.unmodifiableList(logs);
     }
 
@@ -149,7 +149,7 @@ public final class LogPolicy {
     }
 
     /** The witnesses' keys (type {@code 0x04}) by name. */
-    public Map<String, VerifierKey> witnesses() {
+    Map<String, VerifierKey> witnesses() {
         return Collections.unmodifiableMap(witnesses);
     }
 
@@ -164,7 +164,7 @@ public final class LogPolicy {
      * the policy already holds, or not 32 bytes, is skipped; witnesses and the quorum are unchanged. As the Swift
      * {@code LogPolicy.addingLogKeys}.
      */
-    public LogPolicy withLogKeys(Iterable<byte[]> publicKeys) {
+    LogPolicy withLogKeys(Iterable<byte[]> publicKeys) {
         LogPolicy policy = new LogPolicy();
         policy.logs.addAll(logs);
         policy.logUrls.putAll(logUrls);
@@ -195,7 +195,7 @@ public final class LogPolicy {
     }
 
     /** Whether the witnesses named {@code cosigned} meet the quorum. */
-    public boolean isQuorumMet(Set<String> cosigned) {
+    boolean isQuorumMet(Set<String> cosigned) {
         return isWitnessed(quorum, cosigned, 0);
     }
 

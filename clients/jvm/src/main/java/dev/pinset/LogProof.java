@@ -12,7 +12,7 @@ import javax.annotation.Nullable;
  * A C2SP tlog-proof ({@code c2sp.org/tlog-proof@v1}): optional extra data, the leaf index, the inclusion proof
  * and the signed checkpoint it leads to (PROTOCOL §7.3).
  */
-public final class LogProof {
+final class LogProof {
     /** The first line of every proof. */
     public static final String HEADER = "c2sp.org/tlog-proof@v1";
 

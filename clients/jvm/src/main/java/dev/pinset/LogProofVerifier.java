@@ -15,7 +15,7 @@ import java.util.Set;
  * signed by a policy log, it is consistent with the largest checkpoint accepted before (a fork needs no witness to
  * be proven), and its cosignatures meet the quorum. Pure: bytes in, a value out; no clock, no I/O.
  */
-public final class LogProofVerifier {
+final class LogProofVerifier {
     private final LogPolicy policy;
     private final Ed25519Verifier ed25519;
     private final List<VerifierKey> witnessKeys;

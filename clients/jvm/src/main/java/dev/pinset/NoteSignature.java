@@ -4,7 +4,7 @@ import dev.pinset.internal.NoteText;
 import java.util.Arrays;
 
 /** One signature line of a C2SP signed note: {@code — <name> base64(keyID || signature)}. */
-public final class NoteSignature {
+final class NoteSignature {
     private static final String PREFIX = "\u2014 ";
 
     private final String name;

@@ -9,19 +9,26 @@ import java.net.HttpURLConnection;
 import java.net.URI;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import javax.net.ssl.HttpsURLConnection;
 import javax.net.ssl.SSLSocketFactory;
+import javax.annotation.Nullable;
 
 /**
  * Posts pin failure reports in TrustKit's format (PROTOCOL §3) in the background, to the set's {@code reportUri},
- * falling back to the pin server's {@code /reports} when it fails (transport error or a status other than 2xx).
+ * falling back, when the set names none or it fails (transport error or a status other than 2xx), to the report
+ * address the application configured ({@link Builder#reportUri}), else the pin server's {@code /reports}. A log fork
+ * (PROTOCOL §7.4) goes to the application's address and to the configured pin server, never to a document's
+ * {@code reportUri}.
  *
  * <p>Never through the pinned connection that just failed: reports go out on their own {@link HttpURLConnection}
  * with a socket factory of standard validation only, and a {@code reportUri} on the very host whose pins just
@@ -43,7 +50,51 @@ public final class PinFailureReporter {
         FAILED
     }
 
-    private final SSLSocketFactory socketFactory;
+    /**
+     * Makes a {@link PinFailureReporter}: {@link PinFailureReporter#builder()}, the setters whose defaults do not suit,
+     * then {@link #build()}. Every setter returns this builder; none takes {@code null}.
+     */
+    public static final class Builder {
+        @Nullable private String reportUri;
+        @Nullable private SSLSocketFactory socketFactory;
+        private long intervalMillis = 86_400_000L;
+
+        private Builder() {}
+
+        /**
+         * The application's own report address (an http(s) URL, e.g. its security team's collector). Pin failures go
+         * there when the set names no {@code reportUri} or it fails (before the pin server's {@code /reports}); log
+         * forks always go there as well as to the pin server. Default: none.
+         */
+        public Builder reportUri(String uri) {
+            if (httpUrl(Objects.requireNonNull(uri, "uri")) == null) {
+                throw new IllegalArgumentException("the report address must be an http(s) URL");
+            }
+            this.reportUri = uri;
+            return this;
+        }
+
+        /** The HTTPS socket factory, standard validation only, never the pinned one. Default: the platform's. */
+        public Builder socketFactory(SSLSocketFactory factory) {
+            this.socketFactory = Objects.requireNonNull(factory, "factory");
+            return this;
+        }
+
+        /** How long an identical report is suppressed, milliseconds (at least 0). Default 24 h, like TrustKit. */
+        public Builder intervalMillis(long millis) {
+            if (millis < 0) throw new IllegalArgumentException("intervalMillis must be at least 0");
+            this.intervalMillis = millis;
+            return this;
+        }
+
+        /** The reporter; its thread starts with the first report. */
+        public PinFailureReporter build() {
+            return new PinFailureReporter(reportUri, socketFactory, intervalMillis);
+        }
+    }
+
+    @Nullable private final String reportUri;
+    @Nullable private final SSLSocketFactory socketFactory;
     private final long intervalMillis;
     private final Map<String, Long> lastSent = new ConcurrentHashMap<>();
     private final ExecutorService executor = Executors.newSingleThreadExecutor(runnable -> {
@@ -52,28 +103,47 @@ public final class PinFailureReporter {
         return thread;
     });
 
-    /** A reporter with the platform's standard TLS validation and the 24 h suppression window. */
+    /** A reporter with no report address of its own, the platform's standard TLS validation and the 24 h window. */
     public PinFailureReporter() {
-        this(null, 86_400_000L);
+        this(null, null, 86_400_000L);
     }
 
     /**
      * @param socketFactory HTTPS socket factory with standard validation only ({@code null}: the platform default);
      *     never the pinned one
      * @param intervalMillis suppression window for identical reports
+     * @deprecated positional {@code null}: use {@link #builder()}. Kept for one release.
      */
-    public PinFailureReporter(SSLSocketFactory socketFactory, long intervalMillis) {
+    @Deprecated
+    public PinFailureReporter(@Nullable SSLSocketFactory socketFactory, long intervalMillis) {
+        this(null, socketFactory, intervalMillis);
+    }
+
+    private PinFailureReporter(@Nullable String reportUri, @Nullable SSLSocketFactory socketFactory, long intervalMillis) {
+        this.reportUri = reportUri;
         this.socketFactory = socketFactory;
         this.intervalMillis = intervalMillis;
+    }
+
+    /** A builder of a reporter. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The application's own report address ({@link Builder#reportUri}), or {@code null}. */
+    @Nullable
+    public String reportUri() {
+        return reportUri;
     }
 
     /**
      * Queues the report of {@code failure} and returns at once; the future ends with the {@link Outcome}.
      *
-     * @param fallbackReportUri the pin server's {@code /reports} ({@link PinSetUpdater} passes it)
+     * @param fallbackReportUri the pin server's {@code /reports} ({@link PinSetUpdater} passes it): where the report
+     *     goes when the set names no {@code reportUri} or it fails, unless the reporter has a {@link #reportUri()}
      */
-    public Future<Outcome> submit(PinFailure failure, int port, String fallbackReportUri) {
-        String fallback = httpUrl(fallbackReportUri);
+    public Future<Outcome> submit(PinFailure failure, int port, @Nullable String fallbackReportUri) {
+        String fallback = httpUrl(reportUri) != null ? httpUrl(reportUri) : httpUrl(fallbackReportUri);
         String reportUri = httpUrl(failure.reportUri());
         if (reportUri != null && coveredByFailingSet(reportUri, failure)) reportUri = null;
         String first = reportUri != null ? reportUri : fallback;
@@ -129,15 +199,41 @@ public final class PinFailureReporter {
     }
 
     /**
-     * Queues a fork report ({@link #logForkJson}) and returns at once: to {@code reportUri} (the set's in force, if
-     * any), else, or when that fails, to {@code fallbackReportUri}; the same fork is sent once per interval.
+     * Queues a fork report ({@link #logForkJson}) and returns at once (PROTOCOL §7.4, as the Swift client's
+     * {@code submit(_:pinServerReports:)}): it goes to the application's {@link #reportUri()} and to
+     * {@code pinServerReports}, the configured pin server's {@code /reports}, never to a {@code reportUri} taken from
+     * a document, which the party that forked the log may have written. The same fork is sent to each once per
+     * interval.
+     *
+     * @return the outcome at the application's address, else at the pin server's ({@link Outcome#NO_REPORT_URI}
+     *     when there is neither)
      */
-    public Future<Outcome> submitLogFork(byte[] report, String reportUri, String fallbackReportUri) {
-        String fallback = httpUrl(fallbackReportUri);
-        String first = httpUrl(reportUri) != null ? httpUrl(reportUri) : fallback;
-        if (first == null) return executor.submit(() -> Outcome.NO_REPORT_URI);
+    Future<Outcome> submitLogFork(byte[] report, @Nullable String pinServerReports) {
+        List<String> destinations = new ArrayList<>();
+        for (String url : new String[] {httpUrl(reportUri), httpUrl(pinServerReports)}) {
+            if (url != null && !destinations.contains(url)) destinations.add(url);
+        }
+        if (destinations.isEmpty()) return executor.submit(() -> Outcome.NO_REPORT_URI);
         String body = new String(report, StandardCharsets.UTF_8);
-        return send(first, fallback, first + " " + body.replaceFirst("\"date-time\":\"[^\"]*\"", ""), body);
+        String timeless = body.replaceFirst("\"date-time\":\"[^\"]*\"", "");
+        Future<Outcome> first = null;
+        for (String destination : destinations) {
+            Future<Outcome> outcome = send(destination, null, destination + " " + timeless, body);
+            if (first == null) first = outcome;
+        }
+        return first;
+    }
+
+    /**
+     * Queues a fork report to the application's {@link #reportUri()} and {@code fallbackReportUri} (the pin server's
+     * {@code /reports}); {@code reportUri} is ignored (PROTOCOL §7.4: never a document's address).
+     *
+     * @deprecated a document's {@code reportUri} is never a fork's destination: the updater sends fork reports
+     *     itself. Kept for one release.
+     */
+    @Deprecated
+    public Future<Outcome> submitLogFork(byte[] report, @Nullable String reportUri, @Nullable String fallbackReportUri) {
+        return submitLogFork(report, fallbackReportUri);
     }
 
     private static boolean coveredByFailingSet(String reportUri, PinFailure failure) {
@@ -175,7 +271,8 @@ public final class PinFailureReporter {
         }
     }
 
-    private static String httpUrl(String text) {
+    @Nullable
+    private static String httpUrl(@Nullable String text) {
         if (text == null) return null;
         try {
             String scheme = URI.create(text).getScheme();

@@ -84,8 +84,10 @@ public final class PinSetUpdater {
          * With one, a document is accepted only with a proof that it is in the log, that the checkpoint is signed by
          * the policy's log (or a {@code logKeys} key of the trust document in force) and cosigned by a quorum of its
          * witnesses, and that the checkpoint is consistent with the largest one accepted before (which is persisted
-         * with the documents). A fork is refused, reported ({@link UpdateEvent.Kind#LOG_FORK}, and to the set's
-         * {@code reportUri} or the server's {@code /reports}), and the set in force stays.
+         * with the documents). A fork is refused, reported ({@link UpdateEvent.Kind#LOG_FORK}, and to the
+         * reporter's {@link PinFailureReporter#reportUri()} and the server's {@code /reports}, never a set's {@code reportUri}), and
+         * the set in force stays; after a fork no document under that log key is accepted, across restarts, until a
+         * trust document names another {@code logKeys} entry.
          */
         @Nullable public LogPolicy logPolicy;
 
@@ -186,8 +188,10 @@ public final class PinSetUpdater {
          * document is accepted only with a proof that it is in the log, signed by the policy's log (or a
          * {@code logKeys} key of the trust document in force), cosigned by a quorum of its witnesses, and consistent
          * with the largest checkpoint accepted before (persisted with the documents). A fork is refused, reported
-         * ({@link UpdateEvent.Kind#LOG_FORK}, and to the set's {@code reportUri} or the server's {@code /reports}),
-         * and the set in force stays.
+         * ({@link UpdateEvent.Kind#LOG_FORK}, and to the reporter's {@link PinFailureReporter#reportUri()} and the
+         * server's {@code /reports}, never a set's {@code reportUri}), and the set in force stays; after a fork no
+         * document under that log key is accepted, across restarts, until a trust document names another
+         * {@code logKeys} entry.
          */
         public Builder logPolicy(LogPolicy policy) {
             this.logPolicy = Objects.requireNonNull(policy, "policy");
@@ -704,7 +708,8 @@ public final class PinSetUpdater {
 
     /**
      * A fork seen on the proof of {@code document}: told to the listener with both notes, kept in the storage, and
-     * posted to the configured pin server's /reports, never to a set's reportUri (PROTOCOL §7.4).
+     * posted to the reporter's own address and the configured pin server's /reports, never to a set's reportUri
+     * (PROTOCOL §7.4).
      */
     private void reportFork(String host, String document, LogDecision fork) {
         emit(UpdateEvent.logFork(host, document, fork));
@@ -717,9 +722,9 @@ public final class PinSetUpdater {
             }
         }
         if (reporter == null) return;
-        // PROTOCOL §7.4: to the configured pin server, never to a reportUri from a document (the forking party may
-        // have written the set in force).
-        reporter.submitLogFork(report, null, configuration.server + "/reports");
+        // PROTOCOL §7.4: to the application's report address and the configured pin server, never to a reportUri
+        // from a document (the forking party may have written the set in force).
+        reporter.submitLogFork(report, configuration.server + "/reports");
     }
 
     private TrustRefresher.Outcome updateTrust() {

@@ -77,7 +77,7 @@ public final class PinStorage {
      * Keeps the evidence of a fork (the report JSON, both signed notes) as {@code log-fork-<base64url(origin)>-<n>.json},
      * {@code n} the first free number from 1; at most 100 are kept, as the Swift client does.
      */
-    public void saveFork(SignedNote kept, byte[] report) throws IOException {
+    void saveFork(SignedNote kept, byte[] report) throws IOException {
         String origin;
         try {
             origin = Checkpoint.parse(kept.text()).origin();
@@ -93,6 +93,20 @@ public final class PinStorage {
             }
         }
         throw new IOException("100 log forks are stored already in " + directory + "; the newest is not kept");
+    }
+
+    /**
+     * The fork reports {@link #saveFork} kept for the log {@code origin}, as stored (unverified: the caller checks both
+     * notes), as the Swift client's {@code loadForks}.
+     */
+    List<byte[]> loadForks(String origin) {
+        String prefix = "log-fork-" + Base64Codec.encodeUrl(NoteText.utf8(origin)) + "-";
+        List<byte[]> reports = new ArrayList<>();
+        for (int number = 1; number <= 100; number++) {
+            byte[] bytes = read(new File(directory, prefix + number + ".json"));
+            if (bytes != null) reports.add(bytes);
+        }
+        return reports;
     }
 
     /** {@code log-<base64url(origin)>.checkpoint}, the Swift client's name. */

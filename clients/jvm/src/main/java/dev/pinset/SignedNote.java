@@ -11,7 +11,7 @@ import java.util.List;
  * the exact bytes; {@link #verify} checks the signatures of known keys (one that fails refuses the whole note) and
  * ignores the others.
  */
-public final class SignedNote {
+final class SignedNote {
     /** The most signature lines accepted. */
     public static final int MAX_SIGNATURES = 64;
     /** The largest note accepted, in bytes. */

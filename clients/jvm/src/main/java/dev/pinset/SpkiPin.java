@@ -9,7 +9,7 @@ import javax.annotation.Nullable;
  * Computes pins (PROTOCOL §1) from DER certificates. An SPKI pin is the SHA-256 of the whole DER
  * SubjectPublicKeyInfo, sliced from the certificate as sent (never re-encoded), as HPKP, TrustKit and OkHttp compute it.
  */
-public final class SpkiPin {
+final class SpkiPin {
     private SpkiPin() {}
 
     /** The base64 SPKI pin of a DER certificate, or {@code null} when the bytes are not a DER X.509 certificate. */

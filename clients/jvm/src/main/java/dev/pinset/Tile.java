@@ -6,7 +6,7 @@ import java.util.Locale;
  * A C2SP tlog-tiles tile: level, index and width (256 for a full tile). Its path is
  * {@code tile/<L>/<N>[.p/<W>]}, the index written in groups of three digits, all but the last prefixed {@code x}.
  */
-public final class Tile {
+final class Tile {
     /** Hashes in a full tile. */
     public static final int FULL_WIDTH = 256;
     /** Tree levels a tile spans. */

@@ -14,7 +14,7 @@ import java.util.Map;
  * from them what a client needs (RFC 9162 §2.1): root hashes and consistency proofs. As the Swift
  * {@code TileReader} and {@code MerkleTree}.
  */
-public final class TileReader {
+final class TileReader {
     /** Fetches a tile's bytes (e.g. {@code GET {server}/log/} + {@link Tile#path()}). */
     public interface Fetcher {
         /** The tile's bytes, {@code 32 × width} of them. */

@@ -4,11 +4,11 @@ package dev.pinset;
  * Why a trust document was refused (PROTOCOL §6.2). A refused one changes nothing. The code names are the Swift
  * client's {@code TrustRejection.Code} raw values ({@link Code#wireName()}).
  */
-public final class TrustRejection extends Exception {
+public final class TrustRejection extends PinSetRejection {
     private static final long serialVersionUID = 1L;
 
     /** The rule broken. */
-    public enum Code {
+    public enum Code implements PinSetRejection.Code {
         /** Step 1: over 64 KiB. */
         TOO_LARGE("tooLarge"),
         /** Step 1: not the general serialization, bad base64url, or an invalid payload. */
@@ -46,28 +46,22 @@ public final class TrustRejection extends Exception {
             this.wireName = wireName;
         }
 
-        /** The stable name shared with the Swift client and the test vectors. */
+        @Override
         public String wireName() {
             return wireName;
         }
     }
 
     private final Code code;
-    private final String detail;
 
     TrustRejection(Code code, String detail) {
-        super(code.wireName() + ": " + detail);
+        super(code, detail);
         this.code = code;
-        this.detail = detail;
     }
 
     /** The rule broken. */
+    @Override
     public Code code() {
         return code;
-    }
-
-    /** What exactly is wrong; never contains key material. */
-    public String detail() {
-        return detail;
     }
 }

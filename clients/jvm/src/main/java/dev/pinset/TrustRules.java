@@ -16,7 +16,7 @@ import javax.annotation.Nullable;
  * The rules of PROTOCOL §6.2 as pure functions over bytes, with the same steps, order and codes as the Swift
  * client's {@code TrustRules} and {@code TrustDocumentVerifier}.
  */
-public final class TrustRules {
+final class TrustRules {
     /** The largest trust document accepted (65,535 bytes, a log entry bundle's limit; PROTOCOL §6.2). */
     public static final int MAX_BYTES = 65_535;
     /** The most versions one update walks. */

@@ -16,7 +16,7 @@ import javax.net.ssl.SSLSocketFactory;
  * oversized body is refused without being read. HTTPS uses the given socket factory (default: the platform's
  * standard validation), never a pinned one.
  */
-public final class UrlConnectionTransport implements PinSetTransport {
+final class UrlConnectionTransport implements PinSetTransport {
     private final SSLSocketFactory socketFactory;
     private final int timeoutMillis;
 

@@ -4,7 +4,7 @@ import java.util.Collections;
 import java.util.Set;
 
 /** A checkpoint whose origin and log signature verified under a {@link LogPolicy}, with the witnesses that cosigned. */
-public final class VerifiedCheckpoint {
+final class VerifiedCheckpoint {
     private final SignedNote note;
     private final Checkpoint checkpoint;
     private final Set<String> witnesses;

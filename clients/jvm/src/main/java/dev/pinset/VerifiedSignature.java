@@ -1,7 +1,7 @@
 package dev.pinset;
 
 /** A signature of a {@link SignedNote} that verified: the key and, for a cosignature, its timestamp. */
-public final class VerifiedSignature {
+final class VerifiedSignature {
     private final VerifierKey key;
     private final long timestamp;
 

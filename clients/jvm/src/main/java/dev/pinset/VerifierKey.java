@@ -11,7 +11,7 @@ import java.util.Locale;
  * A C2SP signed-note verifier key, {@code <name>+<hex key ID>+base64(type || 32-byte Ed25519 key)}, of type
  * {@code 0x01} (Ed25519, a log's key) or {@code 0x04} (tlog-cosignature/v1, a witness's key).
  */
-public final class VerifierKey {
+final class VerifierKey {
     /** Signature type {@code 0x01}: Ed25519 over the note text. */
     public static final int ED25519 = 0x01;
     /** Signature type {@code 0x04}: cosignature/v1, a timestamp and Ed25519 over the cosigned message. */

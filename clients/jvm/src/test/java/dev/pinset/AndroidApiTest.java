@@ -19,9 +19,9 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -49,7 +49,7 @@ class AndroidApiTest {
     private File directory;
     private Processes processes;
     private TestPki pki;
-    private final List<LogRecord> logged = Collections.synchronizedList(new ArrayList<>());
+    private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
     private final Handler handler = new Handler() {
         @Override
         public void publish(LogRecord record) {
@@ -219,8 +219,8 @@ class AndroidApiTest {
         PinSetUpdater updater = PinSetUpdater.builder(server.url, store).hosts("localhost").build();
         ExecutorService main = Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "app-main"));
         try {
-            List<String> threads = Collections.synchronizedList(new ArrayList<>());
-            List<UpdateEvent> removed = Collections.synchronizedList(new ArrayList<>());
+            List<String> threads = new CopyOnWriteArrayList<>();
+            List<UpdateEvent> removed = new CopyOnWriteArrayList<>();
             Consumer<UpdateEvent> onMain = event -> threads.add(Thread.currentThread().getName());
             Consumer<UpdateEvent> thrower = event -> {
                 throw new IllegalStateException("a listener's bug");

@@ -11,9 +11,9 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -33,7 +33,7 @@ class EndToEndTest {
     private File directory;
     private Processes processes;
     private TestPki pki;
-    private final List<UpdateEvent> events = Collections.synchronizedList(new ArrayList<>());
+    private final List<UpdateEvent> events = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void setUp() throws Exception {

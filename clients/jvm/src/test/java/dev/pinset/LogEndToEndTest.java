@@ -41,6 +41,9 @@ class LogEndToEndTest {
     private TestPki pki;
     private HttpServer helper;
     private final List<String> reports = new CopyOnWriteArrayList<>();
+    /** What reached the application's own report address ({@code /app-reports} on the helper). */
+    private final List<String> appReports = new CopyOnWriteArrayList<>();
+    private String appReportUri;
     private final List<UpdateEvent> events = new CopyOnWriteArrayList<>();
 
     @BeforeEach
@@ -92,6 +95,11 @@ class LogEndToEndTest {
             exchange.sendResponseHeaders(204, -1);
             exchange.close();
         });
+        helper.createContext("/app-reports", exchange -> {
+            appReports.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            exchange.sendResponseHeaders(204, -1);
+            exchange.close();
+        });
         helper.createContext("/proxy/", exchange -> {
             String path = exchange.getRequestURI().getPath().substring("/proxy".length());
             HttpURLConnection connection = (HttpURLConnection) new URL(upstream + path).openConnection();
@@ -110,6 +118,7 @@ class LogEndToEndTest {
             exchange.close();
         });
         helper.start();
+        appReportUri = "http://127.0.0.1:" + helper.getAddress().getPort() + "/app-reports";
         return "http://127.0.0.1:" + helper.getAddress().getPort();
     }
 
@@ -142,11 +151,13 @@ class LogEndToEndTest {
                 options.toArray(new String[0]));
     }
 
+    /** An updater as an app builds one, its reporter with the app's own report address (the helper's). */
     private PinSetUpdater updater(String server, PinSetStore store, LogPolicy policy) {
-        PinSetUpdater.Configuration configuration = new PinSetUpdater.Configuration(server, List.of(HOST));
-        configuration.logPolicy = policy;
-        PinSetUpdater updater = new PinSetUpdater(configuration, store, null, new PinStorage(new File(directory, "cache")),
-                new PinFailureReporter(null, 1), null, events::add);
+        PinFailureReporter.Builder reporter = PinFailureReporter.builder().intervalMillis(1);
+        if (appReportUri != null) reporter.reportUri(appReportUri);
+        PinSetUpdater updater = PinSetUpdater.builder(server, store).hosts(HOST).logPolicy(policy)
+                .storage(new PinStorage(new File(directory, "cache"))).reporter(reporter.build()).build();
+        updater.addListener(events::add);
         updater.loadPersisted();
         return updater;
     }
@@ -231,7 +242,25 @@ class LogEndToEndTest {
         assertEquals("/pins/" + HOST, report.get("document"));
         assertEquals(new String(largest, StandardCharsets.UTF_8), report.get("keptCheckpoint"));
         assertEquals(new String(event.offered(), StandardCharsets.UTF_8), report.get("refusedCheckpoint"));
+        // And to the application's own report address (issue 35 item 4), the same report.
+        for (int attempt = 0; attempt < 100 && appReports.isEmpty(); attempt++) Thread.sleep(100);
+        assertEquals(1, appReports.size(), appReports.toString());
+        Map<String, Object> atApp = Json.parseObject(appReports.get(0).getBytes(StandardCharsets.UTF_8));
+        assertEquals("log-fork", atApp.get("pinset-report"));
+        assertEquals(new String(largest, StandardCharsets.UTF_8), atApp.get("kept-checkpoint"));
+        assertEquals(new String(event.offered(), StandardCharsets.UTF_8), atApp.get("refused-checkpoint"));
         assertTrue(reports.isEmpty(), "nothing went to the set's reportUri: " + reports);
+
+        // The app restarts: the fork is read back from its storage, so the honest server's next set, signed under the
+        // same log key and cosigned, is still refused (PROTOCOL §7.4: until a trust document names another log key);
+        // the set in force stays version 2.
+        assertEquals(200, server.putSet(HOST, current, TestPki.randomPin(), reportsUrl + "/reports"));
+        PinSetStore restarted = new PinSetStore(new DocumentVerifier(List.of(shipped), null, new JdkEd25519Verifier(),
+                300_000), new PinningOptions());
+        event = refreshWhileCosigning(updater(server.url, restarted, policy));
+        assertEquals(2, version(restarted), event.toString());
+        assertEquals(DocumentRejection.Code.NOT_LOGGED, event.rejection().code(), event.toString());
+        assertEquals(LogError.Code.UNKNOWN_ORIGIN, event.logError().code(), event.toString());
 
         // A client that has seen neither log still refuses the rogue one: no witness cosigned it.
         PinSetStore fresh = new PinSetStore(new DocumentVerifier(List.of(shipped), null, new JdkEd25519Verifier(), 300_000),

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,6 +39,8 @@ class LogUpdateTest {
     private HttpServer server;
     private final Map<String, byte[]> served = new ConcurrentHashMap<>();
     private final List<String> reports = new CopyOnWriteArrayList<>();
+    /** The path each report was posted to, in the order they arrived. */
+    private final List<String> reportPaths = new CopyOnWriteArrayList<>();
     private final List<UpdateEvent> events = new CopyOnWriteArrayList<>();
     @TempDir File storage;
 
@@ -48,6 +51,7 @@ class LogUpdateTest {
             String path = exchange.getRequestURI().getPath();
             if (exchange.getRequestMethod().equals("POST")) {
                 reports.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                reportPaths.add(path);
                 exchange.sendResponseHeaders(204, -1);
                 exchange.close();
                 return;
@@ -102,6 +106,19 @@ class LogUpdateTest {
         long now = Rfc3339.parse((String) Json.parseObject(VectorTest.read("manifest.json")).get("now"));
         PinSetUpdater updater = new PinSetUpdater(configuration, store, null, new PinStorage(folder),
                 new PinFailureReporter(null, 1), () -> now, events::add);
+        updater.loadPersisted();
+        return updater;
+    }
+
+    /** An updater made as an app makes one (the Builder), whose reporter has the app's own report address. */
+    private PinSetUpdater builtUpdater(PinSetStore store) throws Exception {
+        String base = "http://127.0.0.1:" + server.getAddress().getPort();
+        long now = Rfc3339.parse((String) Json.parseObject(VectorTest.read("manifest.json")).get("now"));
+        PinSetUpdater updater = PinSetUpdater.builder(base, store).hosts(HOST)
+                .logPolicy(LogPolicy.parse(VectorTest.read("log/policy.txt"))).storage(new PinStorage(storage))
+                .reporter(PinFailureReporter.builder().reportUri(base + "/app-reports").intervalMillis(1).build())
+                .clock(() -> now).build();
+        updater.addListener(events::add);
         updater.loadPersisted();
         return updater;
     }
@@ -184,6 +201,49 @@ class LogUpdateTest {
         // The evidence is kept with the documents, as the Swift client keeps it.
         File evidence = new File(storage, "log-fork-" + Base64Codec.encodeUrl("pins.example.com/log".getBytes(StandardCharsets.UTF_8)) + "-1.json");
         assertEquals(report.get("kept-checkpoint"), Json.parseObject(Files.readAllBytes(evidence.toPath())).get("kept-checkpoint"));
+    }
+
+    /**
+     * PROTOCOL §7.4 across a restart, as the Swift client: the log key that signed both notes of a fork stays left out
+     * (its evidence file is read back and both notes verified again), so even an honest, consistent document under it
+     * is refused after the restart; and the fork went to the application's report address and to the pin server's
+     * {@code /reports}, nowhere else.
+     */
+    @Test
+    void aForkedLogKeyStaysRefusedAfterARestartAndTheForkGoesToTheConfiguredAddresses() throws Exception {
+        PinSetStore store = store();
+        publish("api.example.com-3.json", "valid-proof", "honest");
+        UpdateEvent event = builtUpdater(store).refreshNow(HOST);
+        assertEquals(UpdateEvent.Kind.UPDATED, event.kind(), event.toString());
+        publish("api.example.com-666.json", "fork", "rogue");
+        event = builtUpdater(store).refreshNow(HOST);
+        assertEquals(DocumentRejection.Code.LOG_FORK, event.rejection().code(), event.toString());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (reportPaths.size() < 2 && System.nanoTime() < deadline) Thread.sleep(20);
+        Thread.sleep(200); // anything more that was queued arrives too
+        assertEquals(List.of("/app-reports", "/reports"), reportPaths.stream().sorted().collect(Collectors.toList()));
+        assertEquals(reports.get(0), reports.get(1));
+        assertEquals("log-fork", Json.parseObject(reports.get(0).getBytes(StandardCharsets.UTF_8)).get("pinset-report"));
+
+        // Restarted: the persisted set and the largest checkpoint are back, and so is the fork. The honest log's next
+        // checkpoint is consistent with the one held, but its key signed the fork: refused until a trust document
+        // names another log key (what LogUpdateTest's rotation case accepts), and the largest checkpoint stays.
+        PinSetStore restarted = store();
+        PinSetUpdater updater = builtUpdater(restarted);
+        assertEquals(3, version(restarted));
+        publish("api.example.com-3.json", "consistent-larger-checkpoint", "honest");
+        event = updater.refreshNow(HOST);
+        assertEquals(DocumentRejection.Code.NOT_LOGGED, event.rejection().code(), event.toString());
+        assertEquals(LogError.Code.UNKNOWN_ORIGIN, event.logError().code(), event.toString());
+        assertArrayEquals(VectorTest.read("log/notes/honest-42.note"),
+                new PinStorage(storage).loadCheckpoint("pins.example.com/log"));
+
+        // A fork file whose notes do not verify (edited, or of another key) leaves out no key.
+        File evidence = new File(storage, "log-fork-" + Base64Codec.encodeUrl("pins.example.com/log".getBytes(StandardCharsets.UTF_8)) + "-1.json");
+        Files.write(evidence.toPath(), reports.get(0).replace("pins.example.com/log\\u000a42\\u000a", "pins.example.com/log\\u000a43\\u000a").getBytes(StandardCharsets.UTF_8));
+        PinSetStore clean = store();
+        event = builtUpdater(clean).refreshNow(HOST);
+        assertEquals(UpdateEvent.Kind.UPDATED, event.kind(), event.toString());
     }
 
     /** Bundled documents (pinset export) under a policy need their proofs in proofs/<host>, checked offline. */

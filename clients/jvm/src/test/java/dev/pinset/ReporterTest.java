@@ -2,6 +2,7 @@ package dev.pinset;
 
 import dev.pinset.internal.Base64Codec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
@@ -9,8 +10,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /** PinFailureReporter against a real loopback HTTP server: destinations, fallback, the report-host rule, rate limit. */
 class ReporterTest {
     private HttpServer server;
-    private final List<String> received = Collections.synchronizedList(new ArrayList<>());
+    private final List<String> received = new CopyOnWriteArrayList<>();
     private String base;
 
     @BeforeEach
@@ -72,6 +73,33 @@ class ReporterTest {
                 && report.contains("\"known-pins\":[\"pin-sha256=\\\"" + Base64Codec.encodeStandard(new byte[32]) + "\\\"\"]")
                 && report.contains("-----BEGIN CERTIFICATE-----"), report);
         assertTrue(received.get(3).contains("\"port\":8443"), received.get(3));
+    }
+
+    /**
+     * The app's own address ({@code builder().reportUri}, the Swift {@code fallbackReportURI}) comes before the pin
+     * server for a set without a reportUri; a fork goes to it and to the pin server, never to the 3-argument call's
+     * reportUri (a document's); a report address that is no http(s) URL is refused when the reporter is built.
+     */
+    @Test
+    void theAppsOwnAddressTakesFallbacksAndEveryFork() throws Exception {
+        PinFailureReporter reporter = PinFailureReporter.builder().reportUri(base + "/app").intervalMillis(0).build();
+        assertEquals(base + "/app", reporter.reportUri());
+        assertEquals(PinFailureReporter.Outcome.SENT_TO_FALLBACK,
+                reporter.submit(failure("ftp.example.com", null), 443, base + "/reports").get(10, TimeUnit.SECONDS));
+        byte[] fork = "{\"pinset-report\":\"log-fork\",\"date-time\":\"2026-11-28T00:00:00Z\"}".getBytes(StandardCharsets.UTF_8);
+        assertEquals(PinFailureReporter.Outcome.SENT, reporter.submitLogFork(fork, base + "/reports").get(10, TimeUnit.SECONDS));
+        @SuppressWarnings("deprecation")
+        java.util.concurrent.Future<PinFailureReporter.Outcome> old = reporter.submitLogFork(fork, base + "/from-document", base + "/reports");
+        assertEquals(PinFailureReporter.Outcome.SENT, old.get(10, TimeUnit.SECONDS));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (received.size() < 5 && System.nanoTime() < deadline) Thread.sleep(20);
+        assertEquals(List.of("/app", "/app", "/app", "/reports", "/reports"), received.stream()
+                .map(l -> l.substring(0, l.indexOf(' '))).sorted().collect(java.util.stream.Collectors.toList()));
+        assertEquals(PinFailureReporter.Outcome.NO_REPORT_URI,
+                new PinFailureReporter().submitLogFork(fork, null).get(10, TimeUnit.SECONDS));
+        for (String bad : new String[] {"mailto:x@example.com", "reports", "ftp://example.com/r"}) {
+            assertThrows(IllegalArgumentException.class, () -> PinFailureReporter.builder().reportUri(bad), bad);
+        }
     }
 
     /** A reportUri on a name the failing set covers is the possible interceptor: the report goes to the pin server. */

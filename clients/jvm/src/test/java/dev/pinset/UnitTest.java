@@ -41,6 +41,78 @@ class UnitTest {
     }
 
     @Test
+    void everyRefusalIsOnePinSetRejectionWithItsOwnCodes() {
+        // Issue 36 item 4: one coded base; each subclass keeps its own enum, so existing callers compile unchanged.
+        List<PinSetRejection> refusals = List.of(
+                new DocumentRejection(DocumentRejection.Code.UNKNOWN_KEY, "kid k9 names no trusted key"),
+                new TrustRejection(TrustRejection.Code.VERSION_NOT_NEXT, "version 3 after 1"),
+                new LogError(LogError.Code.QUORUM_NOT_MET, "1 of 2 witnesses"));
+        List<String> wire = new ArrayList<>();
+        for (PinSetRejection refusal : refusals) {
+            wire.add(refusal.wireName());
+            assertEquals(refusal.code().wireName(), refusal.wireName());
+            assertEquals(refusal.wireName() + ": " + refusal.detail(), refusal.getMessage());
+        }
+        assertEquals(List.of("unknownKey", "versionNotNext", "quorumNotMet"), wire);
+        DocumentRejection.Code narrowed = new DocumentRejection(DocumentRejection.Code.LOG_FORK, "x").code();
+        assertEquals(DocumentRejection.Code.LOG_FORK, narrowed);
+        assertTrue(Exception.class.isAssignableFrom(PinSetRejection.class));
+    }
+
+    /**
+     * Issue 39: public only what an app uses. The public top-level types of dev.pinset are exactly these 29 (42 before),
+     * and no public member of a public type (nested ones included) names a type of the library that is not public
+     * (nor one of dev.pinset.internal), so an app can call all it sees and sees nothing it cannot call.
+     */
+    @Test
+    void thePublicApiIsWhatAnAppUses() throws Exception {
+        List<String> expected = List.of("AcceptedVersion", "BouncyCastleEd25519Verifier", "DebugProxyOverride",
+                "DocumentRejection", "DocumentVerifier", "Ed25519Verifier", "JdkEd25519Verifier", "LogError", "LogPolicy",
+                "Pin", "PinFailure", "PinFailureReporter", "PinSet", "PinSetOkHttp", "PinSetRejection", "PinSetStore",
+                "PinSetTransport", "PinSetUpdater", "PinStorage", "PinningOptions", "PinningTrustManager",
+                "TransportResponse", "TrustDecision", "TrustRejection", "TrustState", "TrustStore", "TrustedKey",
+                "UpdateEvent", "VerifiedDocument");
+        File sources = new File(System.getProperty("pinset.sources", "clients/jvm/src/main/java/dev/pinset"));
+        List<String> declared = new ArrayList<>();
+        for (File file : sources.listFiles((dir, name) -> name.endsWith(".java") && !name.equals("package-info.java"))) {
+            String name = file.getName().replace(".java", "");
+            if (Pattern.compile("^public .*\\b(class|interface|enum) " + name + "\\b", Pattern.MULTILINE)
+                    .matcher(Files.readString(file.toPath())).find()) {
+                declared.add(name);
+            }
+        }
+        java.util.Collections.sort(declared);
+        assertEquals(expected, declared);
+        List<String> leaks = new ArrayList<>();
+        List<Class<?>> types = new ArrayList<>();
+        for (String name : expected) types.add(Class.forName("dev.pinset." + name));
+        for (int i = 0; i < types.size(); i++) {
+            Class<?> type = types.get(i);
+            for (Class<?> nested : type.getDeclaredClasses()) {
+                if (java.lang.reflect.Modifier.isPublic(nested.getModifiers())) types.add(nested);
+            }
+            List<String> signatures = new ArrayList<>();
+            if (type.getGenericSuperclass() != null) signatures.add(type.getGenericSuperclass().getTypeName());
+            for (java.lang.reflect.Type face : type.getGenericInterfaces()) signatures.add(face.getTypeName());
+            for (java.lang.reflect.Method method : type.getMethods()) {
+                signatures.add(method.toGenericString());
+            }
+            for (java.lang.reflect.Constructor<?> constructor : type.getConstructors()) {
+                signatures.add(constructor.toGenericString());
+            }
+            for (java.lang.reflect.Field field : type.getFields()) signatures.add(field.toGenericString());
+            for (String signature : signatures) {
+                Matcher named = Pattern.compile("dev\\.pinset\\.([A-Za-z0-9_.$]+)").matcher(signature);
+                while (named.find()) {
+                    String top = named.group(1).split("[.$]")[0];
+                    if (!expected.contains(top)) leaks.add(type.getName() + ": " + signature);
+                }
+            }
+        }
+        assertEquals(List.of(), leaks);
+    }
+
+    @Test
     void rfc3339ParsesAndFormatsAsTheSwiftClientDoes() {
         assertEquals(0L, Rfc3339.parse("1970-01-01T00:00:00Z"));
         assertEquals(1_790_000_000_000L, Rfc3339.parse(Rfc3339.format(1_790_000_000_000L)));
