@@ -46,8 +46,9 @@ extension PinDatabase {
     }
 
     /// How much of the database file start-up's `quick_check` maps into memory instead of reading it page by page
-    /// with `pread` (SQLite caps it: 2 GB in Debian's build). At a million hosts (1.7 GB) this cut its CPU from 2.6 s
-    /// to 2.1 s (the kernel's copies); the load of the documents gained nothing from it and reads as before. Only
+    /// with `pread` (SQLite caps it: 2 GB in Debian's build). At a million hosts (1.7 GB) this cut sqlite3's CPU for it
+    /// from 2.6 s to 2.1 s (the kernel's copies); the server's check thread spends 1.2 s (bench/scale.sh). The load of
+    /// the documents gained nothing from a map and reads as before. Only
     /// for that one pass: a mapped page that cannot be read (EIO, a file truncated under the server) is a SIGBUS, not
     /// an SQLite error, so the connection is unmapped again at once.
     static let startupMapBytes = 1 << 40
