@@ -2,6 +2,12 @@ internal import COpenSSL
 
 /// SHA-256 through OpenSSL's EVP interface.
 public enum SHA256Digest {
+    /// SHA-256 fetched once from OpenSSL's providers (immutable, shared by every thread). With `EVP_sha256()`
+    /// each `EVP_Digest` looks the algorithm up again (OpenSSL 3's implicit fetch): 0.69 s against 0.51 s of CPU
+    /// for a million 750-byte documents, the start-up's hash check at a million hosts. `nil` (never seen) falls
+    /// back to `EVP_sha256()`.
+    nonisolated(unsafe) private static let algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
+
     /// The 32-byte SHA-256 digest of `bytes`.
     public static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
         let input = Array(bytes)
@@ -11,7 +17,7 @@ public enum SHA256Digest {
             out.withUnsafeMutableBytes { outRaw in
                 EVP_Digest(
                     raw.baseAddress, raw.count, outRaw.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
-                    EVP_sha256(), nil)
+                    algorithm ?? EVP_sha256(), nil)
             }
         }
         precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed: \(OpenSSLCall.drainErrors())")
@@ -25,7 +31,7 @@ public enum SHA256Digest {
         var length: UInt32 = 0
         let ok = EVP_Digest(
             bytes.baseAddress, bytes.count, digest.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
-            EVP_sha256(), nil)
+            algorithm ?? EVP_sha256(), nil)
         precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed: \(OpenSSLCall.drainErrors())")
     }
 }

@@ -73,9 +73,11 @@ public final class PinSetServerApp: Sendable {
         let started = Date()
         // SQLite's quick_check reads the whole file: on a thread of its own, beside the load (another reader
         // connection), so that it costs start-up little more than the load alone where a second core is free.
+        let loadCPU = QuickCheck.threadCPUSeconds()
         let integrity = Self.startQuickCheck(store)
         let loaded = try snapshot.load(from: store)
         let loadedAt = Date()
+        let loadCPUSeconds = QuickCheck.threadCPUSeconds() - loadCPU
         let (problems, quickCheckSeconds) = try integrity.wait()
         indexLoaded.withLock { $0 = true }
         logger.info(
@@ -84,6 +86,7 @@ public final class PinSetServerApp: Sendable {
                 "hosts": "\(loaded.hosts)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
                 "loadMs": "\(Int(loadedAt.timeIntervalSince(started) * 1000))",
                 "quickCheckMs": "\(Int(quickCheckSeconds * 1000))", "hashCheckMs": "\(loaded.checkMilliseconds)",
+                "loadCpuMs": "\(Int(loadCPUSeconds * 1000))", "quickCheckCpuMs": "\(Int(integrity.cpuSeconds * 1000))",
                 "kid": "\(key.kid)",
             ])
         try Self.refuseDamagedFile(problems, store: store, configuration: configuration, logger: logger)
@@ -220,13 +223,16 @@ public final class PinSetServerApp: Sendable {
         let check = QuickCheck()
         let thread = Thread {
             let started = Date()
+            let startedCPU = QuickCheck.threadCPUSeconds()
             let result: Result<[String], ServiceError>
             do {
                 result = .success(try store.quickCheck())
             } catch {
                 result = .failure(error as? ServiceError ?? ServiceError(.storage, "the integrity check failed"))
             }
-            check.finish(result, seconds: Date().timeIntervalSince(started))
+            check.finish(
+                result, seconds: Date().timeIntervalSince(started),
+                cpuSeconds: QuickCheck.threadCPUSeconds() - startedCPU)
         }
         thread.name = "pinset.quick-check"
         thread.start()
