@@ -61,11 +61,13 @@ test: test-deps hsm-deps lint-openapi lint-docker format-lint
 	$(MAKE) test-jvm
 
 # Apple availability audit on Linux (issue 18): the checker's own tests, then the client targets against the
-# floors of Package.swift. It reads the debug build (flags, dependency modules), which `test` makes first.
+# floors of Package.swift; then the SecTrust adapter and examples/Alamofire type-checked against stand-ins of
+# Security and Alamofire (issue 38). It reads the debug build (flags, dependency modules), which `test` makes first.
 check-apple:
 	@[ -e .build/debug/description.json ] || $(SWIFT) build --build-tests
 	python3 scripts/test_apple_audit.py
 	python3 scripts/apple_audit.py
+	python3 scripts/apple_stub_check.py
 
 # Issue 38: the DEBUG-only extra root is compiled out without DEBUG, and the DocC catalog of PinSetClient builds from
 # the debug build's symbol graph with the toolchain's docc, warnings as errors (scripts/client_docs_test.py).

@@ -29,7 +29,8 @@ Xcode. The toolchain's and the dependencies' modules keep those attributes, and 
    `#if canImport(FoundationNetworking)` alone is enough: Foundation has URLSession on Apple platforms.
 
 Limits: code compiled only on Apple platforms (`#if canImport(Security)`) is not type-checked here, so it
-is not audited (the run lists those lines); API that Linux's swift-corelibs-foundation declares without
+is not audited (the run lists those lines; scripts/apple_stub_check.py type-checks the SecTrust adapter and
+examples/Alamofire against stand-ins); API that Linux's swift-corelibs-foundation declares without
 Apple's attributes is not caught; Sendable and other conformance differences of Apple's SDKs (CryptoKit)
 are invisible here; a condition after `#available` in the same `if` (`if #available(iOS 17, *), let x =
 newAPI()`) does not count as guarded, nor does `while #available`.

@@ -28,19 +28,30 @@ enum ClientInit {
             reportsPinFailures: false)
         var times: [Double] = []
         var cpu: [Double] = []
+        var firstHost: [Double] = []
+        var all: [Double] = []
         for _ in 0..<rounds {
             let started = ContinuousClock.now
             let cpuStarted = threadCPUMilliseconds()
             let client = try PinningClient(configuration: configuration, startsPolling: false)
             cpu.append(threadCPUMilliseconds() - cpuStarted)
             let elapsed = ContinuousClock.now - started
-            guard client.hostsMissingSets.isEmpty else { fatalError("a set was not installed") }
             times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+            // What the first request of the launch adds: one host's documents read and checked.
+            let firstStarted = threadCPUMilliseconds()
+            guard client.trustManager.pinSet(for: "saved0.example.com") != nil else { fatalError("no set") }
+            firstHost.append(threadCPUMilliseconds() - firstStarted)
+            // The rest, which the first poll round does off the launch path: every document read and checked.
+            let allStarted = threadCPUMilliseconds()
+            guard client.hostsMissingSets.isEmpty else { fatalError("a set was not installed") }
+            all.append(threadCPUMilliseconds() - allStarted)
         }
-        times.sort()
-        cpu.sort()
+        func median(_ values: [Double]) -> String { String(format: "%.2f", values.sorted()[values.count / 2]) }
         print(
-            "| PinningClient.init, 100 persisted + 100 bundled sets | median \(String(format: "%.2f", times[times.count / 2])) ms | min \(String(format: "%.2f", times[0])) ms | CPU median \(String(format: "%.2f", cpu[cpu.count / 2])) ms |"
+            "| PinningClient.init, 100 persisted + 100 bundled sets | median \(median(times)) ms | min \(String(format: "%.2f", times.min() ?? 0)) ms | CPU median \(median(cpu)) ms |"
+        )
+        print(
+            "| then the first host needed (read + checked), CPU | median \(median(firstHost)) ms | the 199 others, CPU | median \(median(all)) ms |"
         )
     }
 

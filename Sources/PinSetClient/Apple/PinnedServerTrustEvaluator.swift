@@ -81,6 +81,9 @@
                 let roots = trustManager.debugExtraRoots
                 guard !roots.isEmpty else { return }
                 let certificates = roots.compactMap { SecCertificateCreateWithData(nil, Data($0) as CFData) }
+                guard certificates.count == roots.count else {
+                    throw Failure(decision: nil, detail: "a debug root is not a DER certificate")
+                }
                 let anchors = SecTrustSetAnchorCertificates(trust, certificates as CFArray)
                 guard anchors == errSecSuccess else {
                     throw Failure(decision: nil, detail: "SecTrustSetAnchorCertificates failed (OSStatus \(anchors))")

@@ -4,9 +4,10 @@ import PinSetCore
 
 /// The one object an app holds: it pins, keeps the sets fresh, and tells the app what happened.
 ///
-/// Create it once, at launch, with a ``Configuration``. The initializer loads the persisted sets and the
+/// Create it once, at launch, with a ``Configuration``. The initializer takes in the persisted sets and the
 /// bundled export **synchronously**, so the first request of the launch is pinned (no `.setMissing` race), then
-/// starts polling. While it runs it keeps itself alive (an app that forgets to retain it still pins and polls)
+/// starts polling. It costs little with many hosts: each host's documents are read and checked (every check) the
+/// first time the host is needed, by a handshake, a status or its first fetch, and nothing is decided before. While it runs it keeps itself alive (an app that forgets to retain it still pins and polls)
 /// until ``stop()``. It refreshes when the app comes to the foreground and when the network comes back (Apple
 /// platforms), and when a connection is refused because a configured host has no set yet, each at most once per
 /// ``Configuration/triggeredRefreshInterval`` per host.
@@ -51,8 +52,8 @@ public final class PinningClient: Sendable {
     /// The clients running (``start()``), so that an app that forgets to retain one still pins and polls.
     private static let running = Locked<[ObjectIdentifier: PinningClient]>([:])
 
-    /// Creates the client, installs the persisted sets and the bundled export synchronously, and (unless
-    /// `startsPolling` is `false`) starts it (``start()``).
+    /// Creates the client, takes in the persisted sets and the bundled export synchronously (each host's are read
+    /// and checked when it is first needed), and (unless `startsPolling` is `false`) starts it (``start()``).
     /// - Parameters:
     ///   - configuration: server, hosts, keys, bundle, storage and policy.
     ///   - transport: the HTTP client for the pin server; default ``URLSessionTransport``.
@@ -139,9 +140,10 @@ public final class PinningClient: Sendable {
             state.withLock { _ = HostRecord.record(event, at: clock(), into: &$0.records) }
         }
         // Persisted first (the newest the app accepted), then the bundle: an older bundled document is refused
-        // as a rollback and changes nothing.
-        let etags = updater.installPersisted()
-        if let bundle = configuration.bundledExport { trustManager.installBundledDocuments(directory: bundle) }
+        // as a rollback and changes nothing. Each host's documents are read and checked when it is first needed
+        // (PinTrustManager+Deferred.swift says why that is safe): the launch pays for the hosts it uses.
+        let etags = updater.installPersisted(deferring: true)
+        if let bundle = configuration.bundledExport { trustManager.deferBundledDocuments(directory: bundle) }
         state.withLock { $0.preloadedETags = etags }
         trustManager.observeMissingSets { [weak self] host in self?.refreshTriggered(hosts: [host]) }
         trustManager.observeSetSwaps { [weak self] swap in

@@ -24,25 +24,17 @@ extension PinTrustManager {
     /// - Returns: the outcome for each file, by host name; empty when the directory cannot be read.
     @discardableResult
     public func installBundledDocuments(directory: URL) -> [String: Result<VerifiedDocument, DocumentRejection>] {
-        let pins = directory.appendingPathComponent("pins", isDirectory: true)
-        var isDirectory: ObjCBool = false
-        let folder =
-            FileManager.default.fileExists(atPath: pins.path, isDirectory: &isDirectory) && isDirectory.boolValue
-            ? pins : directory
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let (folder, names) = Self.bundledFiles(in: directory)
         var outcomes: [String: Result<VerifiedDocument, DocumentRejection>] = [:]
-        for name in names.sorted() where !name.hasPrefix(".") {
-            let file = folder.appendingPathComponent(name, isDirectory: false)
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
-                attributes[.type] as? FileAttributeType == .typeRegular
-            else { continue }
-            guard let size = attributes[.size] as? Int, size <= verifier.maxBytes else {
-                outcomes[name] = .failure(
-                    DocumentRejection(.tooLarge, "\(name) is larger than \(verifier.maxBytes) bytes"))
+        for name in names {
+            let bytes: [UInt8]
+            switch readBundled(folder.appendingPathComponent(name, isDirectory: false), name: name) {
+            case nil: continue
+            case .failure(let rejection):
+                outcomes[name] = .failure(rejection)
                 continue
+            case .success(let read): bytes = read
             }
-            guard let data = FileManager.default.contents(atPath: file.path) else { continue }
-            let bytes = [UInt8](data)
             if let log {
                 let proof = directory.appendingPathComponent("proofs", isDirectory: true)
                     .appendingPathComponent(name, isDirectory: false)
@@ -54,5 +46,48 @@ extension PinTrustManager {
             outcomes[name] = installTrusted(document: bytes, for: name)
         }
         return outcomes
+    }
+
+    /// ``installBundledDocuments(directory:)`` at launch without its cost: lists the files now, and reads and
+    /// checks each one (``deferTrusted(_:for:)``) when its host is first needed. Without a tlog-policy only (the
+    /// proofs are checked against the log state of the launch): with one, the documents are installed at once.
+    func deferBundledDocuments(directory: URL) {
+        guard log == nil else {
+            installBundledDocuments(directory: directory)
+            return
+        }
+        let (folder, names) = Self.bundledFiles(in: directory)
+        for name in names {
+            let file = folder.appendingPathComponent(name, isDirectory: false)
+            deferTrusted(
+                DeferredDocument(load: { [weak self] in
+                    guard case .success(let bytes) = self?.readBundled(file, name: name) else { return nil }
+                    return bytes
+                }), for: name)
+        }
+    }
+
+    /// The folder holding the documents (`directory/pins`, else `directory`) and its file names, sorted, without
+    /// hidden files.
+    private static func bundledFiles(in directory: URL) -> (folder: URL, names: [String]) {
+        let pins = directory.appendingPathComponent("pins", isDirectory: true)
+        var isDirectory: ObjCBool = false
+        let folder =
+            FileManager.default.fileExists(atPath: pins.path, isDirectory: &isDirectory) && isDirectory.boolValue
+            ? pins : directory
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return (folder, names.sorted().filter { !$0.hasPrefix(".") })
+    }
+
+    /// The bytes of a bundled file; `nil` when it is not a readable regular file, a refusal when it is too large.
+    private func readBundled(_ file: URL, name: String) -> Result<[UInt8], DocumentRejection>? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
+            attributes[.type] as? FileAttributeType == .typeRegular
+        else { return nil }
+        guard let size = attributes[.size] as? Int, size <= verifier.maxBytes else {
+            return .failure(DocumentRejection(.tooLarge, "\(name) is larger than \(verifier.maxBytes) bytes"))
+        }
+        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        return .success([UInt8](data))
     }
 }

@@ -34,8 +34,19 @@ extension PinTrustManager {
             if let decision = debugOverride(chain: chain, host: host) { return decision }
         #endif
         let time = now.timeIntervalSinceReferenceDate
-        let first = state.withLock { state in
-            Self.firstPass(&state, chain: chain, host: host, now: time, options: options)
+        // `nil` when documents deferred at launch for `host` or a parent must be installed before deciding.
+        let passed: Pass? = state.withLock { state in
+            if !state.deferred.isEmpty, Self.hasDeferred(state.deferred, covering: host) { return nil }
+            return Self.firstPass(&state, chain: chain, host: host, now: time, options: options)
+        }
+        let first: Pass
+        if let passed {
+            first = passed
+        } else {
+            resolveDeferred(hosts: Self.lookupChain(host))
+            first = state.withLock { state in
+                Self.firstPass(&state, chain: chain, host: host, now: time, options: options)
+            }
         }
         switch first {
         case .decided(let decision):

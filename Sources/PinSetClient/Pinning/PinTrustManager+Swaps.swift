@@ -107,6 +107,7 @@ extension PinTrustManager {
 
     /// The configured hosts (``expectSets(for:)``) that hold no set yet, sorted.
     public var hostsMissingSets: [String] {
-        state.withLock { state in state.expected.filter { state.policies[$0] == nil }.sorted() }
+        resolveAllDeferred()
+        return state.withLock { state in state.expected.filter { state.policies[$0] == nil }.sorted() }
     }
 }

@@ -22,6 +22,9 @@ public final class PinTrustManager: Sendable {
         /// Live connections to re-check after a swap that tightens (``trackConnection(host:chain:close:)``).
         var connections: [UInt64: TrackedConnection] = [:]
         var nextConnection: UInt64 = 0
+        /// Documents registered at launch whose reading and checks wait until their host is first needed
+        /// (``deferTrusted(_:for:)``), by host, in registration order.
+        var deferred: [String: [DeferredDocument]] = [:]
         #if DEBUG
             /// Extra roots trusted in DEBUG builds only (``PinTrustManager/debugTrustExtraRoot(der:)``).
             var debugRoots: [[UInt8]] = []
@@ -36,6 +39,9 @@ public final class PinTrustManager: Sendable {
     /// The transparency logs' largest checkpoints, when ``PinningOptions/logPolicy`` is set.
     let log: LogCheckpoints?
     let onPinFailure: (@Sendable (PinFailure) -> Void)?
+    /// Held while deferred documents are installed (``resolveDeferred(hosts:)``), so that a thread needing the same
+    /// host waits for them instead of seeing no set.
+    let resolving = Locked(())
 
     /// Creates a manager with no sets.
     /// - Parameters:
@@ -84,6 +90,7 @@ public final class PinTrustManager: Sendable {
     @discardableResult
     public func installCompiled(pinSet: PinSet) -> Bool {
         let host = Self.normalized(pinSet.host)
+        resolveDeferred(hosts: [host])
         let policy = CompiledPolicy(set: pinSet, document: nil, skew: options.skew)
         let swap: SetSwap? = state.withLock { state in
             if let current = state.policies[host],
@@ -101,8 +108,14 @@ public final class PinTrustManager: Sendable {
     }
 
     /// The version of the *signed* set in force for `host`: the floor a new document must not roll back. A
-    /// compiled set (``installCompiled(pinSet:)``) sets no floor.
+    /// compiled set (``installCompiled(pinSet:)``) sets no floor. Deferred documents of `host` are installed first.
     func signedVersion(for host: String) -> AcceptedVersion? {
+        resolveDeferred(hosts: [host])
+        return signedVersionInForce(for: host)
+    }
+
+    /// ``signedVersion(for:)`` without installing deferred documents first (while installing them).
+    func signedVersionInForce(for host: String) -> AcceptedVersion? {
         state.withLock { state in
             guard let policy = state.policies[host], policy.document != nil else { return nil }
             return policy.acceptedVersion
@@ -112,18 +125,21 @@ public final class PinTrustManager: Sendable {
     /// The set in force for exactly `host` (no parent lookup), if any.
     public func pinSet(for host: String) -> PinSet? {
         let host = Self.normalized(host)
+        resolveDeferred(hosts: [host])
         return state.withLock { $0.policies[host]?.set }
     }
 
     /// The document the set in force for `host` came from (`nil` for none, or for a set installed from code).
     public func document(for host: String) -> VerifiedDocument? {
         let host = Self.normalized(host)
+        resolveDeferred(hosts: [host])
         return state.withLock { $0.policies[host]?.document }
     }
 
     /// The version marker of the set in force for `host`, which newer documents must not roll back.
     public func acceptedVersion(for host: String) -> AcceptedVersion? {
         let host = Self.normalized(host)
+        resolveDeferred(hosts: [host])
         return state.withLock { $0.policies[host]?.acceptedVersion }
     }
 
@@ -142,10 +158,15 @@ public final class PinTrustManager: Sendable {
     }
 
     /// Every host that has a set, sorted.
-    public var pinnedHosts: [String] { state.withLock { $0.policies.keys.sorted() } }
+    public var pinnedHosts: [String] {
+        resolveAllDeferred()
+        return state.withLock { $0.policies.keys.sorted() }
+    }
 
-    private func install(
-        _ result: Result<VerifiedDocument, DocumentRejection>, host: String
+    /// Installs a verified document unless a newer one is in force; `announcing` tells the swap observers and
+    /// checks the tracked connections (not for deferred documents: see ``deferTrusted(_:for:)``).
+    func install(
+        _ result: Result<VerifiedDocument, DocumentRejection>, host: String, announcing: Bool = true
     ) -> Result<VerifiedDocument, DocumentRejection> {
         guard case .success(let document) = result else { return result }
         let policy = CompiledPolicy(set: document.pinSet, document: document, skew: options.skew)
@@ -166,7 +187,7 @@ public final class PinTrustManager: Sendable {
         }
         switch outcome {
         case .success(let swap):
-            announce(swap)
+            if announcing { announce(swap) }
             return .success(document)
         case .failure(let rejection):
             return .failure(rejection)

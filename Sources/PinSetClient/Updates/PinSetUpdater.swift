@@ -72,6 +72,9 @@ public actor PinSetUpdater {
     private let storage: PinStorage?
     private let clock: @Sendable () -> Date
     private var etags: [String: String] = [:]
+    /// The ETags of persisted documents installed after the launch (``installPersisted(deferring:)``), for the
+    /// first `If-None-Match` of their hosts.
+    private nonisolated let deferredETags = Locked<[String: String]>([:])
     private var consecutiveFailures: [String: Int] = [:]
     private var loops: [String: Task<Void, Never>] = [:]
     private let reporter: PinFailureReporter?
@@ -175,11 +178,29 @@ public actor PinSetUpdater {
     /// What ``loadPersisted()`` does, callable synchronously from any thread (``PinningClient``'s initializer):
     /// installs the persisted trust documents, log checkpoints and pin documents and sends a `.loaded` event for
     /// each host. Returns the ETag of each document installed, for the first `If-None-Match`.
-    nonisolated func installPersisted() -> [String: String] {
+    ///
+    /// With `deferring`, the pin documents are only registered (``PinTrustManager/deferTrusted(_:for:)``): each is
+    /// read, checked and installed, its `.loaded` event sent and its ETag kept, when its host is first needed (at
+    /// the latest by its first fetch). The launch then costs nothing per host.
+    nonisolated func installPersisted(deferring: Bool = false) -> [String: String] {
         trust?.loadPersisted()
         log?.loadPersisted()
         guard let storage else { return [:] }
         var loaded: [String: String] = [:]
+        if deferring {
+            let continuation = continuation
+            let etags = deferredETags
+            for host in configuration.hosts {
+                trustManager.deferTrusted(
+                    DeferredDocument(
+                        load: { storage.load(host: host) },
+                        installed: { bytes, document in
+                            etags.withLock { $0[host] = Self.etag(of: bytes) }
+                            continuation.yield(.loaded(host: host, version: document.pinSet.version))
+                        }), for: host)
+            }
+            return [:]
+        }
         for host in configuration.hosts {
             guard let bytes = storage.load(host: host) else { continue }
             if case .success(let document) = trustManager.installTrusted(document: bytes, for: host) {
@@ -257,6 +278,11 @@ public actor PinSetUpdater {
     private func fetch(_ host: String) async -> (event: UpdateEvent, delay: TimeInterval) {
         let url = configuration.server.appendingPathComponent("pins").appendingPathComponent(host)
         var headers = ["Accept": "application/json"]
+        if etags[host] == nil {
+            // A persisted document deferred at launch: installed now, so that its ETag goes with this request.
+            trustManager.resolveDeferred(hosts: [host])
+            if let etag = deferredETags.withLock({ $0.removeValue(forKey: host) }) { etags[host] = etag }
+        }
         if let etag = etags[host] { headers["If-None-Match"] = etag }
         let event: UpdateEvent
         var maxAge: Int?
