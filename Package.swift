@@ -2,9 +2,10 @@
 import PackageDescription
 
 // Layers, bottom up:
-//   C system libraries      CMicroHTTPD, COpenSSL, CPKCS11 (headers only: the module is dlopen'ed)
+//   C system libraries      CMicroHTTPD, COpenSSL, CPKCS11 (headers only: the module is dlopen'ed), CPrefetch (a hint)
 //   one lock type           Locking                     (pthread mutex; no Synchronization.Mutex: iOS 18+)
 //   thin Swift wrappers     MicroHTTPD, OpenSSLCrypto, PKCS11   (no C type leaves them)
+//   read cache              ReadCache                   (documents served from memory over MicroHTTPD's responses)
 //   wire format             PinSetCore                  (Foundation only; shared by server and client)
 //   transparency log        TransparencyLog             (C2SP tlog formats, RFC 6962 proofs; crypto injected)
 //   admin API types         PinSetAdminAPI              (the admin answers and their JSON coders; server and CLI)
@@ -59,6 +60,8 @@ let package = Package(
         ),
         // PKCS#11 types and constants from p11-kit's header; nothing is linked (the operator's module is dlopen'ed).
         .systemLibrary(name: "CPKCS11", providers: [.apt(["libp11-kit-dev"])]),
+        // A header only, no library: __builtin_prefetch, which Swift cannot call (the read cache's cold lookups).
+        .systemLibrary(name: "CPrefetch"),
 
         // MARK: The one lock type (works on iOS 16 / macOS 13, where Synchronization.Mutex does not exist)
         .target(name: "Locking"),
@@ -67,6 +70,10 @@ let package = Package(
         .target(name: "MicroHTTPD", dependencies: ["CMicroHTTPD", "Locking"]),
         .target(name: "OpenSSLCrypto", dependencies: ["COpenSSL"]),
         .target(name: "PKCS11", dependencies: ["CPKCS11", "Locking"]),
+
+        // MARK: Read cache: documents served from memory (the keyed table, the bounded response cache), above the
+        // HTTP wrapper: a commit publishes forward into it; MicroHTTPD only wraps libmicrohttpd.
+        .target(name: "ReadCache", dependencies: ["MicroHTTPD", "Locking", "CPrefetch"]),
 
         // MARK: Wire format
         .target(name: "PinSetCore"),
@@ -99,7 +106,7 @@ let package = Package(
             dependencies: [
                 "PinSetOpenSSL", "PinSetSigning",
                 "MicroHTTPD", "OpenSSLCrypto", "PKCS11", "PinSetCore", "PinSetAdminAPI", "PinSetProbe", "Locking",
-                "TransparencyLog",
+                "TransparencyLog", "ReadCache",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
             ]
@@ -185,6 +192,7 @@ let package = Package(
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "MicroHTTPDTests", dependencies: ["MicroHTTPD", "TestSupport"]),
+        .testTarget(name: "ReadCacheTests", dependencies: ["ReadCache", "MicroHTTPD", "TestSupport"]),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto", "TestSupport"]),
         .testTarget(name: "PinSetCoreTests", dependencies: ["PinSetCore", "TestSupport"]),
         .testTarget(
@@ -192,6 +200,7 @@ let package = Package(
             dependencies: [
                 "PinSetOpenSSL",
                 "TransparencyLog", "PinSetCore", "PinSetServer", "OpenSSLCrypto", "PinSetClient", "TestSupport",
+                "ReadCache",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
             ]
         ),
@@ -200,7 +209,8 @@ let package = Package(
             dependencies: [
                 "PinSetOpenSSL",
                 "PinSetServer", "PinSetAdminAPI", "PinSetProbe", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking",
-                "TestSupport", .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
+                "ReadCache", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
             ]),
         .testTarget(
             name: "PinSetClientTests",

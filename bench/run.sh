@@ -227,7 +227,7 @@ if [ "${WRAPPER_REF:-1}" = 1 ] && command -v swiftc >/dev/null; then
     for f in "$ROOT"/Sources/MicroHTTPD/*.swift "$ROOT"/Sources/Locking/*.swift; do
         grep -v '^import Locking$' "$f" > "$TMP/wrapper-src/$(basename "$f")"
     done
-    if swiftc -O -module-name WrapperReference "$TMP"/wrapper-src/*.swift "$TMP/main.swift" \
+    if swiftc -O -module-name WrapperReference -package-name pinset "$TMP"/wrapper-src/*.swift "$TMP/main.swift" \
         -I "$ROOT/Sources/CMicroHTTPD" -lmicrohttpd -o "$TMP/wrapper_reference" >"$TMP/swiftc.log" 2>&1; then
         W_PORT="$(free_port)"
         start_server "$TMP/wrapper.log" "$TMP/wrapper_reference" "$W_PORT" "$DOC" "$ETAG"

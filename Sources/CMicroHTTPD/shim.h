@@ -16,10 +16,3 @@ static inline const union MHD_DaemonInfo *
 cmhd_daemon_info(struct MHD_Daemon *daemon, enum MHD_DaemonInfoType type) {
     return MHD_get_daemon_info(daemon, type);
 }
-
-// __builtin_prefetch is a compiler builtin, which Swift cannot call: asks the CPU to start loading `count` bytes
-// from `start` into its caches, a 64-byte line at a time, without waiting for them (the read path uses it so that
-// a cold document's body is on its way while libmicrohttpd writes the headers).
-static inline void cmhd_prefetch(const void *start, size_t count) {
-    for (size_t offset = 0; offset < count; offset += 64) __builtin_prefetch((const char *)start + offset, 0, 3);
-}

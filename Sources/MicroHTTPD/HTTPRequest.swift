@@ -14,15 +14,17 @@ internal import CMicroHTTPD
 ///   be used on any thread.
 public struct HTTPRequest: @unchecked Sendable {
     private let connection: OpaquePointer?
-    private let url: UnsafePointer<CChar>?
+    // `url` and `copy` are @usableFromInline for the inlinable byte accessors: the read cache (another module)
+    // looks a path up on every GET, and a generic call across modules would cost it a closure context.
+    @usableFromInline let url: UnsafePointer<CChar>?
     private let state: ConnectionState?
-    private let copy: Detached?
+    @usableFromInline let copy: Detached?
 
     /// The request method.
     public let method: HTTPMethod
 
     /// A detached request's copies of everything the accessors read.
-    final class Detached: Sendable {
+    @usableFromInline final class Detached: Sendable {
         let path: [UInt8]
         /// Header names lowercased, in arrival order.
         let headers: [(name: String, value: [UInt8])]
@@ -39,6 +41,21 @@ public struct HTTPRequest: @unchecked Sendable {
             self.query = query
             self.body = body
             self.remoteAddress = remoteAddress
+        }
+
+        /// Calls `body` with the path's bytes.
+        @usableFromInline func withPath<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+            try path.withUnsafeBytes(body)
+        }
+
+        /// Calls `body` with the bytes of header `name` (case-insensitive), `nil` when absent; the first when
+        /// repeated.
+        @usableFromInline func withHeader<R>(_ name: StaticString, _ body: (UnsafeRawBufferPointer?) throws -> R)
+            rethrows -> R
+        {
+            let lowered = name.description.lowercased()
+            guard let found = headers.first(where: { $0.name == lowered }) else { return try body(nil) }
+            return try found.value.withUnsafeBytes(body)
         }
     }
 
@@ -103,8 +120,9 @@ public struct HTTPRequest: @unchecked Sendable {
     }
 
     /// Calls `body` with the bytes of ``path`` (no NUL), without allocating; the pointer is valid only inside.
+    @inlinable
     public func withPathBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        if let copy { return try copy.path.withUnsafeBytes(body) }
+        if let copy { return try copy.withPath(body) }
         return try body(UnsafeRawBufferPointer(start: url!, count: strlen(url!)))
     }
 
@@ -119,20 +137,24 @@ public struct HTTPRequest: @unchecked Sendable {
 
     /// Calls `body` with the bytes of request header `name` (case-insensitive), or `nil` when absent, without
     /// allocating; the pointer is valid only inside `body`. Repeated headers: the first.
+    @inlinable
     public func withHeaderBytes<R>(_ name: StaticString, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        if let copy { return try copy.withHeader(name, body) }
+        return try body(liveHeaderBytes(name))
+    }
+
+    /// A live request's header `name` in libmicrohttpd's connection memory (valid during the handler's call),
+    /// `nil` when absent: not generic, so the inlinable ``withHeaderBytes(_:_:)`` calls it directly.
+    @usableFromInline func liveHeaderBytes(_ name: StaticString) -> UnsafeRawBufferPointer? {
         precondition(name.hasPointerRepresentation, "withHeaderBytes needs a string literal name")
-        guard let connection else {
-            let lowered = name.description.lowercased()
-            guard let found = copy?.headers.first(where: { $0.name == lowered }) else { return try body(nil) }
-            return try found.value.withUnsafeBytes(body)
-        }
+        guard let connection else { return nil }
         var found: UnsafePointer<CChar>? = nil
         var foundSize = 0
         let result = name.utf8Start.withMemoryRebound(to: CChar.self, capacity: name.utf8CodeUnitCount) {
             MHD_lookup_connection_value_n(connection, .HEADER_KIND, $0, name.utf8CodeUnitCount, &found, &foundSize)
         }
-        guard result == .YES, let found else { return try body(nil) }
-        return try body(UnsafeRawBufferPointer(start: found, count: foundSize))
+        guard result == .YES, let found else { return nil }
+        return UnsafeRawBufferPointer(start: found, count: foundSize)
     }
 
     /// True when header `name` (case-insensitive) is present and its value equals `value` byte for byte.

@@ -54,9 +54,9 @@ public final class PreparedResponse: @unchecked Sendable {
     /// Builds a resource's answer over `owner`'s bytes as ``init(status:headers:body:owner:)`` does (no body
     /// when `owner` is `nil`): `Content-Type` (when given), `ETag`, `Cache-Control`, then `extraHeaders`. Nothing
     /// is allocated on the Swift side but this object: the values go to libmicrohttpd as C strings (the read
-    /// path's cold answers, see ``ResponseTemplate``).
+    /// cache's cold answers, ReadCache's `ResponseTemplate`).
     /// - Precondition: as ``init(status:headers:body:)``.
-    init(
+    package init(
         status: Int, contentType: String?, etag: UnsafePointer<CChar>, cacheControl: String,
         extraHeaders: [(String, String)], body: UnsafeRawBufferPointer?, owner: AnyObject?
     ) {

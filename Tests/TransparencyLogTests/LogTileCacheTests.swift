@@ -1,4 +1,4 @@
-import MicroHTTPD
+import ReadCache
 import Testing
 
 @testable import PinSetServer

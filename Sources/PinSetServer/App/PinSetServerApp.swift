@@ -7,6 +7,7 @@ import PKCS11
 import PinSetCore
 import PinSetOpenSSL
 import PinSetSigning
+import ReadCache
 import TransparencyLog
 
 /// A running pin server: the database, the signing key, the in-memory snapshot, the HTTP listener and the

@@ -29,7 +29,7 @@ public struct PinSetServerConfiguration: Sendable {
     package var adminHTTP: HTTPServerConfiguration? = nil
     /// The most hosts whose built `200` and `304` are kept in memory: about 1.1 KB per host once both were asked
     /// for. Once full, a host asked for twice more soon replaces one not asked for lately, and other hosts'
-    /// answers are built for their request (``MicroHTTPD/ResourceIndex``); `0` builds every answer for its
+    /// answers are built for their request (``ReadCache/ResourceIndex``); `0` builds every answer for its
     /// request. Default ``defaultResponseCache`` (100,000).
     public var responseCache: Int = defaultResponseCache
     /// The default of ``responseCache``: a 100,000-host server keeps every host's answers, and a million hosts

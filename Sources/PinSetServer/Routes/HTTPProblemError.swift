@@ -3,7 +3,7 @@ import PinSetCore
 
 /// An error that can reach HTTP: it knows its status and its RFC 9457 problem body.
 ///
-/// Every error a route can throw adopts it (``ServiceError``, `HostName.Error`, ``Problem`` itself), and the
+/// Every error a route can throw adopts it (``ServiceError``, ``Problem`` itself), and the
 /// router turns it into an answer in one place (``PinSetRouter/problemResponse(for:path:)``), as Hummingbird's
 /// `HTTPResponseError` is caught once. Anything else is a 500 whose details go to the log, never to the client.
 protocol HTTPProblemError: Error {
@@ -13,10 +13,6 @@ protocol HTTPProblemError: Error {
 
 extension Problem: HTTPProblemError {
     var problem: Problem { self }
-}
-
-extension HostName.Error: HTTPProblemError {
-    var problem: Problem { .invalidHost(description) }
 }
 
 extension RequestBodyError: HTTPProblemError {

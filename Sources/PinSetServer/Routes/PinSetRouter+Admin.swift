@@ -56,7 +56,7 @@ extension PinSetRouter {
     }
 
     /// `PUT /admin/hosts/{host}`: the whole new set.
-    func putHost(_ context: RouteContext) throws -> HTTPResponse {
+    func putHost(_ context: RouteContext) throws -> WriteCommand {
         let request = try SetRequest(json: context.request.body)
         // `includeSubdomains` makes the set govern every name below the host: the token must cover them too.
         if request.includeSubdomains, let caller = context.caller {
@@ -65,36 +65,31 @@ extension PinSetRouter {
                 throw Problem.forbidden(.host("*." + host), caller: caller)
             }
         }
-        let outcome = try write(.replace(request), context)
-        return try written(outcome, outcome.created ? "create" : "replace", context)
+        return try command(.replace(request), context)
     }
 
     /// `DELETE /admin/hosts/{host}`: retires the host.
-    func retire(_ context: RouteContext) throws -> HTTPResponse {
-        try written(write(.retire, context), "retire", context)
+    func retire(_ context: RouteContext) throws -> WriteCommand {
+        try command(.retire, context)
     }
 
     /// `POST /admin/hosts/{host}/pins`: adds pins.
-    func addPins(_ context: RouteContext) throws -> HTTPResponse {
-        try written(write(.add(PinsRequest(json: context.request.body)), context), "add", context)
+    func addPins(_ context: RouteContext) throws -> WriteCommand {
+        try command(.add(PinsRequest(json: context.request.body)), context)
     }
 
     /// `DELETE /admin/hosts/{host}/pins/{sha256}`: removes one pin.
-    func removePin(_ context: RouteContext) throws -> HTTPResponse {
-        let host = try context.host()
+    func removePin(_ context: RouteContext) throws -> WriteCommand {
+        _ = try context.host()  // a malformed host is the first thing wrong with the request
         let sha256 = try PinSetService.pinHash(path: String(context.parameters[1]))
-        let change = WriteCommand.Change.remove(sha256: sha256, force: context.request.query("force") == "true")
-        return try written(write(change, context, host: host), "remove", context)
+        return try command(.remove(sha256: sha256, force: context.request.query("force") == "true"), context)
     }
 
-    /// Runs one write command on the path's host (normalised once, ``RouteContext/host()``) as the caller.
-    private func write(_ change: WriteCommand.Change, _ context: RouteContext, host: String? = nil) throws
-        -> WriteOutcome
-    {
-        try service.execute(
-            WriteCommand(
-                host: host ?? context.host(), change: change, ifMatch: context.request.header("If-Match"),
-                tokenName: context.tokenName))
+    /// One write command on the path's host (normalised once, ``RouteContext/host()``) as the caller.
+    private func command(_ change: WriteCommand.Change, _ context: RouteContext) throws -> WriteCommand {
+        WriteCommand(
+            host: try context.host(), change: change, ifMatch: context.request.header("If-Match"),
+            tokenName: context.tokenName)
     }
 
     /// `GET /admin/hosts/{host}/history`.
@@ -161,13 +156,20 @@ extension PinSetRouter {
     }
 
     /// A committed write's answer (`201` when it created the host, else `200`), counted and logged.
-    private func written(_ outcome: WriteOutcome, _ change: String, _ context: RouteContext) throws -> HTTPResponse {
+    func written(_ outcome: WriteOutcome, _ command: WriteCommand) throws -> HTTPResponse {
         metrics.adminWrite()
+        let change =
+            switch command.change {
+            case .replace: outcome.created ? "create" : "replace"
+            case .add: "add"
+            case .remove: "remove"
+            case .retire: "retire"
+            }
         logger.info(
             "admin write",
             metadata: [
                 "host": "\(outcome.detail.host)", "version": "\(outcome.detail.version)", "change": "\(change)",
-                "token": "\(context.tokenName)",
+                "token": "\(command.tokenName)",
             ])
         return .dynamic(
             status: outcome.created ? 201 : 200,

@@ -5,15 +5,9 @@ import PinSetCore
 /// The public routes' handlers (PROTOCOL §3, §6): no token.
 extension PinSetRouter {
     /// `GET`/`HEAD /pins/{host}` for a host not in normal form or not served (the fast path in ``handle(_:)``
-    /// serves the rest): normalise, then the document, `400` or `404`.
+    /// serves the rest): the host normalised (``RouteContext/host()``), then the document, `400` or `404`.
     func servePins(_ context: RouteContext) throws -> HTTPResponse {
-        let raw = context.parameters[0]
-        let host: String
-        do {
-            host = try HostName.normalize(raw)
-        } catch {
-            throw Problem.invalidHost("\"\(raw.prefix(100))\" is not a valid host name: \(error.description)")
-        }
+        let host = try context.host()
         guard let response = snapshot.response(host, to: context.request) else {
             if snapshot.isDamaged(host) {
                 throw ServiceError(

@@ -3,6 +3,7 @@ import Logging
 import MicroHTTPD
 import PinSetAdminAPI
 import PinSetCore
+import ReadCache
 
 /// Sends each request to the right place: `GET /pins/{host}` to the in-memory snapshot, the other public
 /// routes to small handlers, and `/admin/` to the service after checking the bearer token.
@@ -83,21 +84,20 @@ final class PinSetRouter: HTTPHandler {
         }
         let match = RouteTable.match(path)
         let route = match?.route(method.name)
-        if let route, !request.isDetached, route.deferred || route.mayProbe && (log != nil || mayProbe(request)) {
-            // The write waits for a probe of its host (up to the probe's deadline), for the log's next
-            // checkpoint, or re-signs every host (a trust push with a next key): off the worker thread, so that
-            // the GETs on its connections are never queued behind it, and so that concurrent writes wait together
-            // and share one checkpoint (group commit).
-            return .deferred { [self] detached in handle(detached) }
-        }
+        let label = (route?.counted ?? true) ? match?.index ?? RouteTable.other : nil
         let response: HTTPResponse
         do {
-            response = try dispatch(request, path: path, match: match, route: route)
+            response = try dispatch(request, path: path, match: match, route: route, label: label)
         } catch {
             response = problemResponse(for: error, path: path)
         }
-        guard route?.counted ?? true else { return response }
-        let label = match?.index ?? RouteTable.other
+        return counted(response, label)
+    }
+
+    /// `response`, counted under the metrics label `label` (`nil`: not counted). A deferred answer is counted when
+    /// its work ends.
+    private func counted(_ response: HTTPResponse, _ label: Int?) -> HTTPResponse {
+        guard let label else { return response }
         switch response {
         case .prepared(let prepared): metrics.count(label, status: prepared.status)
         case .dynamic(let status, _, _): metrics.count(label, status: status)
@@ -106,16 +106,13 @@ final class PinSetRouter: HTTPHandler {
         return response
     }
 
-    /// Whether a write that may probe its host will: the pre-flight check is on, or a pin asks for `capture`.
-    private func mayProbe(_ request: HTTPRequest) -> Bool {
-        service.configuration.probes.preflight != .off || request.body.firstRange(of: #""capture""#.utf8) != nil
-    }
-
     /// The route's answer, in the table's order of checks: a token where one is needed (`401`, whatever the
-    /// method, even for a path that is no route), then `404`, `405`, the rights check (`403`), the handler.
-    private func dispatch(_ request: HTTPRequest, path: String, match: RouteTable.Match?, route: Route?) throws
-        -> HTTPResponse
-    {
+    /// method, even for a path that is no route), then `404`, `405`, the rights check (`403`), the handler. A
+    /// route that may wait (``Route/Action``) is answered off the worker thread when it does: the deferred work
+    /// calls the matched handler, or runs the write's command, directly.
+    private func dispatch(
+        _ request: HTTPRequest, path: String, match: RouteTable.Match?, route: Route?, label: Int?
+    ) throws -> HTTPResponse {
         var caller: AdminCaller?
         if match?.needsToken ?? RouteTable.needsToken(path) {
             guard let found = authenticate(request) else {
@@ -139,7 +136,34 @@ final class PinSetRouter: HTTPHandler {
         if let caller, let right = route.access.right(context) {
             try authorize(caller, right, request)
         }
-        return try route.handler(self, context)
+        switch route.action {
+        case .answer(let handler):
+            return try handler(self, context)
+        case .write(let makeCommand):
+            let command = try makeCommand(self, context)
+            guard service.waits(command) else { return try written(service.execute(command), command) }
+            // The write waits for a probe of its host (up to the probe's deadline) or for the log's next
+            // checkpoint: off the worker thread, so that the GETs on its connections are never queued behind it,
+            // and so that concurrent writes wait together and share one checkpoint (group commit).
+            return .deferred { [self] _ in
+                counted(answer(path) { () throws in try written(service.execute(command), command) }, label)
+            }
+        case .deferred(let handler):
+            // A trust push: it waits for the log's checkpoint and, with a next key, re-signs every host. The
+            // handler sees the context over the detached copy, never the live request (gone once this returns).
+            return .deferred { [self] detached in
+                counted(answer(path) { () throws in try handler(self, context.over(detached)) }, label)
+            }
+        }
+    }
+
+    /// `work`'s answer, or the problem it threw (deferred work: the router's catch is behind it).
+    private func answer(_ path: String, _ work: () throws -> HTTPResponse) -> HTTPResponse {
+        do {
+            return try work()
+        } catch {
+            return problemResponse(for: error, path: path)
+        }
     }
 
     /// The token's name and scope, or `nil` when the header is missing, malformed or names no active token.

@@ -3,9 +3,9 @@ import PinSetCore
 
 /// A request matched to its ``Route``, as its handler sees it: the placeholders' values and the caller, found
 /// once per request.
-struct RouteContext {
+struct RouteContext: Sendable {
     /// The request.
-    let request: HTTPRequest
+    private(set) var request: HTTPRequest
     /// The values of the template's placeholders, in order.
     let parameters: [Substring]
     /// The token behind a token route (authenticated once, before the rights check); `nil` on public routes.
@@ -21,6 +21,14 @@ struct RouteContext {
         normalizedHost =
             hostParameter
             ? Result { () throws(ServiceError) in try PinSetService.normalize(String(parameters[0])) } : nil
+    }
+
+    /// This context over `request`, the copy deferred work is given (``HTTPResponse/deferred(_:)``): the
+    /// placeholders, the caller and the host as they were found, nothing matched or normalised again.
+    func over(_ request: HTTPRequest) -> RouteContext {
+        var context = self
+        context.request = request
+        return context
     }
 
     /// The path's `{host}` in normal form; `400` when it is malformed.

@@ -20,16 +20,16 @@ enum RouteTable {
         Route(method: "GET", path: "/log/tile/{tile}", .anyone) { try $0.serveLogFile($1) },
         Route(method: "GET", path: "/admin/hosts", .reader) { try $0.listHosts($1) },
         Route(method: "GET", path: "/admin/hosts/{host}", .readerOfHost) { try $0.hostDetail($1) },
-        Route(method: "PUT", path: "/admin/hosts/{host}", .writerOfHost, mayProbe: true) { try $0.putHost($1) },
-        Route(method: "DELETE", path: "/admin/hosts/{host}", .writerOfHost, mayProbe: true) { try $0.retire($1) },
-        Route(method: "POST", path: "/admin/hosts/{host}/pins", .writerOfHost, mayProbe: true) { try $0.addPins($1) },
-        Route(method: "DELETE", path: "/admin/hosts/{host}/pins/{sha256}", .writerOfHost, mayProbe: true) {
+        Route(method: "PUT", path: "/admin/hosts/{host}", .writerOfHost, .mayWait) { try $0.putHost($1) },
+        Route(method: "DELETE", path: "/admin/hosts/{host}", .writerOfHost, .mayWait) { try $0.retire($1) },
+        Route(method: "POST", path: "/admin/hosts/{host}/pins", .writerOfHost, .mayWait) { try $0.addPins($1) },
+        Route(method: "DELETE", path: "/admin/hosts/{host}/pins/{sha256}", .writerOfHost, .mayWait) {
             try $0.removePin($1)
         },
         Route(method: "GET", path: "/admin/hosts/{host}/history", .readerOfHost) { try $0.history($1) },
         Route(method: "GET", path: "/admin/hosts/{host}/status", .readerOfHost) { try $0.hostStatus($1) },
         Route(method: "GET", path: "/admin/reports", .readerOfQueryHost) { try $0.listReports($1) },
-        Route(method: "PUT", path: "/admin/trust", .admin, deferred: true) { try $0.pushTrust($1) },
+        Route(method: "PUT", path: "/admin/trust", .admin, .alwaysWaits) { try $0.pushTrust($1) },
         Route(method: "GET", path: "/admin/log", .admin) { try $0.adminLog($1) },
         Route(method: "POST", path: "/admin/log/forks/{id}/acknowledge", .admin) { try $0.acknowledgeFork($1) },
         Route(method: "GET", path: "/console", .anyone, counted: false) { try $0.serveConsole($1) },

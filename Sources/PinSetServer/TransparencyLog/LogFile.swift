@@ -1,5 +1,5 @@
-import MicroHTTPD
 import PinSetCore
+import ReadCache
 
 /// One file a C2SP tlog-tiles log serves below its prefix (`/log/`): the checkpoint, a tile or an entry bundle.
 public struct LogFile: Sendable, Equatable {

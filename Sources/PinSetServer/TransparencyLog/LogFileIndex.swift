@@ -1,6 +1,6 @@
 import Locking
-import MicroHTTPD
 import PinSetCore
+import ReadCache
 import TransparencyLog
 
 /// The log's C2SP tlog-tiles files served under `/log/`: the checkpoint, tiles and entry bundles.

@@ -3,8 +3,8 @@ import Foundation
 internal import GRDB
 import Locking
 import Logging
-import MicroHTTPD
 import PinSetCore
+import ReadCache
 import TransparencyLog
 
 /// Puts logged documents on the read path once a signed checkpoint includes them (PROTOCOL §7.3), on one thread

@@ -1,4 +1,4 @@
-import MicroHTTPD
+import ReadCache
 
 /// Full tiles and entry bundles made on demand (``LogFileIndex``), by path, bounded to `budget` bytes of bodies:
 /// when a new one goes over, the least recently asked for go first. A value type kept under its owner's lock.

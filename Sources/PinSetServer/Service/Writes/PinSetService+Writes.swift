@@ -65,6 +65,12 @@ extension PinSetService {
         try execute(WriteCommand(host: Self.normalize(host), change: .retire, ifMatch: ifMatch, tokenName: tokenName))
     }
 
+    /// Whether running `command` waits: it probes its host (``WriteCommand/probes(_:)``) or, with a transparency
+    /// log, waits for the checkpoint that includes it. The router then runs it off libmicrohttpd's worker thread.
+    func waits(_ command: WriteCommand) -> Bool {
+        log != nil || command.probes(configuration.probes.preflight)
+    }
+
     /// The one write path, straight: probe the host (when the pre-flight check is on or a pin asks for
     /// `capture`), resolve the pins once, check the plan once against the probe on a read of the current state
     /// (outside the writer: never hold it during network I/O), then one transaction that re-checks only what the

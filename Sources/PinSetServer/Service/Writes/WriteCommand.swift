@@ -3,8 +3,8 @@ import PinSetCore
 import PinSetProbe
 
 /// One admin write as it moves through ``PinSetService/execute(_:)``: the host normalised once, what the write
-/// changes, and its conditions. Built by the public write methods (``PinSetService/replace(host:request:ifMatch:tokenName:)``
-/// and the others).
+/// changes, and its conditions. Built by the router's write routes (``Route/Action/write(_:)``) and by the public
+/// write methods (``PinSetService/replace(host:request:ifMatch:tokenName:)`` and the others).
 struct WriteCommand: Sendable {
     /// What the write does to the host's set.
     enum Change: Sendable {

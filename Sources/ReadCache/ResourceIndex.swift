@@ -1,4 +1,5 @@
 import Locking
+import MicroHTTPD
 
 /// Many resources of one kind (pinset: every host's document) served from memory by key, with their built
 /// `200` and `304` responses kept for at most ``responseCapacity`` of them. Thread-safe.

@@ -1,3 +1,5 @@
+import MicroHTTPD
+
 /// The built `200` and `304` responses of at most ``capacity`` resources, evicted by the CLOCK algorithm (a
 /// second-chance approximation of least-recently-used): a hit only sets its entry's reference bit; a miss that
 /// needs a slot sweeps the hand, clearing bits, to the first entry not used since the last sweep.

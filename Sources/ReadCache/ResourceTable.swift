@@ -1,3 +1,5 @@
+import MicroHTTPD
+
 /// An open-addressing hash table of ``CachedResource``s keyed by their key bytes, looked up with the bytes of a
 /// request path without allocating.
 ///

@@ -1,3 +1,5 @@
+import MicroHTTPD
+
 /// The headers a resource's `200` and `304` share, and how both are built over its stored bytes: one recipe for
 /// ``CachedResource`` and ``ResourceIndex``.
 ///

@@ -1,3 +1,4 @@
+import MicroHTTPD
 import Synchronization
 
 /// A resource served from memory: its key, ETag and body stored once, and its `200` and `304` responses built

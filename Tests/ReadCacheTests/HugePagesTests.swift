@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import MicroHTTPD
+@testable import ReadCache
 
 /// Moving a loaded index onto 2 MiB pages (``ResourceIndex/adviseHugePages()``) changes where the kernel keeps
 /// the memory, never what it holds: every resource reads back byte for byte, and the index keeps working.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import MicroHTTPD
+@testable import ReadCache
 
 /// The allocation-free `If-None-Match` matcher of the read path (RFC 9110 §13.1.2, weak comparison for GET).
 @Suite struct IfNoneMatchTests {

@@ -1,4 +1,4 @@
-internal import CMicroHTTPD
+internal import CPrefetch
 
 /// One resource's key, ETag and body in a single allocation, back to back after a small header. Immutable
 /// once made, except the slot of its built responses in a ``ResourceIndex`` (read and written only under that
@@ -89,7 +89,7 @@ final class ResourceBytes: ManagedBuffer<ResourceBytes.Layout, UInt8> {
     func prefetch() {
         withUnsafeMutablePointers { layout, start in
             let header = layout.pointee
-            cmhd_prefetch(start, Int(header.keyCount) + Int(header.etagCount) + 1 + Int(header.bodyCount))
+            cprefetch(start, Int(header.keyCount) + Int(header.etagCount) + 1 + Int(header.bodyCount))
         }
     }
 
