@@ -362,11 +362,17 @@ def main() -> int:
             status, _ = server.request("PUT", "/admin/hosts/fork.example.com", body, token=server.token)
             assert status == 201, f"the honest write answered {status}"
 
-            def shown(d):
-                d.get(f"{server.url}/console#/log")
-                time.sleep(0.5)
-                return d.find_elements(By.CSS_SELECTOR, "#log-forks")
-            run.wait(shown, "the fork on the Log page", seconds=40)
+            deadline = time.time() + 40
+            while time.time() < deadline:
+                log = json.loads(server.request("GET", "/admin/log", token=server.token)[1])
+                if log["openForks"] >= 1:
+                    break
+                time.sleep(0.2)
+            else:
+                raise AssertionError(f"the honest server recorded no fork: {json.dumps(log)[:600]}")
+            run.go("#/log", "#log-vkey")
+            driver.refresh()  # the same route again: load it afresh
+            run.css("#log-forks", "the fork on the Log page")
             run.text_of("#forks-title", "LOG FORK: 1 open", "the open fork's badge")
             foreign = run.css("#log-forks .foreign-checkpoint").text
             assert foreign.startswith(f"{LOG_ORIGIN}\n{thief_size}\n"), foreign
