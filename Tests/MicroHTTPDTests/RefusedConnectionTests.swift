@@ -1,4 +1,5 @@
 import Foundation
+import MicroHTTPD
 import TestSupport
 import Testing
 
@@ -44,6 +45,34 @@ import Testing
         }
         try #require(bound)
         return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// The abort itself: a libmicrohttpd server answers a client thread while this thread makes refused
+    /// connections. With the old `RawConnection` this process aborted in 3 runs of 3 (30,000 refusals each:
+    /// "libmicrohttpd panic at daemon.c:3831: Failed to remove FD from epoll set. (errno 9: Bad file descriptor)",
+    /// or daemon.c:2927 "Close socket failed", EBADF too); now it runs to the end.
+    @Test func refusedConnectionsBesideABusyServerLeaveItsSocketsAlone() throws {
+        let server = try startServer()
+        let port = try Self.refusedPort()
+        let watch = Watch()
+        let serverPort = server.port
+        let client = Thread {
+            while !watch.isStopped {
+                guard let connection = try? RawConnection(port: serverPort, timeout: 2) else { continue }
+                try? connection.send(get("/hello"))
+                watch.count(stolen: (try? connection.readResponse().status) != 200)
+            }
+            watch.done.signal()
+        }
+        client.start()
+        for _ in 0..<10_000 { _ = RawConnection.accepts(host: "127.0.0.1", port: port) }
+        watch.stop()
+        #expect(watch.done.wait(timeout: .now() + 10) == .success)
+        let (failed, answered) = watch.result
+        print("issue 40: 10000 refused connections beside \(answered) answered requests (\(failed) unanswered)")
+        // The process is still here: that is the check. Unanswered requests are only reported (a loaded machine
+        // may time one out); answered ones show the server was busy all along.
+        #expect(answered > 0)
     }
 
     @Test func aRefusedConnectionClosesItsOwnSocketOnceAndNoOtherDescriptor() throws {
