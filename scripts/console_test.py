@@ -11,8 +11,9 @@ in dark mode; 10 add a pin by PEM, capture shows the server's answer; 11 a write
 12 the hosts page shows the monitor's last pass; 13 it pages through hosts 200 at a time; 14 the Log page
 shows the tree size, the checkpoint with its log signature checked in the browser (WebCrypto Ed25519), the
 witness's cosignature and last answer; 15 a host's page checks its document's log proof in the browser
-(RFC 6962 inclusion with WebCrypto SHA-256, and the checkpoint's signature); 16 log-out forgets the token;
-17 a readable error when the server is down. The server keeps a transparency log cosigned by a real
+(RFC 6962 inclusion with WebCrypto SHA-256, and the checkpoint's signature); 16 a log fork (issue 35: a thief's
+server on a backup, with the same keys and witness) shows on the Log page with both notes, and its Acknowledge
+button closes it (still listed); 17 log-out forgets the token; 18 a readable error when the server is down. The server keeps a transparency log cosigned by a real
 `pinset witness`. Screenshots of every page go to --screenshots (default
 .build/console-screenshots). --docs DIR also writes the two screenshots of docs/CONSOLE.md there. Every wait is
 bounded; the closing line reads `N passed, M failed`.
@@ -115,6 +116,7 @@ class Server:
 
     def __init__(self, binary: str, directory: str):
         self.directory = directory
+        self.binary = binary
         log_key = ed25519_key(os.path.join(directory, "log-key.pem"))
         self.log_vkey = subprocess.run([binary, "log", "vkey", "--key", log_key, "--origin", LOG_ORIGIN], check=True,
                                        capture_output=True, text=True, timeout=30).stdout.strip()
@@ -122,7 +124,8 @@ class Server:
         # A 3 s monitor interval, so that full passes end while the checks run (check 12).
         args = [binary, "serve", "--dev", "--port", "0", "--bind", "127.0.0.1", "--monitor-interval", "3s",
                 "--db", os.path.join(directory, "pinset.sqlite"), "--key", os.path.join(directory, "key.pem"),
-                "--log-key", log_key, "--log-origin", LOG_ORIGIN, "--witness", self.witness.url, self.witness.vkey]
+                "--log-key", log_key, "--log-origin", LOG_ORIGIN, "--witness", self.witness.url, self.witness.vkey,
+                "--witness-retry", "2"]
         self.stderr = open(os.path.join(directory, "stderr.log"), "wb")
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.stderr, text=True)
         self.url = self.token = None
@@ -156,6 +159,33 @@ class Server:
         stop_process(self.proc)
         self.stderr.close()
         self.witness.stop()
+
+
+class Thief:
+    """Issue 35's attack on the console's server: a `pinset serve` on a backup of its database with the same signing
+    and log keys and the same witness, so that the witness cosigns the thief's extension of the log and then refuses
+    the honest server's next checkpoint, which the honest server records as a fork (PROTOCOL §7.2)."""
+
+    def __init__(self, server: Server):
+        directory, binary = server.directory, server.binary
+        database = os.path.join(directory, "thief.sqlite")
+        subprocess.run([binary, "backup", "--db", os.path.join(directory, "pinset.sqlite"), "--out", database],
+                       check=True, capture_output=True, timeout=60)
+        self.token = subprocess.run([binary, "token", "create", "--db", database, "--name", "thief"], check=True,
+                                    capture_output=True, text=True, timeout=60).stdout.strip().splitlines()[-1]
+        args = [binary, "serve", "--dev", "--port", "0", "--bind", "127.0.0.1", "--db", database,
+                "--key", os.path.join(directory, "key.pem"), "--log-key", os.path.join(directory, "log-key.pem"),
+                "--log-origin", LOG_ORIGIN, "--witness", server.witness.url, server.witness.vkey]
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.url = next((line.rsplit(" ", 1)[1].rstrip("/") for line in banner(self.proc) if "serving on" in line), None)
+        if not self.url:
+            self.stop()
+            raise RuntimeError("the thief's pinset serve did not print its URL")
+
+    request = Server.request
+
+    def stop(self) -> None:
+        stop_process(self.proc)
 
 
 def certificate(directory: str, name: str) -> str:
@@ -308,6 +338,60 @@ def main() -> int:
             assert text.startswith("included") and "log signature verified" in text, text
             assert f"of {LOG_ORIGIN}" in text, text
             run.shot("15-host-proof")
+
+        def log_fork():
+            status, body = server.request("GET", "/admin/log", token=server.token)
+            honest_size = json.loads(body)["treeSize"]
+            thief = Thief(server)
+            try:
+                body = {"pins": [{"sha256": pin(), "role": "current"}, {"sha256": pin(), "role": "backup"}]}
+                status, answer = thief.request("PUT", f"/admin/hosts/{HOST}", body, token=thief.token)
+                assert status == 200, f"the thief's write answered {status}: {answer[:300]!r}"
+                deadline = time.time() + 30
+                while time.time() < deadline:
+                    log = json.loads(thief.request("GET", "/admin/log", token=thief.token)[1])
+                    if log["checkpointSize"] > honest_size and log.get("cosignedBy"):
+                        break
+                    time.sleep(0.2)
+                else:
+                    raise AssertionError(f"the witness did not cosign the thief's extension: {log}")
+                thief_size = log["checkpointSize"]
+            finally:
+                thief.stop()
+            # The honest server's next checkpoint: the witness refuses it, the server records the fork.
+            status, _ = server.request("PUT", "/admin/hosts/fork.example.com", body, token=server.token)
+            assert status == 201, f"the honest write answered {status}"
+
+            deadline = time.time() + 40
+            while time.time() < deadline:
+                log = json.loads(server.request("GET", "/admin/log", token=server.token)[1])
+                if log["openForks"] >= 1:
+                    break
+                time.sleep(0.2)
+            else:
+                raise AssertionError(f"the honest server recorded no fork: {json.dumps(log)[:600]}")
+            run.go("#/log", "#log-vkey")
+            driver.refresh()  # the same route again: load it afresh
+            run.css("#log-forks", "the fork on the Log page")
+            run.text_of("#forks-title", "LOG FORK: 1 open", "the open fork's badge")
+            foreign = run.css("#log-forks .foreign-checkpoint").text
+            assert foreign.startswith(f"{LOG_ORIGIN}\n{thief_size}\n"), foreign
+            assert run.css("#log-forks .own-checkpoint").text.startswith(f"{LOG_ORIGIN}\n")
+            run.shot("16-log-fork")
+            status, body = server.request("GET", "/admin/log", token=server.token)
+            fork_id = json.loads(body)["forks"][0]["id"]
+            # The button sits behind a disclosure: one stray click cannot hide the alert.
+            assert not run.css(f"#ack-fork-{fork_id}").is_displayed()
+            run.css("#log-forks details summary").click()
+            run.css(f"#ack-fork-{fork_id}").click()
+            run.text_of("#log-notice", f"Fork {fork_id} acknowledged", "the acknowledgement's notice")
+            assert not driver.find_elements(By.CSS_SELECTOR, "#log-forks"), "no open fork is shown"
+            run.text_of("#acknowledged-forks summary", "1 acknowledged fork", "the acknowledged fork, still listed")
+            status, body = server.request("GET", "/admin/log", token=server.token)
+            assert json.loads(body)["openForks"] == 0, body[:300]
+            metrics = server.request("GET", "/metrics", token=server.token)[1].decode()
+            assert "pinset_log_forks 0\n" in metrics, [l for l in metrics.splitlines() if "fork" in l]
+            run.shot("16-log-fork-acknowledged")
 
         def log_in():
             driver.get(f"{server.url}/console")
@@ -520,6 +604,8 @@ def main() -> int:
             ("the hosts page pages through the hosts, 200 at a time (GET /admin/hosts?limit&after)", paging),
             ("the Log page: tree size, checkpoint signature verified in the browser, the witness's cosignature", log_page),
             ("a host's page verifies its document's log proof in the browser (inclusion and log signature)", host_proof),
+            ("a log fork (a thief's extension cosigned by the witness) shows on the Log page and is acknowledged",
+             log_fork),
             ("log-out forgets the token", log_out),
             ("a readable error when the server is down", server_down),
         ], start=1):

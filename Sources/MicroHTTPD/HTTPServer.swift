@@ -42,6 +42,7 @@ public final class HTTPServer: @unchecked Sendable {
             throw HTTPServerError(.invalidBindAddress(c.bindAddress))
         }
 
+        _ = MHDCallbacks.installPanic
         let context = ServerContext(
             handler: handler, maxBodyBytes: c.maxBodyBytes, requestTimeoutSeconds: c.requestTimeoutSeconds,
             maxSuspended: c.maxSuspended, errorLog: c.errorLog)

@@ -168,6 +168,23 @@ enum MHDCallbacks {
         conCls.pointee = nil
     }
 
+    /// MHD_PanicCallback: an `MHD_PANIC` (libmicrohttpd's fatal errors) is written to standard error with the
+    /// `errno` of the call that failed, then the process aborts, as libmicrohttpd's own handler does. Its own
+    /// handler prints no `errno`: "Failed to remove FD from epoll set" could not tell a descriptor closed behind
+    /// libmicrohttpd's back (EBADF) from one it never registered (ENOENT) (issue 40).
+    static let panic: MHD_PanicCallback = { _, file, line, reason in
+        let code = errno
+        let place = file.map { String(cString: $0) } ?? "?"
+        let what = reason.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let text =
+            "libmicrohttpd panic at \(place):\(line): \(what) (errno \(code): \(String(cString: strerror(code))))\n"
+        _ = text.withCString { write(2, $0, strlen($0)) }
+        abort()
+    }
+
+    /// Installs ``panic`` once per process (libmicrohttpd's panic handler is global).
+    static let installPanic: Void = MHD_set_panic_func(panic, nil)
+
     /// MHD_LogCallback: formats one of libmicrohttpd's error messages (printf-style, with its `va_list`) and hands
     /// it to ``ServerContext/errorLog``. Messages longer than 511 bytes are cut.
     static let log: MHD_LogCallback = { cls, format, arguments in

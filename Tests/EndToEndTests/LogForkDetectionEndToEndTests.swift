@@ -12,7 +12,7 @@ import Testing
 /// the database runs its own `pinset serve` with the same witnesses and has them cosign an extension of the public
 /// log. The honest `pinset serve` finds the fork at its next checkpoint, from the witnesses' own checkpoints, and
 /// says so everywhere until acknowledged; `pinset log watch --witness` sees it too; the witnesses keep evidence.
-@Suite(.serialized) struct LogForkDetectionEndToEndTests {
+@Suite(.serialized, .blocking) struct LogForkDetectionEndToEndTests {
     static let binary = TransparencyLogEndToEndTests.binary
     static let origin = TransparencyLogEndToEndTests.origin
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -101,7 +101,8 @@ import Testing
         let witnesses: [WitnessProcess]
     }
 
-    static func setUp() throws -> Setup {
+    /// Keys and `witnesses` witnesses (default three) in a new temporary directory.
+    static func setUp(witnesses count: Int = 3) throws -> Setup {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-e2e-fork-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for name in ["key.pem", "log-key.pem"] {
@@ -111,7 +112,7 @@ import Testing
         }
         let logKey = try Ed25519SigningKey.load(pemFile: directory.appendingPathComponent("log-key.pem").path)
         let logVKey = try NoteSigner(name: origin, type: .ed25519, key: logKey).key.description
-        let witnesses = try (0..<3).map {
+        let witnesses = try (0..<count).map {
             try WitnessProcess(name: "w\($0).test", logVKey: logVKey, directory: directory)
         }
         return Setup(directory: directory, logVKey: logVKey, witnesses: witnesses)
@@ -124,7 +125,8 @@ import Testing
     /// honest server's next write. Returns the honest server, the thief, and the seconds from that write to the
     /// fork shown by `GET /admin/log`.
     static func attack(
-        _ setup: Setup, thiefWitnesses: [WitnessProcess], webhook: URL?, rogueReportUri: String? = nil
+        _ setup: Setup, thiefWitnesses: [WitnessProcess], webhook: URL?, rogueReportUri: String? = nil,
+        copy: ThiefCopy = .backup
     ) async throws -> (
         honest: ServeProcess, thief: ServeProcess, seconds: Double, thiefSize: Int
     ) {
@@ -138,17 +140,25 @@ import Testing
             })
         let size = try #require(try honest.log()["checkpointSize"] as? Int)
 
-        // The thief: a backup of the honest database (a stolen backup), the same keys, its own server.
+        // The thief: a copy of the honest log (a stolen backup, or one rebuilt from the public tiles), the same keys,
+        // its own server.
         let backup = setup.directory.appendingPathComponent("thief.sqlite").path
-        let copied = try ProcessRunner.run(
-            binary, ["backup", "--db", setup.directory.appendingPathComponent("honest.sqlite").path, "--out", backup])
-        #expect(copied.status == 0, "\(copied.errorText)")
+        switch copy {
+        case .backup:
+            let copied = try ProcessRunner.run(
+                binary,
+                ["backup", "--db", setup.directory.appendingPathComponent("honest.sqlite").path, "--out", backup])
+            #expect(copied.status == 0, "\(copied.errorText)")
+        case .publicTiles:
+            try rebuildFromTiles(of: honest, into: backup)
+        }
         let thiefToken =
             try ProcessRunner.run(binary, ["token", "create", "--db", backup, "--name", "thief"]).text
             .split(separator: "\n").last.map(String.init) ?? ""
         let thief = try ServeProcess(
             directory: setup.directory, database: "thief.sqlite", witnesses: thiefWitnesses, token: thiefToken)
-        #expect(try thief.put("api.example.com", reportUri: rogueReportUri) == 200)
+        // A backup holds the host (an update); a log rebuilt from tiles holds no host table (a new host).
+        #expect(try thief.put("api.example.com", reportUri: rogueReportUri) == (copy == .backup ? 200 : 201))
         #expect(
             try await thief.waitForLog(seconds: 30) {
                 cosigners($0) == thiefWitnesses.count && ($0["checkpointSize"] as? Int ?? 0) > size
@@ -204,16 +214,31 @@ import Testing
         #expect(watch.status == 3, "\(watch.errorText)")
         #expect(watch.errorText.contains("FORK") && watch.errorText.contains("a witness holds a checkpoint"))
 
-        // The witnesses kept the honest server's conflicting checkpoints as evidence, across a restart.
+        // The witnesses kept the honest server's conflicting checkpoints as evidence, across a restart: the same
+        // conflicts and the same newest cosigned checkpoint (the thief's), read from the restarted witness.
         let hash = OpenSSLTrustCrypto().sha256(Array(Self.origin.utf8)).map { String(format: "%02x", $0) }.joined()
         let evidence = try TestHTTPClient(url: setup.witnesses[0].url).request("GET", "/\(hash)/conflicts")
         let kept = try JSONSerialization.jsonObject(with: Data(evidence.body)) as? [[String: Any]]
         #expect(kept?.isEmpty == false, "\(evidence.text)")
+        let newest = try TestHTTPClient(url: setup.witnesses[0].url).request("GET", "/\(hash)/checkpoint")
+        #expect(newest.text.contains("\n\(thiefSize)\n"), "the witness's newest checkpoint is the thief's")
+        setup.witnesses[0].stop()
+        let restarted = try WitnessProcess(name: "w0.test", logVKey: setup.logVKey, directory: setup.directory)
+        #expect(restarted.vkey == setup.witnesses[0].vkey, "the same witness (its key kept)")
+        let after = try TestHTTPClient(url: restarted.url).request("GET", "/\(hash)/conflicts")
+        // Newest first: every conflict kept before the restart is still there (the honest server's retries may
+        // have added none or more).
+        let afterKept = (try JSONSerialization.jsonObject(with: Data(after.body)) as? [[String: Any]]) ?? []
+        let before = kept ?? []
+        #expect(after.status == 200 && afterKept.count >= before.count, "\(after.status) \(after.text)")
+        #expect(NSArray(array: Array(afterKept.suffix(before.count))).isEqual(to: before), "\(after.text)")
+        #expect(try TestHTTPClient(url: restarted.url).request("GET", "/\(hash)/checkpoint").body == newest.body)
 
         // A restart keeps the fork open; acknowledging it closes it (still listed).
         honest.stop()
         honest = try ServeProcess(
-            directory: setup.directory, database: "honest.sqlite", witnesses: setup.witnesses, token: honest.token)
+            directory: setup.directory, database: "honest.sqlite", witnesses: [restarted] + setup.witnesses.dropFirst(),
+            token: honest.token)
         #expect(Self.openForks(try honest.log()) == 1)
         let id = try #require(fork["id"] as? Int)
         let ack = try honest.client.request("POST", "/admin/log/forks/\(id)/acknowledge", headers: honest.auth)

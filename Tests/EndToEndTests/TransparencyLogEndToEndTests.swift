@@ -29,9 +29,13 @@ import Testing
         let url: String
         let vkey: String
 
+        /// Starts witness `name` with its key and database in `directory`; a witness started again under the same
+        /// name in the same directory is the same witness (its key and database are kept), on a new port.
         init(name: String, logVKey: String, directory: URL) throws {
             let key = directory.appendingPathComponent("\(name)-key.pem").path
-            try ProcessRunner.text("openssl", "genpkey", "-algorithm", "ed25519", "-out", key)
+            if !FileManager.default.fileExists(atPath: key) {
+                try ProcessRunner.text("openssl", "genpkey", "-algorithm", "ed25519", "-out", key)
+            }
             process = try ProcessRunner.start(
                 TransparencyLogEndToEndTests.binary,
                 [
@@ -47,7 +51,10 @@ import Testing
             vkey = String(lines[1].dropFirst("  vkey: ".count))
         }
 
-        deinit {
+        deinit { stop() }
+
+        /// Stops the witness (SIGTERM) and waits for it to exit.
+        func stop() {
             process.terminate()
             process.waitUntilExit()
         }

@@ -51,7 +51,11 @@ public final class RawConnection {
         }
         guard rc == 0 else {
             let error = errno
-            Glibc.close(fd)
+            // Every stored property is set, so the throw runs `deinit`: it closes the socket, once. Closing it here
+            // as well closed the same number twice, and the second close hit whatever descriptor another thread
+            // had opened in between: a libmicrohttpd server's connection socket in the same test process, which
+            // then aborted in MHD_cleanup_connections ("Failed to remove FD from epoll set", issue 40;
+            // `RefusedConnectionTests`).
             throw Failure(description: "connect failed: errno \(error)")
         }
     }
@@ -195,8 +199,7 @@ public final class SilentListener {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(held, $0, length) == 0 }
             }
             guard connected else {
-                Glibc.close(held)
-                Glibc.close(fd)
+                // Fully initialised: `deinit` closes `held` and `fd` (closing them here too closed them twice).
                 throw POSIXError(.ECONNREFUSED)
             }
         }

@@ -1255,8 +1255,9 @@ enum ConsoleAssets {
             // browser, its cosignatures, and each witness's last answer (GET /admin/log). The log's vkey is typed by the
             // user (from the server's start-up banner or the clients' policy) and kept in this tab only: the page checks
             // the server against a key it did not hand out itself.
-            import { optional } from "./api.js";
+            import { ApiError, call, optional } from "./api.js";
             import { badge, h, loading, relative, replace, when } from "./dom.js";
+            import { busy, showError } from "./forms.js";
             import { canVerify } from "./jws.js";
             import { parseCheckpoint, parseNote, parseVerifierKey, verifyNoteSignature } from "./tlog.js";
 
@@ -1279,21 +1280,56 @@ enum ConsoleAssets {
               }
             }
 
-            // PROTOCOL §7.2: checkpoints signed by this log's key that are not of its tree, until acknowledged.
-            function forkSection(log) {
-              const open = (log.forks || []).filter((fork) => !fork.acknowledgedAt);
-              if (open.length === 0) return null;
-              return h("section", { class: "card", id: "log-forks", role: "alert", "aria-labelledby": "forks-title" },
-                h("h2", { id: "forks-title" }, badge(`LOG FORK: ${open.length} open`, "bad")),
-                h("p", {}, "The log key signed checkpoints that are not this server's: someone holds it and extended the ",
-                  "log elsewhere. Recover as for a stolen key (new log key and origin), then acknowledge with ",
-                  h("code", {}, "POST /admin/log/forks/{id}/acknowledge"), "."),
-                open.map((fork) => h("div", { class: "fork" },
-                  h("h3", {}, `Fork ${fork.id}: ${fork.source}, ${relative(fork.detectedAt)}`),
-                  h("p", { class: "muted" }, "The foreign checkpoint"),
-                  h("pre", { class: "mono wrap" }, fork.foreignCheckpoint),
-                  h("p", { class: "muted" }, "This server's checkpoint"),
-                  h("pre", { class: "mono wrap" }, fork.ownCheckpoint))));
+            let flash = null; // the outcome of the last acknowledgement, shown once after the reload
+
+            // PROTOCOL §7.2: checkpoints signed by this log's key that are not of its tree. An open fork is shown with both
+            // notes and an Acknowledge button (POST /admin/log/forks/{id}/acknowledge), behind a disclosure so that one click
+            // cannot hide it; acknowledged forks stay listed below, folded.
+            function forkSection(log, reload) {
+              const forks = log.forks || [];
+              const open = forks.filter((fork) => !fork.acknowledgedAt);
+              const closed = forks.filter((fork) => fork.acknowledgedAt);
+              if (forks.length === 0) return null;
+              const notes = (fork) => [
+                h("p", { class: "muted" }, "The foreign checkpoint"),
+                h("pre", { class: "mono wrap foreign-checkpoint" }, fork.foreignCheckpoint),
+                h("p", { class: "muted" }, "This server's checkpoint"),
+                h("pre", { class: "mono wrap own-checkpoint" }, fork.ownCheckpoint)];
+              const acknowledge = (fork) => {
+                const error = h("div", { class: "error", role: "alert", id: `ack-fork-${fork.id}-error` });
+                const button = h("button", { type: "button", class: "danger", id: `ack-fork-${fork.id}` }, `Acknowledge fork ${fork.id}`);
+                button.addEventListener("click", () => busy(button, async () => {
+                  try {
+                    await call(`/admin/log/forks/${encodeURIComponent(fork.id)}/acknowledge`, { method: "POST" });
+                    flash = `Fork ${fork.id} acknowledged: no longer shown as open (still listed below).`;
+                    await reload();
+                  } catch (failure) {
+                    if (failure instanceof ApiError && failure.status === 401) return;
+                    showError(failure, {}, error);
+                  }
+                }));
+                return h("details", { class: "danger-zone" },
+                  h("summary", {}, `Acknowledge fork ${fork.id}…`),
+                  h("p", {}, "Acknowledge once the fork is handled: the log key replaced through the root keys (a new log key ",
+                    "and origin), the witnesses' evidence kept. The fork then leaves /metrics, pinset status and this alert; ",
+                    "its record stays."),
+                  button, error);
+              };
+              return [
+                open.length === 0 ? null : h("section", { class: "card", id: "log-forks", role: "alert", "aria-labelledby": "forks-title" },
+                  h("h2", { id: "forks-title" }, badge(`LOG FORK: ${open.length} open`, "bad")),
+                  h("p", {}, "The log key signed checkpoints that are not this server's: someone holds it and extended the ",
+                    "log elsewhere. Recover as for a stolen key (new log key and origin), then acknowledge."),
+                  open.map((fork) => h("div", { class: "fork", id: `fork-${fork.id}` },
+                    h("h3", {}, `Fork ${fork.id}: ${fork.source}, ${relative(fork.detectedAt)}`),
+                    notes(fork),
+                    acknowledge(fork)))),
+                closed.length === 0 ? null : h("details", { class: "card", id: "acknowledged-forks" },
+                  h("summary", {}, `${closed.length} acknowledged fork${closed.length === 1 ? "" : "s"}`),
+                  closed.map((fork) => h("div", { class: "fork", id: `fork-${fork.id}` },
+                    h("h3", {}, `Fork ${fork.id}: ${fork.source}`),
+                    h("p", { class: "muted" }, `detected ${when(fork.detectedAt)}, acknowledged ${when(fork.acknowledgedAt)}`),
+                    notes(fork))))];
             }
 
             export async function logPage(main) {
@@ -1325,13 +1361,16 @@ enum ConsoleAssets {
                 logPage(main);
               });
               const pending = log.treeSize - log.checkpointSize;
+              const notice = flash ? h("p", { class: "notice", role: "status", id: "log-notice" }, flash) : null;
+              flash = null;
               replace(main,
                 h("h1", { tabindex: "-1" }, "Transparency log"),
                 h("p", { class: "badges" },
                   badge(`tree size ${log.treeSize}`, "info"),
                   pending > 0 ? badge(`${pending} entr${pending === 1 ? "y" : "ies"} awaiting a checkpoint`, "warn") : null,
                   h("span", { class: "mono" }, log.origin)),
-                forkSection(log),
+                notice,
+                forkSection(log, () => logPage(main)),
                 h("section", { "aria-labelledby": "checkpoint-title" },
                   h("h2", { id: "checkpoint-title" }, `Checkpoint (size ${log.checkpointSize})`),
                   log.checkpoint ? [h("p", {}, verdict), h("pre", { class: "mono wrap", id: "checkpoint" }, log.checkpoint)]
