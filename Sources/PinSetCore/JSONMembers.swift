@@ -93,7 +93,9 @@ struct EncoderMemberSink: JSONMemberSink {
 
     init(_ encoder: any Encoder) { container = encoder.container(keyedBy: Key.self) }
 
-    mutating func member(_ name: StaticString, _ value: String) throws { try container.encode(value, forKey: Key(name)) }
+    mutating func member(_ name: StaticString, _ value: String) throws {
+        try container.encode(value, forKey: Key(name))
+    }
     mutating func member(_ name: StaticString, _ value: Int) throws { try container.encode(value, forKey: Key(name)) }
     mutating func member(_ name: StaticString, _ value: Bool) throws { try container.encode(value, forKey: Key(name)) }
     mutating func member(_ name: StaticString, _ value: Date) throws {

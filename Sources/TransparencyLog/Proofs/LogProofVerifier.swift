@@ -151,19 +151,9 @@ extension LogProofVerifier {
     public func verify<Reader>(
         entry: some Collection<UInt8>, proof: LogProof, largest: VerifiedCheckpoint?, tiles: MerkleTree<Reader>
     ) throws(LogRejection) -> VerifiedCheckpoint {
-        let verified: VerifiedCheckpoint
-        do {
-            verified = try included(entry, proof)
-        } catch {
-            throw .refused(error)
+        try verify(entry: entry, proof: proof) { verified throws(LogRejection) in
+            try checkConsistency(verified, with: largest, tiles: tiles)
         }
-        let kept = try checkConsistency(verified, with: largest, tiles: tiles)
-        do {
-            try requireQuorum(verified)
-        } catch {
-            throw .refused(error)
-        }
-        return kept
     }
 
     /// PROTOCOL §7.4 steps 1 to 3 at once, for a document fetched with its proof: inclusion and the log's
@@ -180,20 +170,29 @@ extension LogProofVerifier {
     public func verify(
         entry: some Collection<UInt8>, proof: LogProof, largest: VerifiedCheckpoint?, consistencyProof: [TreeHash]
     ) throws(LogRejection) -> VerifiedCheckpoint {
-        // The fork check needs only the log's signature: two checkpoints it signed that disagree are proof of a
-        // split view whether or not witnesses cosigned the new one. The quorum is checked after it.
+        try verify(entry: entry, proof: proof) { verified throws(LogRejection) in
+            do throws(LogFork) {
+                return try checkConsistency(verified, with: largest, proof: consistencyProof)
+            } catch {
+                throw .fork(error)
+            }
+        }
+    }
+
+    /// Steps 1 to 3 in their order, `consistent` judging step 3. The fork check needs only the log's signature:
+    /// two checkpoints it signed that disagree are proof of a split view whether or not witnesses cosigned the new
+    /// one. The quorum is checked after it.
+    private func verify(
+        entry: some Collection<UInt8>, proof: LogProof,
+        consistent: (VerifiedCheckpoint) throws(LogRejection) -> VerifiedCheckpoint
+    ) throws(LogRejection) -> VerifiedCheckpoint {
         let verified: VerifiedCheckpoint
         do {
             verified = try included(entry, proof)
         } catch {
             throw .refused(error)
         }
-        let kept: VerifiedCheckpoint
-        do {
-            kept = try checkConsistency(verified, with: largest, proof: consistencyProof)
-        } catch {
-            throw .fork(error)
-        }
+        let kept = try consistent(verified)
         do {
             try requireQuorum(verified)
         } catch {
