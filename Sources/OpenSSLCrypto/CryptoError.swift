@@ -1,6 +1,6 @@
 import CodedErrors
 
-/// Why a cryptographic operation failed. Compare ``code``, not the message.
+/// Why a cryptographic operation failed. Compare `code`, not the message.
 ///
 /// Messages name files and tell the caller what to fix; they never contain key material.
 public typealias CryptoError = CodedError<CryptoErrorCode>

@@ -1,8 +1,8 @@
-// Re-exported: every module that names a ``CodedError``'s `Code` (`PinSetError.Code`, `DocumentRejection.Code`) in
+// Re-exported: every module that names a `CodedError`'s `Code` (`PinSetError.Code`, `DocumentRejection.Code`) in
 // its own signatures, and every app, sees the shape without importing it (as PinSetClient re-exports PinSetCore).
 @_exported import CodedErrors
 
-/// A rule of the protocol that a pin set breaks. Compare ``code``, not the message.
+/// A rule of the protocol that a pin set breaks. Compare `code`, not the message.
 public typealias PinSetError = CodedError<PinSetErrorCode>
 
 /// Which rule was broken.

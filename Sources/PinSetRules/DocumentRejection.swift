@@ -2,7 +2,7 @@ import CodedErrors
 
 /// Why a document was refused (PROTOCOL §5). A refused document changes nothing.
 ///
-/// Compare ``code``; ``description`` is `"<code>: <detail>"`, stable enough for a CLI to print.
+/// Compare `code`; `description` is `"<code>: <detail>"`, stable enough for a CLI to print.
 public typealias DocumentRejection = CodedError<DocumentRejectionCode>
 
 /// The rule of PROTOCOL §5 the document broke. Raw values are stable.

@@ -1,7 +1,7 @@
 import CodedErrors
 import PKCS11
 
-/// Why the server refused to start, in one line that says what to fix (``CodedError/detail``, also its
+/// Why the server refused to start, in one line that says what to fix (`detail`, also its
 /// description); names files and key ids, never key material.
 public typealias StartupError = CodedError<StartupErrorCode>
 

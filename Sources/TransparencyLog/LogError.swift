@@ -2,7 +2,7 @@ import CodedErrors
 
 /// Why a transparency-log artefact (note, checkpoint, proof, policy, tile, request) was refused.
 ///
-/// Compare ``code``; ``description`` is `"<code>: <detail>"`, stable enough for a CLI to print. The detail never
+/// Compare `code`; `description` is `"<code>: <detail>"`, stable enough for a CLI to print. The detail never
 /// holds key material.
 public typealias LogError = CodedError<LogErrorCode>
 

@@ -1,6 +1,6 @@
 import CodedErrors
 
-/// Why a TLS probe got no chain. Compare ``code``, not the message.
+/// Why a TLS probe got no chain. Compare `code`, not the message.
 public typealias TLSProbeError = CodedError<TLSProbeErrorCode>
 
 /// The kind of failure.

@@ -55,7 +55,7 @@ extension PinningClient {
         }
     }
 
-    /// Why a configuration cannot make a client: its ``CodedError/code`` says what is wrong, its description (the
+    /// Why a configuration cannot make a client: its `code` says what is wrong, its description (the
     /// detail) what to fix.
     public typealias ConfigurationError = CodedError<ConfigurationErrorCode>
 

@@ -3,7 +3,7 @@ import CodedErrors
 /// Why a trust document was refused (PROTOCOL §6.2 for clients, §6.3 for the server). A refused trust document
 /// changes nothing: the trust state in force, and every pin set in force, stay as they are.
 ///
-/// Compare ``code``; ``description`` is `"<code>: <detail>"`, stable enough for a CLI to print.
+/// Compare `code`; `description` is `"<code>: <detail>"`, stable enough for a CLI to print.
 public typealias TrustRejection = CodedError<TrustRejectionCode>
 
 /// The rule the trust document broke. Raw values are stable (the server answers them as the `rule` of a 422).

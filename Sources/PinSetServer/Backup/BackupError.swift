@@ -1,6 +1,6 @@
 import CodedErrors
 
-/// Why a backup could not be made or a backup file failed its check. Compare ``code``; ``detail`` is for people
+/// Why a backup could not be made or a backup file failed its check. Compare `code`; `detail` is for people
 /// and says what to do.
 public typealias BackupError = CodedError<BackupErrorCode>
 

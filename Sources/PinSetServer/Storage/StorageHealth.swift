@@ -24,7 +24,7 @@ package enum StorageProblemKind: String, ErrorCode {
 extension CodedError where CodeType == StorageProblemKind {
     /// The kind of fault (``StorageProblemKind``).
     package typealias Kind = StorageProblemKind
-    /// The kind of fault: the problem's ``code``.
+    /// The kind of fault: the problem's `code`.
     package var kind: Kind { code }
 }
 
