@@ -4,6 +4,7 @@ import PackageDescription
 // Layers, bottom up:
 //   C system libraries      CMicroHTTPD, COpenSSL, CPKCS11 (headers only: the module is dlopen'ed), CPrefetch (a hint)
 //   one lock type           Locking                     (pthread mutex; no Synchronization.Mutex: iOS 18+)
+//   one error shape         CodedErrors                 (CodedError<Code>: a stable code and a detail; every module)
 //   thin Swift wrappers     MicroHTTPD, OpenSSLCrypto, PKCS11   (no C type leaves them)
 //   read cache              ReadCache                   (documents served from memory over MicroHTTPD's responses)
 //   wire format             PinSetCore                  (Foundation only; shared by server and client)
@@ -66,9 +67,12 @@ let package = Package(
         // MARK: The one lock type (works on iOS 16 / macOS 13, where Synchronization.Mutex does not exist)
         .target(name: "Locking"),
 
+        // MARK: The one error shape: CodedError<Code>, each module naming its codes (GRDB's DatabaseError pattern)
+        .target(name: "CodedErrors"),
+
         // MARK: Thin wrappers
         .target(name: "MicroHTTPD", dependencies: ["CMicroHTTPD", "Locking"]),
-        .target(name: "OpenSSLCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "OpenSSLCrypto", dependencies: ["COpenSSL", "CodedErrors"]),
         .target(name: "PKCS11", dependencies: ["CPKCS11", "Locking"]),
 
         // MARK: Read cache: documents served from memory (the keyed table, the bounded response cache), above the
@@ -76,11 +80,11 @@ let package = Package(
         .target(name: "ReadCache", dependencies: ["MicroHTTPD", "Locking", "CPrefetch"]),
 
         // MARK: Wire format
-        .target(name: "PinSetCore"),
+        .target(name: "PinSetCore", dependencies: ["CodedErrors"]),
 
         // MARK: Transparency log (PROTOCOL §7): the C2SP tlog-* formats and RFC 6962 proofs, SHA-256/Ed25519
         // injected through PinSetCore's TrustCrypto, so the server and the client share one implementation.
-        .target(name: "TransparencyLog", dependencies: ["PinSetCore"]),
+        .target(name: "TransparencyLog", dependencies: ["PinSetCore", "CodedErrors"]),
 
         // MARK: TrustCrypto over OpenSSL: how the server and the CLI run the shared verification rules
         .target(name: "PinSetOpenSSL", dependencies: ["OpenSSLCrypto", "PinSetCore"]),
@@ -95,7 +99,7 @@ let package = Package(
         .target(
             name: "PinSetSigning",
             dependencies: [
-                "OpenSSLCrypto", "PKCS11", "PinSetCore", "PinSetOpenSSL",
+                "OpenSSLCrypto", "PKCS11", "PinSetCore", "PinSetOpenSSL", "CodedErrors",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
             ]
         ),
@@ -106,7 +110,7 @@ let package = Package(
             dependencies: [
                 "PinSetOpenSSL", "PinSetSigning",
                 "MicroHTTPD", "OpenSSLCrypto", "PKCS11", "PinSetCore", "PinSetAdminAPI", "PinSetProbe", "Locking",
-                "TransparencyLog", "ReadCache",
+                "TransparencyLog", "ReadCache", "CodedErrors",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
             ]
@@ -114,7 +118,7 @@ let package = Package(
 
         // MARK: Verification rules: the client's document and trust checks with SHA-256/Ed25519 injected, so the
         // CLI runs them over OpenSSL and the `pinset` executable links no swift-crypto (issue 22 item 4).
-        .target(name: "PinSetRules", dependencies: ["PinSetCore", "Locking"]),
+        .target(name: "PinSetRules", dependencies: ["PinSetCore", "CodedErrors", "Locking"]),
 
         // MARK: Client (embedded in apps: no libmicrohttpd, no OpenSSL)
         .target(

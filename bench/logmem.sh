@@ -11,26 +11,12 @@
 # Usage: PINSET=.build/release/pinset bash bench/logmem.sh   (HOSTS=100000 ROUNDS=3; WARM=0 skips B7w's warm-up;
 # every wait is bounded)
 set -euo pipefail
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-PINSET="${PINSET:-$HERE/../.build/release/pinset}"
+BENCH=logmem
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 HOSTS="${HOSTS:-100000}"
 ROUNDS="${ROUNDS:-3}"
 WARM="${WARM:-1}"
-SERVER_CPU="${SERVER_CPU:-0}"
-LOAD_CPU="${LOAD_CPU:-1}"
 ORIGIN="bench.test/log"
-log() { printf '[logmem %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-
-TMP="$(mktemp -d /tmp/pinset-logmem.XXXXXX)"
-PID=""
-cleanup() {
-    [ -n "$PID" ] && kill "$PID" 2>/dev/null || true
-    sleep 0.2
-    [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null || true
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 for key in key log-key; do
     openssl genpkey -algorithm ed25519 -out "$TMP/$key.pem" 2>/dev/null
     chmod 600 "$TMP/$key.pem"
@@ -63,6 +49,7 @@ start() {
     taskset -c "$SERVER_CPU" "$PINSET" serve --db "$db" --key "$TMP/key.pem" --port "$port" --bind 127.0.0.1 \
         --threads 1 --preflight off --monitor-interval 0 "$@" >>"$TMP/pinset.log" 2>&1 &
     PID=$!
+    PIDS+=("$PID")
     for _ in $(seq 1 12000); do
         curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break
         kill -0 "$PID" 2>/dev/null || { log "the server exited: $(tail -n 3 "$TMP/pinset.log")"; exit 1; }
@@ -81,9 +68,7 @@ start() {
         warm_rss=$(awk '/^VmRSS/ {print $2}' "/proc/$PID/status")
         log "warm-up: $(awk '/requests in/ {print $1}' "$TMP/warm.txt") requests (wanted at least $requests)"
     fi
-    kill "$PID"
-    wait "$PID" 2>/dev/null || true
-    PID=""
+    stop "$PID"
     python3 -c "print(f'{$end - $start:.3f} $rss $warm_rss')"
 }
 

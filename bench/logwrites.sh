@@ -4,29 +4,11 @@
 # Rounds alternate the two servers (each on a fresh database) so load drifts hit both alike; the row gives the
 # median ratio and its range. Usage: PINSET=.build/release/pinset bash bench/logwrites.sh (make bench runs it).
 set -euo pipefail
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-PINSET="${PINSET:-$HERE/../.build/release/pinset}"
+BENCH=logwrites
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 SECONDS_PER_RUN="${LOG_SECONDS:-6}"
 ROUNDS="${LOG_ROUNDS:-3}"
-SERVER_CPU="${SERVER_CPU:-0}"
-LOAD_CPU="${LOAD_CPU:-1}"
 ORIGIN="bench.test/log"
-log() { printf '[logwrites %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-
-TMP="$(mktemp -d /tmp/pinset-logwrites.XXXXXX)"
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done
-    sleep 0.2
-    for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true; done
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_http() {
-    for _ in $(seq 1 3000); do curl -s -o /dev/null "http://127.0.0.1:$1/healthz" && return 0; sleep 0.01; done
-    log "server on port $1 did not come up"; exit 1
-}
 for key in key log-key witness-key; do
     openssl genpkey -algorithm ed25519 -out "$TMP/$key.pem" 2>/dev/null
     chmod 600 "$TMP/$key.pem"
@@ -56,14 +38,9 @@ start_witness() {
 serve() {
     rm -f "$TMP"/pinset.sqlite*
     TOKEN="$("$PINSET" token create --db "$TMP/pinset.sqlite" --name bench | tail -n 1)"
-    PORT="$(free_port)"
-    taskset -c "$SERVER_CPU" "$PINSET" serve --db "$TMP/pinset.sqlite" --key "$TMP/key.pem" --port "$PORT" \
-        --bind 127.0.0.1 --threads 2 --preflight off --monitor-interval 0 "$@" >"$TMP/pinset.log" 2>&1 &
-    PID=$!
-    PIDS+=("$PID")
-    wait_http "$PORT"
+    serve_pinset "$TMP/pinset.log" --db "$TMP/pinset.sqlite" --key "$TMP/key.pem" --threads 2 --preflight off \
+        --monitor-interval 0 "$@"
 }
-stop() { kill "$PID"; wait "$PID" 2>/dev/null || true; }
 writers() { taskset -c "$LOAD_CPU" python3 "$HERE/preflight_writers.py" "$PORT" "$TOKEN" 4 "$SECONDS_PER_RUN" bench.test; }
 
 offs=(); logs=(); cosigned=""

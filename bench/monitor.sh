@@ -9,31 +9,12 @@
 #        whose wrk shares its core with the TLS host the probes reach
 # Usage: PINSET=.build/release/pinset bash bench/monitor.sh   (make bench runs it; every wait is bounded)
 set -euo pipefail
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-PINSET="${PINSET:-$HERE/../.build/release/pinset}"
+BENCH=monitor
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 HOSTS="${MONITOR_HOSTS:-10000}"
 INTERVAL="${MONITOR_INTERVAL:-60}"
 ROUNDS="${ROUNDS:-3}"
 DURATION="${DURATION:-5}"
-SERVER_CPU="${SERVER_CPU:-0}"
-LOAD_CPU="${LOAD_CPU:-1}"
-log() { printf '[monitor %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-
-TMP="$(mktemp -d /tmp/pinset-monitor.XXXXXX)"
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done
-    sleep 0.2
-    for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true; done
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_http() {
-    for _ in $(seq 1 3000); do curl -s -o /dev/null "http://127.0.0.1:$1/healthz" && return 0; sleep 0.01; done
-    log "server on port $1 did not come up"; exit 1
-}
-metric() { curl -s "http://127.0.0.1:$1/metrics" | awk -v name="$2" '$1 == name { print $2 }'; }
 
 # One TLS host for every monitored name, and HOSTS hosts (the hidden `pinset seed`: h<i>.bench.example).
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$TMP/tls.key" -out "$TMP/tls.pem" \
@@ -48,13 +29,8 @@ chmod 600 "$TMP/key.pem"
 
 # serve MONITOR: starts pinset on a free port (monitor interval MONITOR, 0 = none); sets PORT and PID.
 serve() {
-    PORT="$(free_port)"
-    taskset -c "$SERVER_CPU" "$PINSET" serve --db "$TMP/pinset.sqlite" --key "$TMP/key.pem" --port "$PORT" \
-        --bind 127.0.0.1 --threads 1 --preflight off --monitor-interval "$1" \
-        --connect-to "*.bench.example:443:127.0.0.1:$TLS_PORT" >"$TMP/pinset-$1.log" 2>&1 &
-    PID=$!
-    PIDS+=("$PID")
-    wait_http "$PORT"
+    serve_pinset "$TMP/pinset-$1.log" --db "$TMP/pinset.sqlite" --key "$TMP/key.pem" --threads 1 --preflight off \
+        --monitor-interval "$1" --connect-to "*.bench.example:443:127.0.0.1:$TLS_PORT"
 }
 # rps PORT: GET req/s over DURATION seconds, then the server's (PID's) CPU µs per request, on one line.
 rps() {

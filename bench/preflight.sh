@@ -21,30 +21,12 @@
 # of B11n's (with 10 s runs it was 0.8x, and B11s sat on its goal). About 4 minutes in all.
 # Usage: PINSET=.build/release/pinset bash bench/preflight.sh   (make bench runs it; every wait is bounded)
 set -euo pipefail
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-PINSET="${PINSET:-$HERE/../.build/release/pinset}"
+BENCH=preflight
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 SECONDS_PER_RUN="${PREFLIGHT_SECONDS:-10}"
 ROUNDS="${PREFLIGHT_ROUNDS:-3}"
 SILENT_SECONDS="${PREFLIGHT_SILENT_SECONDS:-30}"  # one --probe-unreachable-ttl: the steady state, one deadline paid
 DEADLINE=2
-SERVER_CPU="${SERVER_CPU:-0}"
-LOAD_CPU="${LOAD_CPU:-1}"
-log() { printf '[preflight %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-
-TMP="$(mktemp -d /tmp/pinset-preflight.XXXXXX)"
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done
-    sleep 0.2
-    for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true; done
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_http() {
-    for _ in $(seq 1 3000); do curl -s -o /dev/null "http://127.0.0.1:$1/healthz" && return 0; sleep 0.01; done
-    log "server on port $1 did not come up"; exit 1
-}
 
 # A host that does not answer, as a firewall makes it: a listener with listen(0) whose one accept-queue slot is
 # taken by a connection of its own that it never accepts; Linux then drops every further SYN (accept queue full),
@@ -81,16 +63,10 @@ chmod 600 "$TMP/key.pem"
 # serve NAME PREFLIGHT UNREACHABLE_TTL: a server on a fresh database of its own; sets PORT, PID and TOKEN.
 serve() {
     TOKEN="$("$PINSET" token create --db "$TMP/$1.sqlite" --name bench | tail -n 1)"
-    PORT="$(free_port)"
-    taskset -c "$SERVER_CPU" "$PINSET" serve --db "$TMP/$1.sqlite" --key "$TMP/key.pem" --port "$PORT" \
-        --bind 127.0.0.1 --threads 2 --preflight "$2" --probe-timeout "$DEADLINE" --probe-unreachable-ttl "$3" \
-        --monitor-interval 0 --connect-to "*.silent.test:443:127.0.0.1:$SILENT_PORT" \
-        --connect-to "*.tls-quiet.test:443:127.0.0.1:$QUIET_PORT" >"$TMP/$1.log" 2>&1 &
-    PID=$!
-    PIDS+=("$PID")
-    wait_http "$PORT"
+    serve_pinset "$TMP/$1.log" --db "$TMP/$1.sqlite" --key "$TMP/key.pem" --threads 2 --preflight "$2" \
+        --probe-timeout "$DEADLINE" --probe-unreachable-ttl "$3" --monitor-interval 0 \
+        --connect-to "*.silent.test:443:127.0.0.1:$SILENT_PORT" --connect-to "*.tls-quiet.test:443:127.0.0.1:$QUIET_PORT"
 }
-stop() { kill "$1"; wait "$1" 2>/dev/null || true; }
 # writers PORT TOKEN WRITERS DOMAIN [SECONDS]: one line, "writes/s slowest-ms statuses".
 writers() { taskset -c "$LOAD_CPU" python3 "$HERE/preflight_writers.py" "$1" "$2" "$3" "${5:-$SECONDS_PER_RUN}" "$4"; }
 p99() {

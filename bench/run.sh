@@ -40,22 +40,19 @@
 #   OUT=BENCHMARKS.md
 set -euo pipefail
 
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+BENCH=bench
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 ROOT="$(cd "$HERE/.." && pwd)"
-PINSET="${PINSET:-$ROOT/.build/release/pinset}"
 ROUNDS="${ROUNDS:-5}"
 DURATION="${DURATION:-5}"
 CONNECTIONS="${CONNECTIONS:-50}"
 HOSTS="${HOSTS:-100000}"
 PUTS="${PUTS:-5000}"
-SERVER_CPU="${SERVER_CPU:-0}"
-LOAD_CPU="${LOAD_CPU:-1}"
 ONLY="${ONLY:-B0 B1 B2 B3 B4 B5 B6 B7 B7L B8 B8j B10 B11 B13 H}"
 DOCS_TABLE="${DOCS_TABLE:-document}"
 OUT="${OUT:-$ROOT/BENCHMARKS.md}"
 HOST="api.example.com"
 
-log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 
 # ---------------------------------------------------------------- tools
@@ -74,47 +71,11 @@ fi
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
 
 # ---------------------------------------------------------------- scratch space and clean-up
-TMP="$(mktemp -d /tmp/pinset-bench.XXXXXX)"
+# (TMP, PIDS and their clean-up at exit: bench/harness.sh)
 chmod 755 "$TMP"   # nginx workers run as nobody when started by root
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]:-}"; do
-        [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-    done
-    sleep 0.2
-    for pid in "${PIDS[@]:-}"; do
-        [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true
-    done
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
 trap 'exit 130' INT TERM
 RESULTS="$TMP/results.tsv"   # bench <tab> round <tab> variant <tab> metric <tab> value
 : >"$RESULTS"
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-# Waits until http://127.0.0.1:$1$2 answers (any status), at most $3 hundredths of a second (default 30 s).
-wait_http() {
-    for _ in $(seq 1 "${3:-3000}"); do
-        curl -s -o /dev/null "http://127.0.0.1:$1$2" && return 0
-        sleep 0.01
-    done
-    log "server on port $1 did not come up"; return 1
-}
-
-# Starts "$@" pinned to the server core; the pid lands in LAST_PID and in PIDS for clean-up.
-start_server() {
-    local logfile="$1"; shift
-    taskset -c "$SERVER_CPU" "$@" >"$logfile" 2>&1 &
-    LAST_PID=$!
-    PIDS+=("$LAST_PID")
-}
-
-stop_server() {
-    kill "$1" 2>/dev/null || true
-    wait "$1" 2>/dev/null || true
-}
 
 # run_wrk BENCH ROUND VARIANT URL [wrk args...]: records rps and p99 (ms).
 run_wrk() {
@@ -320,14 +281,14 @@ icount() {
     log "I1 $variant: $(tail -1 "$RESULTS" | cut -f5) instructions/request ($requests requests)"
 }
 if want I1 && command -v valgrind >/dev/null; then
-    stop_server "$C_PID"
+    stop "$C_PID"
     icount c "$C_PORT" "$TMP/baseline" "$C_PORT" "$DOC" "$ETAG"
     if [ "$HAVE_WREF" = 1 ]; then
-        stop_server "$W_PID"
+        stop "$W_PID"
         icount wrapper "$W_PORT" "$TMP/wrapper_reference" "$W_PORT" "$DOC" "$ETAG"
     fi
     if [ "$HAVE_PINSET" = 1 ]; then
-        stop_server "$PINSET_PID"
+        stop "$PINSET_PID"
         icount pinset "$PINSET_PORT" "$PINSET" serve --db "$DB" --key "$TMP/key.pem" --port "$PINSET_PORT" \
             --threads 1 --bind 127.0.0.1
         start_server "$TMP/pinset.log" "$PINSET" serve --db "$DB" --key "$TMP/key.pem" --port "$PINSET_PORT" \
@@ -380,7 +341,7 @@ if want B4 || want B7; then
     # for 100,000 hosts. `pinset seed` (hidden, dev/bench only) writes the same signed versions through
     # PinSetService.replaceMany, 1,000 hosts per transaction. The server is stopped meanwhile and restarted
     # on the seeded database, so its snapshot holds every host.
-    stop_server "$PINSET_PID"
+    stop "$PINSET_PID"
     log "seeding $HOSTS hosts with pinset seed (1,000 per transaction)"
     "$PINSET" seed --db "$DB" --key "$TMP/key.pem" --hosts "$HOSTS" >&2
     start_server "$TMP/pinset.log" "$PINSET" serve --db "$DB" --key "$TMP/key.pem" --port "$PINSET_PORT" \
@@ -414,10 +375,10 @@ if want B4 || want B7; then
             BENCH_HOSTS=1 SERVER_PID=$F_PID run_wrk B4F "$round" one "http://127.0.0.1:$F_PORT/" -s "$HERE/random_hosts.lua"
             BENCH_HOSTS="$HOSTS" SERVER_PID=$F_PID run_wrk B4F "$round" random "http://127.0.0.1:$F_PORT/" -s "$HERE/random_hosts.lua"
         done
-        stop_server "$F_PID"
+        stop "$F_PID"
     fi
     if want B7; then
-        stop_server "$PINSET_PID"
+        stop "$PINSET_PID"
         for round in $(seq 1 "$ROUNDS"); do
             start=$(date +%s.%N)
             start_server "$TMP/pinset-b7.log" "$PINSET" serve --db "$DB" --key "$TMP/key.pem" --port "$PINSET_PORT" \
@@ -437,7 +398,7 @@ if want B4 || want B7; then
                 echo "B7	0	pinset	rss_warm_kb	$warm_kb" >>"$RESULTS"
                 echo "B7	0	pinset	warm_requests	${warm_requests:-0}" >>"$RESULTS"
             fi
-            stop_server "$pid"
+            stop "$pid"
             s2=$(date +%s.%N)
             sqlite3 "$DB" "SELECT * FROM $DOCS_TABLE" >"$TMP/dump.txt" || log "B7: no table $DOCS_TABLE (set DOCS_TABLE)"
             e2=$(date +%s.%N)

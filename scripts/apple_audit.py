@@ -36,7 +36,7 @@ are invisible here; a condition after `#available` in the same `if` (`if #availa
 newAPI()`) does not count as guarded, nor does `while #available`.
 
 Usage:
-  scripts/apple_audit.py                       audit Locking, PinSetCore, PinSetRules, TransparencyLog, PinSetClient, PinSetNIO
+  scripts/apple_audit.py                       audit Locking, CodedErrors, PinSetCore, PinSetRules, TransparencyLog, PinSetClient, PinSetNIO
   scripts/apple_audit.py --targets PinSetCore  audit some targets
   scripts/apple_audit.py --files a.swift ...   audit loose files as one module (toolchain modules only)
       [--like-target PinSetNIO]                compiled with that target's flags and dependencies
@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_TARGETS = ["Locking", "PinSetCore", "PinSetRules", "TransparencyLog", "PinSetClient", "PinSetNIO"]
+DEFAULT_TARGETS = ["Locking", "CodedErrors", "PinSetCore", "PinSetRules", "TransparencyLog", "PinSetClient", "PinSetNIO"]
 TOOLCHAIN_MODULES = [
     "Swift", "_Concurrency", "Synchronization", "_StringProcessing", "RegexBuilder", "Observation",
     "Distributed", "Dispatch", "FoundationEssentials", "FoundationInternationalization", "Foundation",

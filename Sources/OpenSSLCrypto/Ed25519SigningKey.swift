@@ -65,7 +65,7 @@ public final class Ed25519SigningKey: @unchecked Sendable {
 
     /// Loads a PKCS#8 PEM Ed25519 private key from `path`.
     ///
-    /// Refuses (``CryptoError/Code/insecureKeyPermissions``) a file that anyone but its owner and this process's
+    /// Refuses (``CryptoErrorCode/insecureKeyPermissions``) a file that anyone but its owner and this process's
     /// own group can read (``checkMode(_:path:)``): 0600, 0400, and 0640 or 0440 with the file's group one of this
     /// process's (a Kubernetes Secret with `defaultMode: 0440` and `fsGroup`) are accepted; 0644, or 0640 with a
     /// group this process is not in, are not. The mode is checked on the opened file, not the path.
@@ -168,7 +168,7 @@ public final class Ed25519SigningKey: @unchecked Sendable {
     }
 
     /// Writes the key as PKCS#8 PEM to a new file created with mode 0600 (`O_CREAT | O_EXCL`), and fsyncs it.
-    /// Refuses to overwrite an existing file (``CryptoError/Code/fileExists``).
+    /// Refuses to overwrite an existing file (``CryptoErrorCode/fileExists``).
     public func write(toNewFile path: String) throws(CryptoError) {
         var pem = try pkcs8PEM()
         defer { for index in pem.indices { pem[index] = 0 } }

@@ -45,38 +45,30 @@ public struct HostDetail: Codable, Sendable, Hashable {
     }
 }
 
-extension HostDetail {
+extension HostDetail: JSONMembers {
+    /// Encodes the members of ``writeMembers(to:)`` (dates as RFC 3339, whatever the encoder's strategy).
+    public func encode(to encoder: any Encoder) throws { try encodeMembers(to: encoder) }
+
+    /// The detail's members, in sorted order: the one list both its `Encodable` and ``encodedJSON()`` write.
+    public func writeMembers<Sink: JSONMemberSink>(to sink: inout Sink) throws(Sink.Failure) {
+        try sink.member("enforce", enforce)
+        try sink.member("etag", etag)
+        try sink.member("expiresAt", expiresAt)
+        try sink.member("host", host)
+        try sink.member("includeSubdomains", includeSubdomains)
+        try sink.member("issuedAt", issuedAt)
+        try sink.member("kid", kid)
+        try sink.member("pins", pins)
+        if let reportUri { try sink.member("reportUri", reportUri) }
+        try sink.member("updatedAt", updatedAt)
+        try sink.member("version", version)
+    }
+
     /// The JSON answer of the admin API: byte for byte what ``AdminJSON``'s encoder writes for it (sorted keys,
-    /// no escaped slashes; ``JSONWriter``), without its cost on the write path. Kept beside the `Codable`
-    /// conformance it must match: a new member goes into both.
+    /// no escaped slashes; ``JSONWriter``), without its cost on the write path.
     public func encodedJSON() -> [UInt8] {
         var writer = JSONWriter(capacity: 384 + 160 * pins.count)
-        writer.object { json in
-            json.key("enforce")
-            json.bool(enforce)
-            json.key("etag")
-            json.string(etag)
-            json.key("expiresAt")
-            json.date(expiresAt)
-            json.key("host")
-            json.string(host)
-            json.key("includeSubdomains")
-            json.bool(includeSubdomains)
-            json.key("issuedAt")
-            json.date(issuedAt)
-            json.key("kid")
-            json.string(kid)
-            json.key("pins")
-            json.pins(pins)
-            if let reportUri {
-                json.key("reportUri")
-                json.string(reportUri)
-            }
-            json.key("updatedAt")
-            json.date(updatedAt)
-            json.key("version")
-            json.int(version)
-        }
+        writer.members(of: self)
         return writer.bytes
     }
 }

@@ -19,7 +19,7 @@ public enum PinRole: String, Codable, Sendable, Hashable, CaseIterable {
 }
 
 /// One pin: a base64 SHA-256 hash of a public key or certificate, with its policy fields (PROTOCOL §1).
-public struct Pin: Codable, Sendable, Hashable {
+public struct Pin: Codable, JSONMembers, Sendable, Hashable {
     /// Standard padded base64 of exactly 32 bytes.
     public var sha256: String
     /// What the hash covers; defaults to ``PinType/spki``.
@@ -96,13 +96,16 @@ public struct Pin: Codable, Sendable, Hashable {
         comment = try container.decodeIfPresent(String.self, forKey: .comment)
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(sha256, forKey: .sha256)
-        try container.encode(type, forKey: .type)
-        try container.encode(role, forKey: .role)
-        try container.encodeIfPresent(expiresAt.map(RFC3339Date.init), forKey: .expiresAt)
-        try container.encodeIfPresent(comment, forKey: .comment)
+    /// Encodes the members of ``writeMembers(to:)``.
+    public func encode(to encoder: any Encoder) throws { try encodeMembers(to: encoder) }
+
+    /// The pin's members, in sorted order: the one list both its `Encodable` and ``JSONWriter`` write.
+    public func writeMembers<Sink: JSONMemberSink>(to sink: inout Sink) throws(Sink.Failure) {
+        if let comment { try sink.member("comment", comment) }
+        if let expiresAt { try sink.member("expiresAt", expiresAt) }
+        try sink.member("role", role.rawValue)
+        try sink.member("sha256", sha256)
+        try sink.member("type", type.rawValue)
     }
 }
 
@@ -160,29 +163,5 @@ extension KeyedDecodingContainer {
                 forKey: key, in: self, debugDescription: "Cannot initialize \(T.self) from invalid String value \(raw)")
         }
         return value
-    }
-}
-
-extension JSONWriter {
-    /// Writes `pins` as a JSON array, each pin with sorted keys, as `JSONEncoder` encodes `[Pin]`.
-    public mutating func pins(_ pins: [Pin]) {
-        array(pins) { json, pin in
-            json.object { json in
-                if let comment = pin.comment {
-                    json.key("comment")
-                    json.string(comment)
-                }
-                if let expiresAt = pin.expiresAt {
-                    json.key("expiresAt")
-                    json.date(expiresAt)
-                }
-                json.key("role")
-                json.string(pin.role.rawValue)
-                json.key("sha256")
-                json.string(pin.sha256)
-                json.key("type")
-                json.string(pin.type.rawValue)
-            }
-        }
     }
 }

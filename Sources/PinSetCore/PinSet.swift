@@ -1,7 +1,7 @@
 import Foundation
 
 /// A signed document's payload: the pins of one host plus its policy (PROTOCOL §2).
-public struct PinSet: Codable, Sendable, Hashable {
+public struct PinSet: Codable, JSONMembers, Sendable, Hashable {
     /// The host, normalised (``HostName/normalize(_:)``).
     public var host: String
     /// Goes up by one with every change of the set for this host; never reused. At least 1.
@@ -53,42 +53,26 @@ public struct PinSet: Codable, Sendable, Hashable {
         reportUri = try container.decodeIfPresent(String.self, forKey: .reportUri)
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(host, forKey: .host)
-        try container.encode(version, forKey: .version)
-        try container.encode(RFC3339Date(issuedAt), forKey: .issuedAt)
-        try container.encode(RFC3339Date(expiresAt), forKey: .expiresAt)
-        try container.encode(includeSubdomains, forKey: .includeSubdomains)
-        try container.encode(enforce, forKey: .enforce)
-        try container.encode(pins, forKey: .pins)
-        try container.encodeIfPresent(reportUri, forKey: .reportUri)
+    /// Encodes the members of ``writeMembers(to:)``.
+    public func encode(to encoder: any Encoder) throws { try encodeMembers(to: encoder) }
+
+    /// The payload's members, in sorted order: the one list both its `Encodable` and ``encodedJSON()`` write.
+    public func writeMembers<Sink: JSONMemberSink>(to sink: inout Sink) throws(Sink.Failure) {
+        try sink.member("enforce", enforce)
+        try sink.member("expiresAt", expiresAt)
+        try sink.member("host", host)
+        try sink.member("includeSubdomains", includeSubdomains)
+        try sink.member("issuedAt", issuedAt)
+        try sink.member("pins", pins)
+        if let reportUri { try sink.member("reportUri", reportUri) }
+        try sink.member("version", version)
     }
 
     /// The payload's canonical JSON bytes: sorted keys, no escaped slashes, byte for byte what `JSONEncoder`
     /// with `[.sortedKeys, .withoutEscapingSlashes]` writes for it (see ``JSONWriter``). Used by the signer.
     public func encodedJSON() -> [UInt8] {
         var writer = JSONWriter(capacity: 256 + 160 * pins.count)
-        writer.object { json in
-            json.key("enforce")
-            json.bool(enforce)
-            json.key("expiresAt")
-            json.date(expiresAt)
-            json.key("host")
-            json.string(host)
-            json.key("includeSubdomains")
-            json.bool(includeSubdomains)
-            json.key("issuedAt")
-            json.date(issuedAt)
-            json.key("pins")
-            json.pins(pins)
-            if let reportUri {
-                json.key("reportUri")
-                json.string(reportUri)
-            }
-            json.key("version")
-            json.int(version)
-        }
+        writer.members(of: self)
         return writer.bytes
     }
 

@@ -69,7 +69,7 @@ public final class FuzzHarness: @unchecked Sendable {
     private var genuine: Set<[UInt8]> = []
     /// `protected + "." + payload` of every trust document signature this harness made.
     var genuineTrust: Set<[UInt8]> = []
-    /// How often each verifier outcome was reached (`accepted` or a ``DocumentRejection/Code``): shows how deep
+    /// How often each verifier outcome was reached (`accepted` or a ``DocumentRejectionCode``): shows how deep
     /// the inputs get.
     public private(set) var outcomes: [String: Int] = [:]
     /// The verifier outcome of the last input, `nil` for targets without a verifier.

@@ -37,7 +37,7 @@ public struct TrustState: Sendable, Hashable {
     ///   - rootKeys: the offline root public keys (never fetched).
     ///   - threshold: at least 1 and at most the number of distinct keys. Default 1.
     ///   - crypto: checks signatures (PinSetClient adds this initialiser without it, using swift-crypto).
-    /// - Throws: ``TrustRejection/Code/malformed`` when the threshold is out of range.
+    /// - Throws: ``TrustRejectionCode/malformed`` when the threshold is out of range.
     public init(rootKeys: [TrustedKey], threshold: Int = 1, crypto: any TrustCrypto) throws(TrustRejection) {
         let anchor = try TrustAnchor(
             version: 0, rootKeys: rootKeys.map(\.rawRepresentation), rootThreshold: threshold, crypto: crypto)

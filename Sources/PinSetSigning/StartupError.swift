@@ -1,36 +1,32 @@
+import CodedErrors
 import PKCS11
 
-/// Why the server refused to start, in one line that says what to fix.
-public struct StartupError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The kind of refusal; tests compare it, not the message.
-    public enum Code: String, Sendable, Equatable {
-        /// `--dev` was asked to create a signing key for a database that already holds signed documents.
-        case keyMissingForSignedDatabase
-        /// The signing key cannot be opened: PKCS#11 module, token, PIN, key object or key type (the line says which).
-        case signingKeyUnusable
-        /// The private key on the token is extractable or not sensitive, and `--allow-extractable-key` was not given.
-        case extractableKey
-        /// The transparency log's key (`--log-key`) cannot be loaded, is the signing key, or the origin is not a
-        /// valid note key name.
-        case logKeyUnusable
-        /// The database's integrity check failed, or stored documents do not match their hashes, and
-        /// `--serve-damaged` was not given.
-        case damagedDatabase
-        /// The clock is more than the document lifetime ahead of the newest stored document, and `--trust-clock`
-        /// was not given.
-        case clockAhead
-    }
+/// Why the server refused to start, in one line that says what to fix (`detail`, also its
+/// description); names files and key ids, never key material.
+public typealias StartupError = CodedError<StartupErrorCode>
 
-    /// The kind of refusal.
-    public let code: Code
-    /// What happened and what to do; names files and key ids, never key material.
-    public let description: String
+/// The kind of refusal; tests compare it, not the message.
+public enum StartupErrorCode: String, ErrorCode {
+    /// `--dev` was asked to create a signing key for a database that already holds signed documents.
+    case keyMissingForSignedDatabase
+    /// The signing key cannot be opened: PKCS#11 module, token, PIN, key object or key type (the line says which).
+    case signingKeyUnusable
+    /// The private key on the token is extractable or not sensitive, and `--allow-extractable-key` was not given.
+    case extractableKey
+    /// The transparency log's key (`--log-key`) cannot be loaded, is the signing key, or the origin is not a
+    /// valid note key name.
+    case logKeyUnusable
+    /// The database's integrity check failed, or stored documents do not match their hashes, and
+    /// `--serve-damaged` was not given.
+    case damagedDatabase
+    /// The clock is more than the document lifetime ahead of the newest stored document, and `--trust-clock`
+    /// was not given.
+    case clockAhead
+}
 
+extension CodedError where CodeType == StartupErrorCode {
     /// A refusal of kind `code`; `description` must name no key material.
-    public init(code: Code, description: String) {
-        self.code = code
-        self.description = description
-    }
+    public init(code: Code, description: String) { self.init(code, description) }
 
     /// `--dev` refuses to mint a key for a database that some key has already signed for.
     package static func keyMissingForSignedDatabase(keyPath: String, databasePath: String, kids: [String])

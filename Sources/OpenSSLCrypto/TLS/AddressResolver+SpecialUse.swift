@@ -17,7 +17,7 @@ extension AddressResolver {
     ///   policy to loopback.
     /// - A numeric address is its own answer (`getaddrinfo` with `AI_NUMERICHOST` never blocks).
     ///
-    /// - Throws: ``TLSProbeError/Code/dnsFailure`` for an `invalid` name.
+    /// - Throws: ``TLSProbeErrorCode/dnsFailure`` for an `invalid` name.
     static func withoutLookup(_ host: String, port: Int) throws(TLSProbeError) -> [ProbeAddress]? {
         var name = host.lowercased()
         if name.hasSuffix(".") { name.removeLast() }

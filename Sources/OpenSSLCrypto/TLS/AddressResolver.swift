@@ -14,7 +14,7 @@ public enum AddressResolver {
     /// Special-use names (RFC 6761: `.invalid`, `localhost`) and numeric addresses are answered at once, without
     /// a lookup (``withoutLookup(_:port:)``).
     ///
-    /// - Throws: ``TLSProbeError/Code/dnsFailure`` when the name does not resolve in time.
+    /// - Throws: ``TLSProbeErrorCode/dnsFailure`` when the name does not resolve in time.
     public static func resolve(_ host: String, port: Int, limit: Int = 8, deadline: Double) throws(TLSProbeError)
         -> [ProbeAddress]
     {
@@ -52,7 +52,7 @@ public enum AddressResolver {
     ///
     /// Special-use names and numeric addresses are answered without a lookup, as by the deadline variant.
     ///
-    /// - Throws: ``TLSProbeError/Code/dnsFailure`` when the name does not resolve.
+    /// - Throws: ``TLSProbeErrorCode/dnsFailure`` when the name does not resolve.
     public static func resolve(_ host: String, port: Int, limit: Int = 8) throws(TLSProbeError) -> [ProbeAddress] {
         precondition((1...65_535).contains(port), "a TCP port is 1...65535")
         if let answer = try withoutLookup(host, port: port) { return answer }

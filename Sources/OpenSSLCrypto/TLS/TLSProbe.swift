@@ -19,10 +19,10 @@ public enum TLSProbe {
     ///   - address: a numeric address and port (see ``AddressResolver``).
     ///   - serverName: the SNI name; `nil` sends none (for a bare address).
     ///   - timeout: seconds for the connection and the handshake together. Default 5.
-    /// - Throws: ``TLSProbeError`` with ``TLSProbeError/Code/connectFailed``,
-    ///   ``TLSProbeError/Code/connectTimeout`` (no TCP connection in time), ``TLSProbeError/Code/handshakeTimeout``
-    ///   (connected, but no TLS answer in time), ``TLSProbeError/Code/handshakeFailed`` or
-    ///   ``TLSProbeError/Code/noCertificate``.
+    /// - Throws: ``TLSProbeError`` with ``TLSProbeErrorCode/connectFailed``,
+    ///   ``TLSProbeErrorCode/connectTimeout`` (no TCP connection in time), ``TLSProbeErrorCode/handshakeTimeout``
+    ///   (connected, but no TLS answer in time), ``TLSProbeErrorCode/handshakeFailed`` or
+    ///   ``TLSProbeErrorCode/noCertificate``.
     public static func presentedChain(to address: ProbeAddress, serverName: String?, timeout: Double = 5)
         throws(TLSProbeError) -> [ParsedCertificate]
     {

@@ -1,33 +1,22 @@
-/// Why a TLS probe got no chain. Compare ``code``, not the message.
-public struct TLSProbeError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The kind of failure.
-    public enum Code: String, Sendable, Equatable {
-        /// The name did not resolve (or resolved to no usable address).
-        case dnsFailure
-        /// The TCP connection was refused or failed.
-        case connectFailed
-        /// The TCP connection was not accepted in time (no SYN-ACK: a host that is down, a firewall that drops).
-        /// Nothing listens for any name at that address.
-        case connectTimeout
-        /// The TCP connection was made but the TLS handshake did not finish in time: the peer, or whatever it
-        /// routes the server name to, did not answer this ClientHello.
-        case handshakeTimeout
-        /// The TLS handshake failed.
-        case handshakeFailed
-        /// The handshake finished but the peer presented no certificate.
-        case noCertificate
-    }
+import CodedErrors
 
-    /// The kind of failure.
-    public let code: Code
-    /// What went wrong, for the operator (addresses and library reasons, never data).
-    public let detail: String
+/// Why a TLS probe got no chain. Compare `code`, not the message.
+public typealias TLSProbeError = CodedError<TLSProbeErrorCode>
 
-    /// Creates an error.
-    public init(_ code: Code, _ detail: String) {
-        self.code = code
-        self.detail = detail
-    }
-
-    public var description: String { detail }
+/// The kind of failure.
+public enum TLSProbeErrorCode: String, ErrorCode {
+    /// The name did not resolve (or resolved to no usable address).
+    case dnsFailure
+    /// The TCP connection was refused or failed.
+    case connectFailed
+    /// The TCP connection was not accepted in time (no SYN-ACK: a host that is down, a firewall that drops).
+    /// Nothing listens for any name at that address.
+    case connectTimeout
+    /// The TCP connection was made but the TLS handshake did not finish in time: the peer, or whatever it
+    /// routes the server name to, did not answer this ClientHello.
+    case handshakeTimeout
+    /// The TLS handshake failed.
+    case handshakeFailed
+    /// The handshake finished but the peer presented no certificate.
+    case noCertificate
 }

@@ -55,22 +55,18 @@ extension PinningClient {
         }
     }
 
-    /// Why a configuration cannot make a client.
-    public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-        /// What is wrong.
-        public enum Code: String, Sendable, Equatable {
-            /// Neither signing keys nor root keys: no document could ever be accepted.
-            case noKeys
-            /// The root keys or their threshold are refused (``TrustRejection``).
-            case badRootKeys
-            /// A host is not a DNS name.
-            case badHost
-        }
+    /// Why a configuration cannot make a client: its `code` says what is wrong, its description (the
+    /// detail) what to fix.
+    public typealias ConfigurationError = CodedError<ConfigurationErrorCode>
 
-        /// What is wrong.
-        public let code: Code
-        /// A sentence saying what and how to fix it.
-        public let description: String
+    /// What is wrong with a configuration (``ConfigurationError``'s code).
+    public enum ConfigurationErrorCode: String, ErrorCode {
+        /// Neither signing keys nor root keys: no document could ever be accepted.
+        case noKeys
+        /// The root keys or their threshold are refused (``TrustRejection``).
+        case badRootKeys
+        /// A host is not a DNS name.
+        case badHost
     }
 
     /// `Application Support/pinset` of the user's domain (on Linux, `~/.local/share/pinset`).
@@ -78,4 +74,9 @@ extension PinningClient {
         FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first?
             .appendingPathComponent("pinset", isDirectory: true)
     }
+}
+
+extension CodedError where CodeType == PinningClient.ConfigurationErrorCode {
+    /// A configuration error of kind `code` saying what to fix.
+    init(code: Code, description: String) { self.init(code, description) }
 }

@@ -5,7 +5,7 @@
 
 extension LogPolicy {
     /// Parses a C2SP tlog-policy file (the log's vkey, the witnesses' vkeys, the quorum).
-    /// - Throws: ``LogError/Code/malformed``, naming the line.
+    /// - Throws: ``LogErrorCode/malformed``, naming the line.
     public init(parsing bytes: some Collection<UInt8>) throws(LogError) {
         try self.init(parsing: bytes, crypto: SwiftCryptoTrust())
     }

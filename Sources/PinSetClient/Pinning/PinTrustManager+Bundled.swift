@@ -14,8 +14,8 @@ extension PinTrustManager {
     /// With a tlog-policy (``PinningOptions/logPolicy``), each document needs its C2SP tlog-proof in
     /// `directory/proofs/<host>` (as `GET /pins/<host>/proof` serves it): PROTOCOL §7.4 steps 1–2 are checked, and
     /// step 3 only against a largest checkpoint of the same size (offline there are no tiles). A missing or
-    /// failing proof refuses the document (``DocumentRejection/Code/notLogged``, or
-    /// ``DocumentRejection/Code/logFork``). A bundled proof never becomes the largest checkpoint.
+    /// failing proof refuses the document (``DocumentRejectionCode/notLogged``, or
+    /// ``DocumentRejectionCode/logFork``). A bundled proof never becomes the largest checkpoint.
     ///
     /// In an Apple app, add the export directory to the target as a *folder reference*, so that its `pins/`
     /// folder keeps its layout, and pass `Bundle.main.url(forResource: "pinset-export", withExtension: nil)`.

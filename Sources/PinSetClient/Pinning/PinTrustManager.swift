@@ -74,7 +74,7 @@ public final class PinTrustManager: Sendable {
 
     /// Installs a document the app already trusted once (persisted) or ships (bundled): every check of
     /// ``accept(_:for:now:)`` except freshness. An expired one becomes a stale set (``PinningOptions/staleSetPolicy``).
-    /// A document older than the set in force is refused as ``DocumentRejection/Code/rollback``.
+    /// A document older than the set in force is refused as ``DocumentRejectionCode/rollback``.
     public func installTrusted(document bytes: some Collection<UInt8>, for host: String) -> Result<
         VerifiedDocument, DocumentRejection
     > {

@@ -70,7 +70,7 @@ public struct PinningOptions: Sendable, Hashable {
     }
 
     /// Parses `text` as a C2SP tlog-policy (``LogPolicy/init(parsing:)``) and sets ``logPolicy``.
-    /// - Throws: ``LogError/Code/malformed`` naming the line at fault; ``logPolicy`` is then unchanged.
+    /// - Throws: ``LogErrorCode/malformed`` naming the line at fault; ``logPolicy`` is then unchanged.
     public mutating func setLogPolicy(text: String) throws(LogError) {
         logPolicy = try LogPolicy(parsing: Array(text.utf8))
     }

@@ -33,7 +33,7 @@ extension TrustedKey {
 
 extension TrustState {
     /// Version 0: root public keys shipped in the app, and how many of them must sign trust version 1.
-    /// - Throws: ``TrustRejection/Code/malformed`` when the threshold is out of range.
+    /// - Throws: ``TrustRejectionCode/malformed`` when the threshold is out of range.
     public init(rootKeys: [TrustedKey], threshold: Int = 1) throws(TrustRejection) {
         try self.init(rootKeys: rootKeys, threshold: threshold, crypto: SwiftCryptoTrust())
     }

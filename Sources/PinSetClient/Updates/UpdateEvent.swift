@@ -27,7 +27,7 @@ public enum UpdateEvent: Sendable {
     case trustRejected(TrustRejection)
     /// The server offered a validly signed trust document with the version in force but other bytes (PROTOCOL §6.2,
     /// equivocation): refused, the trust in force is kept; both documents are here for the application to report.
-    /// A ``trustRejected(_:)`` with code ``TrustRejection/Code/equivocation`` follows.
+    /// A ``trustRejected(_:)`` with code ``TrustRejectionCode/equivocation`` follows.
     case trustEquivocation(version: Int, inForce: [UInt8], offered: [UInt8])
     /// `GET /trust` or `/trust/{n}` failed; retried at the next refresh.
     case trustFetchFailed(UpdateError)
@@ -40,8 +40,8 @@ public enum UpdateEvent: Sendable {
     /// checkpoint inconsistent with the largest one accepted before: the log showed this client two histories.
     /// The document was refused and the kept checkpoint stays; both signed notes are in the ``LogFork``, kept in
     /// ``PinStorage`` (``PinStorage/saveFork(_:)``) and posted to the report URI as a ``LogForkReport``. A
-    /// ``rejected(host:_:)`` with ``DocumentRejection/Code/logFork`` (or a ``trustRejected(_:)`` with
-    /// ``TrustRejection/Code/logFork``) follows.
+    /// ``rejected(host:_:)`` with ``DocumentRejectionCode/logFork`` (or a ``trustRejected(_:)`` with
+    /// ``TrustRejectionCode/logFork``) follows.
     case logFork(document: String, LogFork)
     /// With a tlog-policy: the largest accepted checkpoint could not be persisted (a fork after a restart may go
     /// unseen).

@@ -16,7 +16,7 @@ public struct TrustAnchor: Sendable, Hashable {
     ///   - rootKeys: raw Ed25519 public keys; duplicates count once.
     ///   - rootThreshold: at least 1 and at most the number of distinct keys.
     ///   - crypto: computes the thumbprints.
-    /// - Throws: ``TrustRejection/Code/malformed`` when a key is not 32 bytes or the threshold is out of range.
+    /// - Throws: ``TrustRejectionCode/malformed`` when a key is not 32 bytes or the threshold is out of range.
     public init(version: Int, rootKeys: [[UInt8]], rootThreshold: Int, crypto: some TrustCrypto) throws(TrustRejection)
     {
         var keys: [String: [UInt8]] = [:]

@@ -1,32 +1,31 @@
+import CodedErrors
 import Locking
 
-/// A storage fault the server is living with, in words an operator can act on.
-package struct StorageProblem: Sendable, Equatable, CustomStringConvertible {
-    /// The kind of fault; tests and probes compare it, not the message.
-    package enum Kind: String, Sendable, Equatable {
-        /// The database file, its `-wal` or its `-shm` was replaced or deleted under the server: writes are refused
-        /// (`503 storage-replaced`) until it restarts.
-        case fileReplaced
-        /// The disk is full: writes are refused (`503 storage-full`) until space is freed (the next write that
-        /// commits clears it).
-        case diskFull
-        /// Some hosts' stored documents do not match their stored hashes (started with `--serve-damaged`): those
-        /// hosts answer `503 document-damaged` until they are written again.
-        case damagedHosts
-    }
+/// A storage fault the server is living with, in words an operator can act on: `"<kind>: <detail>"`; the detail
+/// names files and hosts, never secrets.
+package typealias StorageProblem = CodedError<StorageProblemKind>
 
-    /// The kind of fault.
-    package let kind: Kind
-    /// What happened and what to do; names files and hosts, never secrets.
-    package let detail: String
+/// The kind of storage fault; tests and probes compare it, not the message.
+package enum StorageProblemKind: String, ErrorCode {
+    /// The database file, its `-wal` or its `-shm` was replaced or deleted under the server: writes are refused
+    /// (`503 storage-replaced`) until it restarts.
+    case fileReplaced
+    /// The disk is full: writes are refused (`503 storage-full`) until space is freed (the next write that
+    /// commits clears it).
+    case diskFull
+    /// Some hosts' stored documents do not match their stored hashes (started with `--serve-damaged`): those
+    /// hosts answer `503 document-damaged` until they are written again.
+    case damagedHosts
 
-    /// A fault of `kind`.
-    package init(_ kind: Kind, _ detail: String) {
-        self.kind = kind
-        self.detail = detail
-    }
+    /// `"<kind>: <detail>"`.
+    package static var describesWithCode: Bool { true }
+}
 
-    package var description: String { "\(kind.rawValue): \(detail)" }
+extension CodedError where CodeType == StorageProblemKind {
+    /// The kind of fault (``StorageProblemKind``).
+    package typealias Kind = StorageProblemKind
+    /// The kind of fault: the problem's `code`.
+    package var kind: Kind { code }
 }
 
 /// The storage faults in force, for probes (`/readyz`) and `/metrics`: empty while the database is sound.

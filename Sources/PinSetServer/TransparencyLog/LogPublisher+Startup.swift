@@ -21,7 +21,7 @@ extension LogPublisher {
     /// and publishes the log's files and the trust documents' proofs, so every document served has a proof from the
     /// first request on: a pin document's is built when first asked for, from the bytes served (``ProofIndex``,
     /// ``LogState/storedIndex(of:)``).
-    /// - Throws: ``StartupError`` (``StartupError/Code/logKeyUnusable``) when the stored log is not this one
+    /// - Throws: ``StartupError`` (``StartupErrorCode/logKeyUnusable``) when the stored log is not this one
     ///   (another origin) or does not match its entries; the database's error otherwise.
     func load() throws -> Loaded {
         var appended = 0

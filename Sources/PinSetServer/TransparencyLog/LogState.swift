@@ -49,7 +49,7 @@ public final class LogState: Sendable {
     /// Loads every entry's hash and the latest checkpoint (start-up), and checks that checkpoint against them. The
     /// stored leaf hashes are trusted (each was computed when its entry was appended): the entries' bodies are not
     /// read.
-    /// - Throws: ``LogError/Code/inconsistent`` when the stored entries have a gap, or the stored checkpoint does
+    /// - Throws: ``LogErrorCode/inconsistent`` when the stored entries have a gap, or the stored checkpoint does
     ///   not match them.
     func load(from db: Database) throws {
         var hashes = SubtreeHashes()
@@ -83,7 +83,7 @@ public final class LogState: Sendable {
 
     /// Appends `entries` (documents' exact bytes) inside the caller's write transaction, at the end of what the
     /// database holds. Call ``didCommit(_:)`` with the result once the transaction committed.
-    /// - Throws: ``LogError/Code/outOfRange`` for an entry over 65,535 bytes (an entry bundle cannot hold it),
+    /// - Throws: ``LogErrorCode/outOfRange`` for an entry over 65,535 bytes (an entry bundle cannot hold it),
     ///   or the database's error.
     func append(_ entries: [[UInt8]], in db: Database) throws -> LogAppend {
         for entry in entries where entry.count > EntryBundle.maxEntryBytes {
@@ -196,7 +196,7 @@ public final class LogState: Sendable {
     }
 
     /// The C2SP tlog-proof of entry `index` in the latest checkpoint.
-    /// - Throws: ``LogError/Code/outOfRange`` when the latest checkpoint does not include it yet.
+    /// - Throws: ``LogErrorCode/outOfRange`` when the latest checkpoint does not include it yet.
     public func proof(index: Int) throws(LogError) -> LogProof {
         try memory.withLock { memory -> Result<LogProof, LogError> in
             guard let note = memory.checkpoint, index < memory.checkpointSize else {
@@ -232,7 +232,7 @@ public final class LogState: Sendable {
 
     /// The C2SP tlog-witness request for the latest checkpoint, for a witness that holds a checkpoint of
     /// `oldSize` (0 when it holds none, or to learn its size from the `409`).
-    /// - Throws: ``LogError/Code/outOfRange`` when there is no checkpoint yet or `oldSize` is over its size.
+    /// - Throws: ``LogErrorCode/outOfRange`` when there is no checkpoint yet or `oldSize` is over its size.
     /// - Parameter sent: the checkpoint to send (of `size`), when not the latest: a round asks every witness
     ///   about the checkpoint it started with, even if a newer one was signed meanwhile.
     public func witnessRequest(oldSize: Int, for sent: (note: SignedNote, size: Int)? = nil) throws(LogError)
@@ -281,7 +281,7 @@ public final class LogState: Sendable {
 
     /// ``files(changedSince:full:)`` with each level-0 tile's entry bundle after it, read from `db`: everything a
     /// mirror copies (tests).
-    /// - Throws: the database's error, or ``LogError/Code/inconsistent`` when it lacks entries the checkpoint
+    /// - Throws: the database's error, or ``LogErrorCode/inconsistent`` when it lacks entries the checkpoint
     ///   covers (a read transaction older than the checkpoint).
     func files(changedSince oldSize: Int, bundlesFrom db: Database) throws -> [LogFile] {
         let (tiles, size) = filesAndSize(changedSince: oldSize, full: true)

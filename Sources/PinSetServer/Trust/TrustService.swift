@@ -241,7 +241,7 @@ public final class TrustService: Sendable {
 
     /// Whether `verified` starts a planned rotation: it lists the next key and not the current one. `false` when
     /// it lists the current key.
-    /// - Throws: 422 ``TrustRejection/Code/signingKeyNotListed`` when it lists neither.
+    /// - Throws: 422 ``TrustRejectionCode/signingKeyNotListed`` when it lists neither.
     private func rotates(to verified: VerifiedTrustDocument) throws(ServiceError) -> Bool {
         let current = signingKid
         if verified.signingKeys[current] != nil { return false }

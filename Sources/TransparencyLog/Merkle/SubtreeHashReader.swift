@@ -2,6 +2,6 @@
 /// fetched. The subtree at `level` and `index` covers leaves `index · 2^level ..< (index + 1) · 2^level`.
 public protocol SubtreeHashReader {
     /// The hash of the complete subtree at `level` (2^level leaves) and `index`.
-    /// - Throws: ``LogError/Code/missingHash`` when it is not available.
+    /// - Throws: ``LogErrorCode/missingHash`` when it is not available.
     func subtreeHash(level: Int, index: Int) throws(LogError) -> TreeHash
 }

@@ -10,7 +10,7 @@ public struct Checkpoint: Sendable, Equatable {
     public let extensions: [String]
 
     /// Creates a checkpoint.
-    /// - Throws: ``LogError/Code/malformed`` for an empty origin or one with a newline, a negative size, a root
+    /// - Throws: ``LogErrorCode/malformed`` for an empty origin or one with a newline, a negative size, a root
     ///   that is not 32 bytes, or an empty extension line.
     public init(origin: String, size: Int, rootHash: TreeHash, extensions: [String] = []) throws(LogError) {
         guard !origin.isEmpty, !origin.contains("\n") else {
@@ -28,7 +28,7 @@ public struct Checkpoint: Sendable, Equatable {
     }
 
     /// Parses a note text as a checkpoint.
-    /// - Throws: ``LogError/Code/malformed``.
+    /// - Throws: ``LogErrorCode/malformed``.
     public init(text: [UInt8]) throws(LogError) {
         guard text.last == 0x0A else { throw LogError(.malformed, "a checkpoint ends with a newline") }
         let lines = NoteText.lines(text.dropLast())

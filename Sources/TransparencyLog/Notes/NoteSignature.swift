@@ -23,7 +23,7 @@ public struct NoteSignature: Sendable, Equatable {
     }
 
     /// Parses one line, without its newline.
-    /// - Throws: ``LogError/Code/malformed``.
+    /// - Throws: ``LogErrorCode/malformed``.
     public init(line: Substring) throws(LogError) {
         try self.init(lineBytes: Array(line.utf8)[...])
     }

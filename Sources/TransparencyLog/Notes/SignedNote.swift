@@ -24,7 +24,7 @@ public struct SignedNote: Sendable, Equatable {
     }
 
     /// Parses a note.
-    /// - Throws: ``LogError/Code/malformed`` when it is not a signed note.
+    /// - Throws: ``LogErrorCode/malformed`` when it is not a signed note.
     public init(parsing bytes: some Collection<UInt8>) throws(LogError) {
         let raw = Array(bytes)
         guard raw.count <= Self.maxBytes else { throw LogError(.malformed, "the note is over \(Self.maxBytes) bytes") }
@@ -72,7 +72,7 @@ public struct SignedNote: Sendable, Equatable {
     /// Checks the signatures by `keys`, as C2SP signed-note requires: a line whose name and key ID match no key
     /// is ignored; a line that matches a key must verify, or the whole note is refused.
     /// - Returns: the keys whose signature verified, each once, with the cosignature timestamp if it has one.
-    /// - Throws: ``LogError/Code/badSignature`` when a known key's signature fails.
+    /// - Throws: ``LogErrorCode/badSignature`` when a known key's signature fails.
     public func verify(_ keys: [VerifierKey], crypto: any TrustCrypto) throws(LogError) -> [VerifiedSignature] {
         var verified: [VerifiedSignature] = []
         for signature in signatures {

@@ -23,7 +23,7 @@ public struct VerifierKey: Sendable, Hashable, CustomStringConvertible {
     public let publicKey: [UInt8]
 
     /// A key from its parts, with the key ID computed as the spec recommends.
-    /// - Throws: ``LogError/Code/malformed`` for an invalid name or a key that is not 32 bytes.
+    /// - Throws: ``LogErrorCode/malformed`` for an invalid name or a key that is not 32 bytes.
     public init(name: String, type: SignatureType, publicKey: [UInt8], crypto: any TrustCrypto) throws(LogError) {
         guard NoteText.isValidKeyName(name) else { throw LogError(.malformed, "\"\(name)\" is not a valid key name") }
         guard publicKey.count == 32 else { throw LogError(.malformed, "an Ed25519 public key is 32 bytes") }
@@ -34,7 +34,7 @@ public struct VerifierKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses a vkey; its key ID must be the one computed from its name and key.
-    /// - Throws: ``LogError/Code/malformed``.
+    /// - Throws: ``LogErrorCode/malformed``.
     public init(parsing text: String, crypto: any TrustCrypto) throws(LogError) {
         // Base64 has "+" too: only the first two separate (a key name has none).
         let parts = text.split(separator: "+", maxSplits: 2, omittingEmptySubsequences: false)

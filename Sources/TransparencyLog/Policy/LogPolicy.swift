@@ -45,7 +45,7 @@ public struct LogPolicy: Sendable, Hashable {
     public let quorum: String
 
     /// Parses a policy file.
-    /// - Throws: ``LogError/Code/malformed``, naming the line.
+    /// - Throws: ``LogErrorCode/malformed``, naming the line.
     public init(parsing bytes: some Collection<UInt8>, crypto: any TrustCrypto) throws(LogError) {
         let raw = Array(bytes)
         guard !raw.contains(where: { ($0 < 0x20 && $0 != 0x09 && $0 != 0x0A) || $0 == 0x7F }) else {

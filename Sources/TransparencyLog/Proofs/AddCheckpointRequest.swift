@@ -18,7 +18,7 @@ public struct AddCheckpointRequest: Sendable, Equatable {
     }
 
     /// Parses a request body.
-    /// - Throws: ``LogError/Code/malformed``.
+    /// - Throws: ``LogErrorCode/malformed``.
     public init(parsing bytes: some Collection<UInt8>) throws(LogError) {
         let raw = Array(bytes)
         guard let blank = LogProof.firstBlankLine(raw) else {
@@ -55,8 +55,8 @@ public struct AddCheckpointRequest: Sendable, Equatable {
 extension AddCheckpointRequest {
     /// The cosignatures in a witness's `200` answer to this request that verify under `witness` (C2SP
     /// tlog-witness: the client ignores lines of unknown keys and keeps the valid ones).
-    /// - Throws: ``LogError/Code/malformed`` for a body that is not signature lines, ``LogError/Code/badSignature``
-    ///   for a line of the witness's key that does not verify, ``LogError/Code/unsigned`` when none of its does.
+    /// - Throws: ``LogErrorCode/malformed`` for a body that is not signature lines, ``LogErrorCode/badSignature``
+    ///   for a line of the witness's key that does not verify, ``LogErrorCode/unsigned`` when none of its does.
     public func cosignatures(inResponse body: some Collection<UInt8>, witness: VerifierKey, crypto: any TrustCrypto)
         throws(LogError) -> [NoteSignature]
     {

@@ -22,7 +22,7 @@ public struct LogProof: Sendable, Equatable {
     }
 
     /// Parses a proof.
-    /// - Throws: ``LogError/Code/malformed``.
+    /// - Throws: ``LogErrorCode/malformed``.
     public init(parsing bytes: some Collection<UInt8>) throws(LogError) {
         let raw = Array(bytes)
         guard raw.count <= SignedNote.maxBytes + 4096 else { throw LogError(.malformed, "the proof is too large") }

@@ -23,8 +23,8 @@ public struct LogProofVerifier: Sendable {
     /// Step 2: the checkpoint's origin is a policy log's, its signature by that log verifies, and the witnesses
     /// whose cosignatures verify meet the quorum. Unknown signatures are ignored; a known one that fails refuses
     /// the note.
-    /// - Throws: ``LogError`` with ``LogError/Code/malformed``, ``LogError/Code/unknownOrigin``,
-    ///   ``LogError/Code/badSignature``, ``LogError/Code/unsigned`` or ``LogError/Code/quorumNotMet``.
+    /// - Throws: ``LogError`` with ``LogErrorCode/malformed``, ``LogErrorCode/unknownOrigin``,
+    ///   ``LogErrorCode/badSignature``, ``LogErrorCode/unsigned`` or ``LogErrorCode/quorumNotMet``.
     public func verifyCheckpoint(_ note: SignedNote) throws(LogError) -> VerifiedCheckpoint {
         let verified = try signedByLog(note)
         try requireQuorum(verified)
@@ -33,7 +33,7 @@ public struct LogProofVerifier: Sendable {
 
     /// The checkpoint's origin is a policy log's and its signature verifies; the witnesses whose cosignatures
     /// verify are listed, the quorum is not checked (a monitor follows a log whose witnesses lag, and says so).
-    /// - Throws: as ``verifyCheckpoint(_:)``, but never ``LogError/Code/quorumNotMet``.
+    /// - Throws: as ``verifyCheckpoint(_:)``, but never ``LogErrorCode/quorumNotMet``.
     public func signedByLog(_ note: SignedNote) throws(LogError) -> VerifiedCheckpoint {
         let checkpoint = try Checkpoint(text: note.text)
         let logKeys = policy.logs.map(\.key).filter { $0.name == checkpoint.origin }
@@ -48,7 +48,7 @@ public struct LogProofVerifier: Sendable {
     }
 
     /// Whether the witnesses that cosigned `verified` meet the policy's quorum (step 2's last part).
-    /// - Throws: ``LogError/Code/quorumNotMet``.
+    /// - Throws: ``LogErrorCode/quorumNotMet``.
     public func requireQuorum(_ verified: VerifiedCheckpoint) throws(LogError) {
         guard policy.isQuorumMet(by: verified.witnesses) else {
             throw LogError(
@@ -116,7 +116,7 @@ extension LogProofVerifier {
     /// - Returns: the checkpoint to keep as the largest: the larger of the two.
     /// - Throws: ``LogRejection/fork(_:)`` with both notes when the tiles lead to the larger root and give another
     ///   root at the smaller size (or the origins differ); ``LogRejection/refused(_:)`` with
-    ///   ``LogError/Code/missingHash`` when the tiles cannot show either (missing, or not leading to the larger
+    ///   ``LogErrorCode/missingHash`` when the tiles cannot show either (missing, or not leading to the larger
     ///   root): no consistency proof can be had, so the document is refused.
     public func checkConsistency<Reader>(
         _ new: VerifiedCheckpoint, with largest: VerifiedCheckpoint?, tiles: MerkleTree<Reader>
@@ -151,19 +151,9 @@ extension LogProofVerifier {
     public func verify<Reader>(
         entry: some Collection<UInt8>, proof: LogProof, largest: VerifiedCheckpoint?, tiles: MerkleTree<Reader>
     ) throws(LogRejection) -> VerifiedCheckpoint {
-        let verified: VerifiedCheckpoint
-        do {
-            verified = try included(entry, proof)
-        } catch {
-            throw .refused(error)
+        try verify(entry: entry, proof: proof) { verified throws(LogRejection) in
+            try checkConsistency(verified, with: largest, tiles: tiles)
         }
-        let kept = try checkConsistency(verified, with: largest, tiles: tiles)
-        do {
-            try requireQuorum(verified)
-        } catch {
-            throw .refused(error)
-        }
-        return kept
     }
 
     /// PROTOCOL §7.4 steps 1 to 3 at once, for a document fetched with its proof: inclusion and the log's
@@ -180,20 +170,29 @@ extension LogProofVerifier {
     public func verify(
         entry: some Collection<UInt8>, proof: LogProof, largest: VerifiedCheckpoint?, consistencyProof: [TreeHash]
     ) throws(LogRejection) -> VerifiedCheckpoint {
-        // The fork check needs only the log's signature: two checkpoints it signed that disagree are proof of a
-        // split view whether or not witnesses cosigned the new one. The quorum is checked after it.
+        try verify(entry: entry, proof: proof) { verified throws(LogRejection) in
+            do throws(LogFork) {
+                return try checkConsistency(verified, with: largest, proof: consistencyProof)
+            } catch {
+                throw .fork(error)
+            }
+        }
+    }
+
+    /// Steps 1 to 3 in their order, `consistent` judging step 3. The fork check needs only the log's signature:
+    /// two checkpoints it signed that disagree are proof of a split view whether or not witnesses cosigned the new
+    /// one. The quorum is checked after it.
+    private func verify(
+        entry: some Collection<UInt8>, proof: LogProof,
+        consistent: (VerifiedCheckpoint) throws(LogRejection) -> VerifiedCheckpoint
+    ) throws(LogRejection) -> VerifiedCheckpoint {
         let verified: VerifiedCheckpoint
         do {
             verified = try included(entry, proof)
         } catch {
             throw .refused(error)
         }
-        let kept: VerifiedCheckpoint
-        do {
-            kept = try checkConsistency(verified, with: largest, proof: consistencyProof)
-        } catch {
-            throw .fork(error)
-        }
+        let kept = try consistent(verified)
         do {
             try requireQuorum(verified)
         } catch {

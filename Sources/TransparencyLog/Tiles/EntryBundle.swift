@@ -4,7 +4,7 @@ public enum EntryBundle {
     public static let maxEntryBytes = Int(UInt16.max)
 
     /// The bundle of `entries`.
-    /// - Throws: ``LogError/Code/outOfRange`` when an entry is longer than 65,535 bytes.
+    /// - Throws: ``LogErrorCode/outOfRange`` when an entry is longer than 65,535 bytes.
     public static func encode(_ entries: some Sequence<[UInt8]>) throws(LogError) -> [UInt8] {
         var out: [UInt8] = []
         for entry in entries {
@@ -19,7 +19,7 @@ public enum EntryBundle {
     }
 
     /// The entries of a bundle, in order.
-    /// - Throws: ``LogError/Code/malformed`` when a length runs past the end.
+    /// - Throws: ``LogErrorCode/malformed`` when a length runs past the end.
     public static func decode(_ bundle: some Collection<UInt8>) throws(LogError) -> [[UInt8]] {
         let bytes = Array(bundle)
         var entries: [[UInt8]] = []

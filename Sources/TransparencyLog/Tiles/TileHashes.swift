@@ -32,7 +32,7 @@ public struct TileHashes: Sendable, Equatable {
     }
 
     /// The bytes of `tile`: its hashes concatenated.
-    /// - Throws: ``LogError/Code/missingHash`` when the log is too small for it.
+    /// - Throws: ``LogErrorCode/missingHash`` when the log is too small for it.
     public func data(of tile: Tile) throws(LogError) -> [UInt8] {
         let start = tile.index * Tile.fullWidth
         guard tile.level < levels.count, start + tile.width <= levels[tile.level].count else {

@@ -14,7 +14,7 @@ public final class TileReader: SubtreeHashReader {
     /// - Parameters:
     ///   - treeSize: the size of the checkpoint the tiles belong to.
     ///   - hasher: hashes the levels inside a tile.
-    ///   - fetch: returns a tile's bytes; anything it throws becomes ``LogError/Code/missingHash``.
+    ///   - fetch: returns a tile's bytes; anything it throws becomes ``LogErrorCode/missingHash``.
     public init(treeSize: Int, hasher: MerkleHasher, fetch: @escaping (Tile) throws -> [UInt8]) {
         self.treeSize = treeSize
         self.hasher = hasher

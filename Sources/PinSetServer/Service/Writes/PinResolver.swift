@@ -6,7 +6,7 @@ import PinSetCore
 /// Turns the pins of a write request into protocol pins, deriving hashes from certificates with OpenSSL.
 enum PinResolver {
     /// Resolves every input. 400 when a pin gives both or neither of `sha256` and `certificate`; 422
-    /// ``PinSetError/Code/invalidPin`` when a certificate cannot be parsed. Pin times are cut to whole seconds.
+    /// ``PinSetErrorCode/invalidPin`` when a certificate cannot be parsed. Pin times are cut to whole seconds.
     static func resolve(_ inputs: [PinInput]) throws(ServiceError) -> [Pin] {
         var pins = [Pin]()
         pins.reserveCapacity(inputs.count)

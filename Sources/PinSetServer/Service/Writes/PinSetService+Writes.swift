@@ -198,7 +198,7 @@ extension PinSetService {
         return outcome
     }
 
-    /// The checks every new set passes: its `reportUri` (422 ``PinSetError/Code/invalidReportURI``) and the
+    /// The checks every new set passes: its `reportUri` (422 ``PinSetErrorCode/invalidReportURI``) and the
     /// safety rules of PROTOCOL §5 (422 with the rule broken).
     static func checkRules(_ planned: PlannedSet, now: Date) throws(ServiceError) {
         try checkReportURI(planned.reportUri)
@@ -249,7 +249,7 @@ extension PinSetService {
         return tags.contains { $0 == "*" || $0 == etag }
     }
 
-    /// 422 ``PinSetError/Code/invalidReportURI`` unless `uri` is `nil` or an absolute http(s) URL with a host.
+    /// 422 ``PinSetErrorCode/invalidReportURI`` unless `uri` is `nil` or an absolute http(s) URL with a host.
     static func checkReportURI(_ uri: String?) throws(ServiceError) {
         guard let uri else { return }
         guard uri.utf8.count <= 2048, let url = URL(string: uri), let scheme = url.scheme?.lowercased(),
