@@ -10,7 +10,9 @@ import PackageDescription
 //   admin API types         PinSetAdminAPI              (the admin answers and their JSON coders; server and CLI)
 //   TLS probes              PinSetProbe                 (live hosts' chains via OpenSSLCrypto; server and CLI)
 //   signing keys            PinSetSigning               (PEM or PKCS#11 key behind DocumentSigner; server and CLI)
-//   server domain           PinSetServer                (storage, signing, routes)
+//   storage                 PinSetStorage               (SQLite tables, migrations, backups, checks; server and CLI)
+//   witness                 PinSetWitness               (`pinset witness`: cosigns checkpoints; no server inside)
+//   server domain           PinSetServer                (service, signing rotation, routes, monitor, reports)
 //   verification rules      PinSetRules                 (PROTOCOL §5/§6 checks, crypto injected; client and CLI)
 //   rules' OpenSSL crypto   PinSetOpenSSL               (OpenSSLTrustCrypto; server and CLI)
 //   client                  PinSetClient, PinSetNIO     (no libmicrohttpd, no OpenSSL)
@@ -93,12 +95,32 @@ let package = Package(
             ]
         ),
 
+        // MARK: Storage: the SQLite database, its tables and migrations, backups and checks (server and CLI)
+        .target(
+            name: "PinSetStorage",
+            dependencies: [
+                "OpenSSLCrypto", "PinSetCore", "PinSetAdminAPI", "Locking",
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
+            ]
+        ),
+
+        // MARK: Witness (`pinset witness`): cosigns a log's checkpoints (C2SP tlog-witness) over MicroHTTPD
+        .target(
+            name: "PinSetWitness",
+            dependencies: [
+                "MicroHTTPD", "PinSetCore", "PinSetStorage", "TransparencyLog",
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
+            ]
+        ),
+
         // MARK: Server domain
         .target(
             name: "PinSetServer",
             dependencies: [
-                "PinSetOpenSSL", "PinSetSigning",
-                "MicroHTTPD", "OpenSSLCrypto", "PKCS11", "PinSetCore", "PinSetAdminAPI", "PinSetProbe", "Locking",
+                "PinSetOpenSSL", "PinSetSigning", "PinSetStorage",
+                "MicroHTTPD", "OpenSSLCrypto", "PinSetCore", "PinSetAdminAPI", "PinSetProbe", "Locking",
                 "TransparencyLog",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
@@ -137,8 +159,9 @@ let package = Package(
             dependencies: [
                 // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13). No swift-crypto:
                 // documents are checked by PinSetRules over OpenSSL (issue 22 item 4).
-                "PinSetServer", "PinSetAdminAPI", "PinSetProbe", "PinSetRules", "PinSetCore", "OpenSSLCrypto", "PKCS11",
-                "Locking", "MicroHTTPD", "TransparencyLog", "PinSetOpenSSL", "PinSetSigning",
+                "PinSetServer", "PinSetStorage", "PinSetWitness", "PinSetAdminAPI", "PinSetProbe", "PinSetRules",
+                "PinSetCore", "OpenSSLCrypto", "PKCS11", "Locking", "MicroHTTPD", "TransparencyLog", "PinSetOpenSSL",
+                "PinSetSigning",
                 .product(
                     name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: serverTrait)),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
@@ -160,7 +183,7 @@ let package = Package(
             name: "PinSetFuzzing",
             dependencies: [
                 "PinSetOpenSSL",
-                "PinSetServer", "PinSetAdminAPI", "PinSetClient", "PinSetCore", "OpenSSLCrypto",
+                "PinSetServer", "PinSetStorage", "PinSetAdminAPI", "PinSetClient", "PinSetCore", "OpenSSLCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -174,7 +197,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "PinSetClient", "PinSetServer", "PinSetProbe", "MicroHTTPD",
+                "PinSetClient", "PinSetServer", "PinSetStorage", "PinSetProbe", "MicroHTTPD",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: nioTrait)),
@@ -191,7 +214,8 @@ let package = Package(
             name: "TransparencyLogTests",
             dependencies: [
                 "PinSetOpenSSL",
-                "TransparencyLog", "PinSetCore", "PinSetServer", "OpenSSLCrypto", "PinSetClient", "TestSupport",
+                "TransparencyLog", "PinSetCore", "PinSetServer", "PinSetStorage", "PinSetWitness", "OpenSSLCrypto",
+                "PinSetClient", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
             ]
         ),
@@ -199,8 +223,9 @@ let package = Package(
             name: "PinSetServerTests",
             dependencies: [
                 "PinSetOpenSSL",
-                "PinSetServer", "PinSetAdminAPI", "PinSetProbe", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking",
-                "TestSupport", .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
+                "PinSetServer", "PinSetStorage", "PinSetAdminAPI", "PinSetProbe", "PinSetCore", "MicroHTTPD",
+                "OpenSSLCrypto", "Locking", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
             ]),
         .testTarget(
             name: "PinSetClientTests",
@@ -229,8 +254,8 @@ let package = Package(
             dependencies: [
                 "PinSetOpenSSL",
                 "TestSupport",
-                "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD", "PinSetFuzzing", "Locking",
-                "OpenSSLCrypto",
+                "PinSetServer", "PinSetStorage", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD",
+                "PinSetFuzzing", "Locking", "OpenSSLCrypto",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: nioTrait)),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: nioTrait)),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: nioTrait)),

@@ -4,6 +4,7 @@ import Testing
 
 @testable import MicroHTTPD
 @testable import PinSetServer
+@testable import PinSetStorage
 
 @Suite(.blocking) struct DocumentIndexTests {
     private func document(_ host: String, version: Int = 1, body: String? = nil) -> PublishedDocument {

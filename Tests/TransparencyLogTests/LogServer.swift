@@ -1,9 +1,11 @@
 import Foundation
 import OpenSSLCrypto
+import PinSetWitness
 import Testing
 import TransparencyLog
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 /// A pin server's log with its witnesses, in process.
 final class LogServer {

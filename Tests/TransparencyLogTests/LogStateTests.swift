@@ -6,6 +6,7 @@ import Testing
 import TransparencyLog
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 /// The server's log over a real SQLite file: appends inside write transactions, checkpoints, proofs, the
 /// served files, and a restart.

@@ -3,10 +3,10 @@ import Locking
 import Logging
 import MicroHTTPD
 import OpenSSLCrypto
-import PKCS11
 import PinSetCore
 import PinSetOpenSSL
 import PinSetSigning
+import PinSetStorage
 import TransparencyLog
 
 /// A running pin server: the database, the signing key, the in-memory snapshot, the HTTP listener and the
@@ -349,7 +349,7 @@ public final class PinSetServerApp: Sendable {
     private static func openKeyAndDatabase(_ configuration: PinSetServerConfiguration, logger: Logger) throws
         -> (any DocumentSigner, PinDatabase)
     {
-        guard configuration.createKeyIfMissing, !PKCS11URI.isURI(configuration.keyPath),
+        guard configuration.createKeyIfMissing, !SignerLoader.isTokenURI(configuration.keyPath),
             !FileManager.default.fileExists(atPath: configuration.keyPath)
         else {
             let key = try SignerLoader.open(configuration.keyPath, pkcs11: configuration.pkcs11, logger: logger)

@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTPD
 import PinSetSigning
+import PinSetStorage
 
 /// Everything `pinset serve` can be told. Every field has a default; reading flags and environment
 /// variables into it is the command line's job.
@@ -61,7 +62,7 @@ public struct PinSetServerConfiguration: Sendable {
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(
-        databasePath: String = "./data/pinset.sqlite", keyPath: String = "./data/signing-key.pem",
+        databasePath: String = PinDatabase.defaultPath, keyPath: String = SignerLoader.defaultKeyPath,
         createKeyIfMissing: Bool = false, http: HTTPServerConfiguration = HTTPServerConfiguration(),
         service: ServiceConfiguration = ServiceConfiguration(), reports: ReportConfiguration = ReportConfiguration(),
         resignCheckInterval: TimeInterval = 60, rootKeys: [[UInt8]] = [], rootThreshold: Int = 1,

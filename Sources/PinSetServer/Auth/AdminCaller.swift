@@ -1,3 +1,4 @@
+import PinSetAdminAPI
 /// The token behind an admin request: its name (recorded in history and the log) and its scope.
 public struct AdminCaller: Sendable, Hashable {
     /// The token's name.

@@ -1,4 +1,5 @@
 import MicroHTTPD
+import PinSetStorage
 
 /// The admin console (issue 15): `GET /console` and `GET /console/{asset}`, served from memory.
 ///

@@ -3,6 +3,7 @@ internal import GRDB
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import PinSetStorage
 import TransparencyLog
 
 extension PinReportService {

@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import PinSetCore
+import PinSetStorage
 
 extension PinSetService {
     /// How long a write waits for the checkpoint that includes it before it is answered `503` (it stays

@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import PinSetCore
+import PinSetStorage
 
 extension PinSetService {
     /// Signs `set` with the active key: returns the document and the payload JSON it carries.

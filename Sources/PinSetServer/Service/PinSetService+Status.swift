@@ -1,5 +1,6 @@
 import Foundation
 import PinSetAdminAPI
+import PinSetStorage
 
 extension PinSetService {
     /// Every host, as ``hosts()``, with the monitor's ``HostSummary/state``; with `limit`, at most that many

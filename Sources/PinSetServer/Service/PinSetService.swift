@@ -5,6 +5,7 @@ import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
 import PinSetSigning
+import PinSetStorage
 
 /// The pin set service: validates writes, versions and signs sets, stores them durably and publishes each
 /// new document, in commit order, through the `publish` callback.

@@ -4,6 +4,7 @@ internal import GRDB
 import Locking
 import Logging
 import PinSetCore
+import PinSetStorage
 import TransparencyLog
 
 #if canImport(FoundationNetworking)

@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import PinSetSigning
+import PinSetStorage
 import TransparencyLog
 
 extension LogPublisher {

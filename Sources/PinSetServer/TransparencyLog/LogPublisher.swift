@@ -5,6 +5,7 @@ import Locking
 import Logging
 import MicroHTTPD
 import PinSetCore
+import PinSetStorage
 import TransparencyLog
 
 /// Puts logged documents on the read path once a signed checkpoint includes them (PROTOCOL §7.3), on one thread

@@ -2,6 +2,7 @@ import Foundation
 internal import GRDB
 import Locking
 import PinSetCore
+import PinSetStorage
 import TransparencyLog
 
 /// The server's transparency log (PROTOCOL §7.1): the entries and their hashes in SQLite, a copy of the hashes

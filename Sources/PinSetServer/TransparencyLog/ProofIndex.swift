@@ -1,6 +1,7 @@
 import Locking
 import MicroHTTPD
 import PinSetCore
+import PinSetStorage
 import TransparencyLog
 
 /// The document a served proof is for: a host's current pin document or one trust document.

@@ -3,6 +3,7 @@ internal import GRDB
 import Locking
 import Logging
 import PinSetCore
+import PinSetStorage
 import TransparencyLog
 
 /// Gathers witnesses' cosignatures for the log's checkpoints (PROTOCOL §7.2) on a thread of its own: a

@@ -2,6 +2,7 @@ import Foundation
 internal import GRDB
 import PinSetCore
 import PinSetSigning
+import PinSetStorage
 
 extension PinSetService {
     /// The planned rotation's half in the pin sets (PROTOCOL §6.3), in the caller's transaction, which has just

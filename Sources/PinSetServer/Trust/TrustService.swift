@@ -4,6 +4,7 @@ import Locking
 import Logging
 import PinSetCore
 import PinSetOpenSSL
+import PinSetStorage
 
 /// Trust documents on the server (PROTOCOL §6.3): checks a pushed document against the version before it (or
 /// the root keys given at start-up), stores it durably, and serves every version from memory.

@@ -3,6 +3,7 @@ internal import GRDB
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import PinSetStorage
 
 /// The active tokens' hashes, kept in memory for ``PinSetService/authenticate(bearer:)``.
 struct TokenCache: Sendable {
@@ -69,17 +70,6 @@ extension PinSetService {
         tokenCache.withLock {
             $0.entries = entries
             $0.loadedAt = ProcessInfo.processInfo.systemUptime
-        }
-    }
-
-    static func checkTokenName(_ name: String) throws(ServiceError) {
-        let allowed = name.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                || byte == 0x2E || byte == 0x5F || byte == 0x40 || byte == 0x2D
-        }
-        guard !name.isEmpty, name.utf8.count <= 64, allowed else {
-            throw ServiceError(
-                .badRequest, "a token name is 1 to 64 characters of letters, digits, '.', '_', '@' or '-'")
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 internal import GRDB
 import PinSetAdminAPI
 import PinSetCore
+import PinSetStorage
 
 extension PinSetService {
     /// Replaces the whole set of every host in `sets` (creating hosts as needed) in ONE transaction: the same

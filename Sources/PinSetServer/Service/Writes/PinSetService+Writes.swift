@@ -3,6 +3,7 @@ internal import GRDB
 import PinSetAdminAPI
 import PinSetCore
 import PinSetProbe
+import PinSetStorage
 
 extension PinSetService {
     /// What a write wants the new set to be.

@@ -1,4 +1,5 @@
 import PinSetAdminAPI
+import PinSetStorage
 
 /// The result of a successful write: the new state, the document that was published, and whether the
 /// write created the host (`201`) rather than changed it (`200`).

@@ -1,5 +1,5 @@
 import Foundation
-internal import GRDB
+package import GRDB
 import OpenSSLCrypto
 import PinSetCore
 
@@ -44,7 +44,7 @@ public enum BackupCheck {
     }
 
     /// The file's size, after checking the SQLite header and that the file is as long as the header says.
-    static func checkHeader(path: String) throws(BackupError) -> Int {
+    package static func checkHeader(path: String) throws(BackupError) -> Int {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw BackupError(.io, "cannot open \(path); check the path and its permissions")
         }
@@ -153,7 +153,7 @@ public enum BackupCheck {
     }
 
     /// Why one stored document is bad, or `nil` when it verifies and matches its host row.
-    static func check(document body: [UInt8], host: String, version: Int, kid: String?, keys: [String: [UInt8]])
+    package static func check(document body: [UInt8], host: String, version: Int, kid: String?, keys: [String: [UInt8]])
         -> String?
     {
         guard let document = try? SignedDocument.decode(json: body) else { return "the document is not a JWS" }

@@ -1,18 +1,18 @@
 import Foundation
-internal import GRDB
+package import GRDB
 
 /// SQL for the trust documents pushed with `PUT /admin/trust` (PROTOCOL §6.3). Rows are never changed.
-enum TrustTable {
+package enum TrustTable {
     /// One stored trust document.
-    struct Row: Sendable {
-        let version: Int
-        let body: [UInt8]
-        let pushedAt: Date
-        let tokenName: String
+    package struct Row: Sendable {
+        package let version: Int
+        package let body: [UInt8]
+        package let pushedAt: Date
+        package let tokenName: String
     }
 
     /// Inserts version `version`; fails (constraint) if it exists.
-    static func insert(
+    package static func insert(
         _ db: Database, version: Int, body: [UInt8], issuedAt: Date, expiresAt: Date, pushedAt: Date, tokenName: String
     )
         throws
@@ -29,7 +29,7 @@ enum TrustTable {
     }
 
     /// Every stored version, oldest first.
-    static func all(_ db: Database) throws -> [Row] {
+    package static func all(_ db: Database) throws -> [Row] {
         try GRDB.Row.fetchAll(db, sql: "SELECT version, body, pushedAt, tokenName FROM trustDocument ORDER BY version")
             .map { row in
                 Row(
@@ -40,7 +40,7 @@ enum TrustTable {
     }
 
     /// The newest stored version, if any.
-    static func newest(_ db: Database) throws -> Row? {
+    package static func newest(_ db: Database) throws -> Row? {
         try GRDB.Row.fetchOne(
             db, sql: "SELECT version, body, pushedAt, tokenName FROM trustDocument ORDER BY version DESC LIMIT 1"
         ).map { row in

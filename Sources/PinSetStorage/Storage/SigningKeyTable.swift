@@ -1,11 +1,11 @@
 import Foundation
-internal import GRDB
+package import GRDB
 
 /// SQL for the public keys the server signs or has signed with.
-enum SigningKeyTable {
+package enum SigningKeyTable {
     /// Records `kid` as the active key (inserting it with `firstUsedAt = now` if new); every other key
     /// becomes inactive but stays listed.
-    static func activate(_ db: Database, kid: String, publicKey: [UInt8], now: Date) throws {
+    package static func activate(_ db: Database, kid: String, publicKey: [UInt8], now: Date) throws {
         try db.execute(
             sql: """
                 INSERT INTO signingKey (kid, publicKey, firstUsedAt, active) VALUES (?, ?, ?, 1)
@@ -15,7 +15,7 @@ enum SigningKeyTable {
     }
 
     /// Every key ever used, oldest first, as (kid, raw public key, active).
-    static func all(_ db: Database) throws -> [(kid: String, publicKey: [UInt8], active: Bool)] {
+    package static func all(_ db: Database) throws -> [(kid: String, publicKey: [UInt8], active: Bool)] {
         try Row.fetchAll(db, sql: "SELECT kid, publicKey, active FROM signingKey ORDER BY firstUsedAt, kid").map {
             row in
             (row["kid"], [UInt8](row["publicKey"] as Data), row["active"])
@@ -23,7 +23,7 @@ enum SigningKeyTable {
     }
 
     /// The key ids that signed the stored documents, in order; empty for a database that has never published.
-    static func documentSigners(_ db: Database) throws -> [String] {
+    package static func documentSigners(_ db: Database) throws -> [String] {
         try String.fetchAll(db, sql: "SELECT DISTINCT kid FROM document ORDER BY kid")
     }
 }

@@ -1,33 +1,33 @@
 import Foundation
-internal import GRDB
+package import GRDB
 
 /// SQL for which log entry holds each served document (PROTOCOL §7.3), so its proof can be built: the
 /// `logIndex` column of `document` (pin documents) and `trustDocument`, set in the transaction that logs it.
-enum ServedLogIndexTable {
+package enum ServedLogIndexTable {
     /// A served document that has no log entry with its exact bytes (written before the log was configured,
     /// or while the server ran without one).
-    struct Unlogged {
+    package struct Unlogged {
         /// `document.hostId` for a pin document, `trustDocument.version` for a trust document.
-        let id: Int64
-        let body: [UInt8]
+        package let id: Int64
+        package let body: [UInt8]
     }
 
     /// A served trust document and the log entry holding it.
-    struct Served {
-        let version: Int
-        let etag: String
-        let leafIndex: Int
+    package struct Served {
+        package let version: Int
+        package let etag: String
+        package let leafIndex: Int
     }
 
     /// Records that the current document of `hostId` is log entry `leafIndex`.
-    static func setHost(_ db: Database, hostId: Int64, leafIndex: Int) throws {
+    package static func setHost(_ db: Database, hostId: Int64, leafIndex: Int) throws {
         try db.cachedStatement(sql: "UPDATE document SET logIndex = ? WHERE hostId = ?").execute(arguments: [
             leafIndex, hostId,
         ])
     }
 
     /// Records that trust document `version` is log entry `leafIndex`.
-    static func setTrust(_ db: Database, version: Int, leafIndex: Int) throws {
+    package static func setTrust(_ db: Database, version: Int, leafIndex: Int) throws {
         try db.execute(
             sql: "UPDATE trustDocument SET logIndex = ? WHERE version = ?", arguments: [leafIndex, version])
     }
@@ -35,7 +35,7 @@ enum ServedLogIndexTable {
     /// The pin documents not logged yet (`logIndex` NULL: written while the server ran without a log, or before
     /// it had one), by host id: at most `limit` of them after host id `after`. Through the `documentUnlogged`
     /// index: no document is read that is logged.
-    static func unloggedHosts(_ db: Database, after: Int64, limit: Int) throws -> [Unlogged] {
+    package static func unloggedHosts(_ db: Database, after: Int64, limit: Int) throws -> [Unlogged] {
         try Row.fetchAll(
             db.cachedStatement(
                 sql: """
@@ -47,7 +47,7 @@ enum ServedLogIndexTable {
 
     /// The trust documents whose recorded entry is missing or holds other bytes (a few: each is compared with its
     /// entry), oldest first: at most `limit` of them after version `after`.
-    static func unloggedTrust(_ db: Database, after: Int64, limit: Int) throws -> [Unlogged] {
+    package static func unloggedTrust(_ db: Database, after: Int64, limit: Int) throws -> [Unlogged] {
         try Row.fetchAll(
             db.cachedStatement(
                 sql: """
@@ -59,7 +59,7 @@ enum ServedLogIndexTable {
     }
 
     /// Every trust document with its entry, oldest first.
-    static func servedTrust(_ db: Database) throws -> [Served] {
+    package static func servedTrust(_ db: Database) throws -> [Served] {
         try Row.fetchAll(
             db, sql: "SELECT version, body, logIndex FROM trustDocument WHERE logIndex IS NOT NULL ORDER BY version"
         ).map { row in

@@ -1,5 +1,5 @@
 import Foundation
-internal import GRDB
+package import GRDB
 import Locking
 import Logging
 
@@ -9,21 +9,23 @@ import Logging
 /// keys on and waits up to 5 s on a busy database. The schema is built by named, append-only migrations
 /// (``PinDatabase/migrator``).
 public final class PinDatabase: Sendable {
-    let pool: DatabasePool
-    let logger: Logger
+    package let pool: DatabasePool
+    package let logger: Logger
 
     /// The storage faults in force (a replaced file, a full disk, damaged hosts): what `/readyz` reports.
     package let health = StorageHealth()
     /// The database's files as opened (device and inode), watched for replacement.
-    let files: DatabaseFiles
+    package let files: DatabaseFiles
     /// The database path.
-    let path: String
+    package let path: String
     /// WAL checkpoints that failed so far, and whether the last one did (`/metrics`).
-    let checkpoints = Locked((failures: 0, lastFailed: false))
+    package let checkpoints = Locked((failures: 0, lastFailed: false))
 
+    /// Where the server and the CLI keep the database when no `--db` or `PINSET_DB` says otherwise.
+    public static let defaultPath = "./data/pinset.sqlite"
     /// The `application_id` pinset writes into its databases' header ("PINS"): a file with another non-zero one
     /// belongs to another program and is refused.
-    static let applicationID: Int32 = 0x5049_4E53
+    package static let applicationID: Int32 = 0x5049_4E53
 
     /// Opens (creating the file, mode 0600, and its parent directories, 0700, if needed) the database at `path` and runs
     /// every pending migration. Fails with a ``ServiceError`` whose detail names the path and the cause (a
@@ -107,14 +109,14 @@ public final class PinDatabase: Sendable {
     }
 
     /// Runs a read, mapping database failures to a logged 500.
-    func read<T>(_ body: (Database) throws -> T) throws(ServiceError) -> T {
+    package func read<T>(_ body: (Database) throws -> T) throws(ServiceError) -> T {
         try mappingFailures { try pool.read(body) }
     }
 
     /// Runs one single-statement read on a reader connection without wrapping it in a transaction (SQLite runs
     /// a lone statement atomically in autocommit mode), for hot paths such as the per-request token check.
     /// `body` must run exactly one statement.
-    func readOneStatement<T>(_ body: (Database) throws -> T) throws(ServiceError) -> T {
+    package func readOneStatement<T>(_ body: (Database) throws -> T) throws(ServiceError) -> T {
         try mappingFailures { try pool.unsafeRead(body) }
     }
 
@@ -124,7 +126,7 @@ public final class PinDatabase: Sendable {
     /// The database's files are checked before and after `body` (``checkFiles()``): nothing is written into a
     /// file that is no longer the database, and a write that committed while it was replaced is not acknowledged
     /// (`503 storage-replaced`).
-    func serializedWrite<T>(_ body: (Database) throws -> T) throws(ServiceError) -> T {
+    package func serializedWrite<T>(_ body: (Database) throws -> T) throws(ServiceError) -> T {
         try checkFiles()
         let result = try mappingFailures { try pool.writeWithoutTransaction(body) }
         try checkFiles()
@@ -146,7 +148,7 @@ public final class PinDatabase: Sendable {
     /// Logs a database error and returns what the caller sees (without the SQLite details): a `409` for a
     /// constraint that a concurrent write broke first (two creations of one host or one token name racing),
     /// else a `500`.
-    func storageFailure(_ error: any Error) -> ServiceError {
+    package func storageFailure(_ error: any Error) -> ServiceError {
         if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
             let problem = StorageProblem(
                 .diskFull,
@@ -176,7 +178,7 @@ extension PinDatabase {
     ///
     /// The writer connection is set back to `synchronous = FULL` afterwards, whatever happened; if even that
     /// fails the process stops, since every later write would be acknowledged without an fsync.
-    static func withoutSync(_ db: Database, _ body: (Database) throws -> Void) throws {
+    package static func withoutSync(_ db: Database, _ body: (Database) throws -> Void) throws {
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
         defer {
             do {

@@ -5,7 +5,7 @@ import PinSetCore
 /// Storage details never appear in ``detail``; they go to the log. Compare ``code``, not the message.
 public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure; each maps to one HTTP status (its problem answer, ``status``).
-    public enum Code: String, Sendable, Equatable {
+    public enum Code: String, Sendable, Equatable, CaseIterable {
         /// 400: malformed request body or parameter.
         case badRequest
         /// 400: the host name is not a valid DNS name.
@@ -40,9 +40,21 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// The kind of failure.
     public let code: Code
-    /// The HTTP status (400/400/404/412/422/409/500/503), from its problem answer (``HTTPProblemError``): the one
-    /// place a status is chosen.
-    public var status: Int { problem.status }
+    /// The HTTP status (400/400/404/412/422/409/500/503). The server's problem answer (`HTTPProblemError`, in
+    /// PinSetServer, above this target) answers with the same status; a test checks that they agree.
+    public var status: Int {
+        switch code {
+        case .badRequest, .invalidHost: 400
+        case .notFound: 404
+        case .preconditionFailed: 412
+        case .unprocessable: 422
+        case .conflict: 409
+        case .storage: 500
+        case .unavailable, .storageFull, .storageReplaced, .documentDamaged, .incompatibleDatabase: 503
+        case .payloadTooLarge: 413
+        case .tooManyRequests: 429
+        }
+    }
     /// What the caller should fix. Never contains storage details or secrets.
     public let detail: String
     /// For 422: the safety rule broken.

@@ -1,13 +1,14 @@
 import Foundation
-internal import GRDB
+package import GRDB
 import PinSetAdminAPI
+import PinSetCore
 
 /// SQL for pin failure reports: one row per distinct report (`pinReport`, with a counter and first/last times) and
 /// the counts per host and UTC day (`pinReportDay`), both under the same retention and row cap.
-enum ReportTable {
+package enum ReportTable {
     /// Deletes the rows of a report `table` (`pinReport`, `logForkReport`: `id`, `lastSeen`) last seen before
     /// `cutoff`, then all but the `maxRows` latest.
-    static func prune(_ db: Database, table: String, cutoff: Int64, maxRows: Int) throws {
+    package static func prune(_ db: Database, table: String, cutoff: Int64, maxRows: Int) throws {
         try db.execute(sql: "DELETE FROM \(table) WHERE lastSeen < ?", arguments: [cutoff])
         try db.execute(
             sql: """
@@ -18,17 +19,33 @@ enum ReportTable {
     }
 
     /// One received report, as stored.
-    struct NewReport {
-        var fingerprint: [UInt8]
-        var host: String
-        var notedHost: String
-        var leafPin: String
-        var matchesCurrentPin: Bool
-        var enforce: Bool
-        var knownPins: [String]
-        var chain: [String]
+    package struct NewReport {
+        package var fingerprint: [UInt8]
+        package var host: String
+        package var notedHost: String
+        package var leafPin: String
+        package var matchesCurrentPin: Bool
+        package var enforce: Bool
+        package var knownPins: [String]
+        package var chain: [String]
         /// The server has a set for ``host``: the report is kept apart from reports for other names.
-        var pinned = false
+        package var pinned = false
+
+        /// Creates a report to store (the memberwise initializer, for the server's report service).
+        package init(
+            fingerprint: [UInt8], host: String, notedHost: String, leafPin: String, matchesCurrentPin: Bool,
+            enforce: Bool, knownPins: [String], chain: [String], pinned: Bool = false
+        ) {
+            self.fingerprint = fingerprint
+            self.host = host
+            self.notedHost = notedHost
+            self.leafPin = leafPin
+            self.matchesCurrentPin = matchesCurrentPin
+            self.enforce = enforce
+            self.knownPins = knownPins
+            self.chain = chain
+            self.pinned = pinned
+        }
     }
 
     /// The rows of pin reports for hosts with a set (`pinned`) or for other names.
@@ -52,7 +69,7 @@ enum ReportTable {
 
     /// Stores `report` received at `seconds` (or counts it again when its fingerprint is known), counts it for its
     /// day, and drops what is older than `cutoff` or beyond `maxRows`. Runs inside the caller's transaction.
-    static func record(_ db: Database, _ report: NewReport, seconds: Int64, cutoff: Int64, maxRows: Int) throws {
+    package static func record(_ db: Database, _ report: NewReport, seconds: Int64, cutoff: Int64, maxRows: Int) throws {
         try db.execute(
             sql: """
                 INSERT INTO pinReport (fingerprint, host, notedHost, leafPin, matchesCurrentPin, enforce,
@@ -70,7 +87,7 @@ enum ReportTable {
     }
 
     /// How many times the report with `fingerprint` arrived (`nil`: none kept).
-    static func count(_ db: Database, fingerprint: [UInt8]) throws -> Int? {
+    package static func count(_ db: Database, fingerprint: [UInt8]) throws -> Int? {
         try Int.fetchOne(db, sql: "SELECT count FROM pinReport WHERE fingerprint = ?", arguments: [Data(fingerprint)])
     }
 
@@ -83,8 +100,8 @@ enum ReportTable {
                 INSERT INTO pinReportDay (host, day, count) VALUES (?, ?, 1)
                 ON CONFLICT(host, day) DO UPDATE SET count = count + 1
                 """,
-            arguments: [host, PinReportService.day(seconds)])
-        try db.execute(sql: "DELETE FROM pinReportDay WHERE day < ?", arguments: [PinReportService.day(cutoff)])
+            arguments: [host, ReportTable.day(seconds)])
+        try db.execute(sql: "DELETE FROM pinReportDay WHERE day < ?", arguments: [ReportTable.day(cutoff)])
         try db.execute(
             sql: """
                 DELETE FROM pinReportDay WHERE (host, day) IN (
@@ -96,7 +113,7 @@ enum ReportTable {
 
     /// Reports grouped by host and leaf pin, hosts with a set first, then latest first; `host` filters on the
     /// pinned or the connected host.
-    static func groups(_ db: Database, host: String?, since: Date?) throws -> [ReportGroup] {
+    package static func groups(_ db: Database, host: String?, since: Date?) throws -> [ReportGroup] {
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if let host {
@@ -126,7 +143,7 @@ enum ReportTable {
 
     /// The day counts, oldest day first; `host` filters on the pinned host, `since` keeps the days from the
     /// UTC day of `since` on.
-    static func days(_ db: Database, host: String?, since: Date?) throws -> [ReportDay] {
+    package static func days(_ db: Database, host: String?, since: Date?) throws -> [ReportDay] {
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if let host {
@@ -135,12 +152,12 @@ enum ReportTable {
         }
         if let since {
             conditions.append("day >= ?")
-            _ = arguments.append(contentsOf: [PinReportService.day(StoredTime.seconds(since))])
+            _ = arguments.append(contentsOf: [ReportTable.day(StoredTime.seconds(since))])
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let sql = "SELECT host, day, count FROM pinReportDay \(filter) ORDER BY day, host LIMIT 10000"
         return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-            ReportDay(host: row["host"], day: PinReportService.dayText(row["day"]), count: row["count"])
+            ReportDay(host: row["host"], day: ReportTable.dayText(row["day"]), count: row["count"])
         }
     }
 
@@ -150,5 +167,17 @@ enum ReportTable {
 
     private static func strings(_ text: String) -> [String] {
         (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+}
+
+extension ReportTable {
+    /// Days since 1970-01-01 (UTC) of a time in seconds.
+    package static func day(_ seconds: Int64) -> Int64 {
+        seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+    }
+
+    /// `YYYY-MM-DD` of a day number (proleptic Gregorian, UTC): the date part of ``RFC3339/format(_:)``.
+    package static func dayText(_ day: Int64) -> String {
+        String(RFC3339.format(Date(timeIntervalSince1970: TimeInterval(day) * 86_400)).prefix(10))
     }
 }

@@ -1,21 +1,37 @@
 import Foundation
-internal import GRDB
+package import GRDB
 import PinSetAdminAPI
 import PinSetCore
 
 /// SQL for hosts, their pins, their versions and their current documents.
-enum HostRecords {
+package enum HostRecords {
     /// A new version to store, with everything derived from it.
-    struct NewVersion {
-        var set: PinSet
-        var payload: [UInt8]
-        var document: PublishedDocument
-        var retired: Bool
-        var tokenName: String
-        var change: ChangeKind
-        var added: [String]
-        var removed: [String]
-        var forced = false
+    package struct NewVersion {
+        package var set: PinSet
+        package var payload: [UInt8]
+        package var document: PublishedDocument
+        package var retired: Bool
+        package var tokenName: String
+        package var change: ChangeKind
+        package var added: [String]
+        package var removed: [String]
+        package var forced = false
+
+        /// Creates a version to store (the memberwise initializer, for the server's writes).
+        package init(
+            set: PinSet, payload: [UInt8], document: PublishedDocument, retired: Bool, tokenName: String,
+            change: ChangeKind, added: [String], removed: [String], forced: Bool = false
+        ) {
+            self.set = set
+            self.payload = payload
+            self.document = document
+            self.retired = retired
+            self.tokenName = tokenName
+            self.change = change
+            self.added = added
+            self.removed = removed
+            self.forced = forced
+        }
     }
 
     private static let documentColumns = "d.version AS dVersion, d.body, d.kid, d.issuedAt, d.expiresAt"
@@ -27,7 +43,7 @@ enum HostRecords {
     }
 
     /// The pins of the host with row id `hostId`, in their stored order.
-    static func pins(_ db: Database, hostId: Int64) throws -> [Pin] {
+    package static func pins(_ db: Database, hostId: Int64) throws -> [Pin] {
         try Row.fetchAll(
             db.cachedStatement(
                 sql: "SELECT sha256, type, role, expiresAt, comment FROM pin WHERE hostId = ? ORDER BY position"),
@@ -42,7 +58,7 @@ enum HostRecords {
 
     /// The current state of `name`, or `nil` if the host was never written. Columns are read by position
     /// (GRDB's by-name lookup lower-cases each name: measurable on the write path) and the stored ETag is used.
-    static func fetch(_ db: Database, name: String) throws -> HostState? {
+    package static func fetch(_ db: Database, name: String) throws -> HostState? {
         guard
             let row = try Row.fetchOne(
                 db.cachedStatement(
@@ -64,7 +80,7 @@ enum HostRecords {
 
     /// The hosts' summaries by name: every host, or at most `limit` of them after the name `after` (a page, read
     /// through the name index without touching the others).
-    static func summaries(_ db: Database, after: String? = nil, limit: Int? = nil) throws -> [HostSummary] {
+    package static func summaries(_ db: Database, after: String? = nil, limit: Int? = nil) throws -> [HostSummary] {
         try Row.fetchAll(
             db,
             sql: """
@@ -83,7 +99,7 @@ enum HostRecords {
 
     /// Every host's current document, by name, each checked against the hash its stored ETag holds
     /// (``StoredDocumentCheck``): a damaged one throws `503 document-damaged` naming the host, never reaches a mirror.
-    static func documents(_ db: Database) throws -> [PublishedDocument] {
+    package static func documents(_ db: Database) throws -> [PublishedDocument] {
         try Row.fetchAll(
             db,
             sql:
@@ -103,7 +119,7 @@ enum HostRecords {
     }
 
     /// How many hosts have a document (to size the read path's table before the start-up load).
-    static func documentCount(_ db: Database) throws -> Int {
+    package static func documentCount(_ db: Database) throws -> Int {
         try Int.fetchOne(db, sql: "SELECT count(*) FROM host") ?? 0
     }
 
@@ -114,7 +130,7 @@ enum HostRecords {
     /// SQLite hands over the host name, the ETag and the body as one value (`||`), with the two first lengths:
     /// one column buffer per row instead of three (each costs GRDB a `Data` and Swift's exclusivity checks,
     /// 40% of the load at a million hosts before).
-    static func forEachDocument(
+    package static func forEachDocument(
         _ db: Database,
         _ body: (
             _ version: Int, _ host: UnsafeRawBufferPointer, _ etag: UnsafeRawBufferPointer,
@@ -150,7 +166,7 @@ enum HostRecords {
 
     /// The hosts whose document was issued at or before `issuedBefore`, after `issuedAfter` (signed while the
     /// clock was ahead) or signed by a key other than `activeKid`.
-    static func dueForResigning(
+    package static func dueForResigning(
         _ db: Database, issuedBefore: Date, activeKid: String, issuedAfter: Date = .distantFuture
     )
         throws -> [String]
@@ -168,12 +184,12 @@ enum HostRecords {
     }
 
     /// The largest `issuedAt` of any current document, `nil` without documents.
-    static func newestIssuedAt(_ db: Database) throws -> Date? {
+    package static func newestIssuedAt(_ db: Database) throws -> Date? {
         try Int64.fetchOne(db, sql: "SELECT max(issuedAt) FROM document").map(StoredTime.date)
     }
 
     /// The payload JSON stored for `version` of host `id`.
-    static func payload(_ db: Database, hostId: Int64, version: Int) throws -> [UInt8]? {
+    package static func payload(_ db: Database, hostId: Int64, version: Int) throws -> [UInt8]? {
         try
             (Data.fetchOne(
                 db, sql: "SELECT payload FROM hostVersion WHERE hostId = ? AND version = ?",
@@ -183,7 +199,7 @@ enum HostRecords {
 
     /// Stores a new version: host row, pins, history entry and current document. Returns the host id.
     @discardableResult
-    static func save(_ db: Database, _ new: NewVersion, existingId: Int64?) throws -> Int64 {
+    package static func save(_ db: Database, _ new: NewVersion, existingId: Int64?) throws -> Int64 {
         let set = new.set
         let at = StoredTime.seconds(set.issuedAt)
         let hostId: Int64
@@ -236,7 +252,7 @@ enum HostRecords {
 
     /// Makes `document` the current document of host `hostId`, not logged yet (`logIndex` NULL: the log, when there
     /// is one, records its entry next in the same transaction, else the next start with a log does).
-    static func replaceDocument(_ db: Database, hostId: Int64, _ document: PublishedDocument) throws {
+    package static func replaceDocument(_ db: Database, hostId: Int64, _ document: PublishedDocument) throws {
         try db.cachedStatement(
             sql: """
                 INSERT INTO document (hostId, version, body, etag, kid, issuedAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -251,7 +267,7 @@ enum HostRecords {
     }
 
     /// The history of `name`, newest first, or `nil` if the host was never written.
-    static func history(_ db: Database, name: String) throws -> [HistoryEntry]? {
+    package static func history(_ db: Database, name: String) throws -> [HistoryEntry]? {
         guard let hostId = try Int64.fetchOne(db, sql: "SELECT id FROM host WHERE name = ?", arguments: [name]) else {
             return nil
         }

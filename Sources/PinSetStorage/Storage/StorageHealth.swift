@@ -53,7 +53,7 @@ package final class StorageHealth: Sendable {
 
     /// Records `problem`; returns `true` when its kind was not in force before (log it then, once).
     @discardableResult
-    func report(_ problem: StorageProblem) -> Bool {
+    package func report(_ problem: StorageProblem) -> Bool {
         problems.withLock { all in
             defer { all[problem.kind] = problem }
             return all[problem.kind] == nil
@@ -62,7 +62,7 @@ package final class StorageHealth: Sendable {
 
     /// Clears the fault of `kind`; returns `true` when it was in force.
     @discardableResult
-    func clear(_ kind: StorageProblem.Kind) -> Bool {
+    package func clear(_ kind: StorageProblem.Kind) -> Bool {
         problems.withLock { $0.removeValue(forKey: kind) != nil }
     }
 }

@@ -1,18 +1,18 @@
 import Foundation
-internal import GRDB
+package import GRDB
 import PinSetAdminAPI
 import PinSetCore
 
 /// SQL for the monitor's last probe of each host (table `hostProbe`, one row per host).
-enum HostProbeTable {
+package enum HostProbeTable {
     /// The name of every host with an enforcing, non-retired set, in name order.
-    static func watchedNames(_ db: Database) throws -> [String] {
+    package static func watchedNames(_ db: Database) throws -> [String] {
         try String.fetchAll(db, sql: "SELECT name FROM host WHERE enforce = 1 AND retired = 0 ORDER BY name")
     }
 
     /// The pins of `name` if the monitor watches it (an enforcing set, not retired); `nil` when it is gone,
     /// retired or report-only.
-    static func watchedPins(_ db: Database, name: String) throws -> [Pin]? {
+    package static func watchedPins(_ db: Database, name: String) throws -> [Pin]? {
         guard
             let id = try Int64.fetchOne(
                 db.cachedStatement(sql: "SELECT id FROM host WHERE name = ? AND enforce = 1 AND retired = 0"),
@@ -24,7 +24,7 @@ enum HostProbeTable {
     /// Stores `status` as the last result of its host (nothing when the host no longer exists). Returns the
     /// state stored before, `nil` when there was none.
     @discardableResult
-    static func save(_ db: Database, _ status: HostStatus) throws -> MonitorState? {
+    package static func save(_ db: Database, _ status: HostStatus) throws -> MonitorState? {
         // Cached statements: the monitor stores one result per probe, 10,000 and more a pass.
         guard
             let hostId = try Int64.fetchOne(
@@ -52,7 +52,7 @@ enum HostProbeTable {
     }
 
     /// The last status of `name`: `nil` for an unknown host, state ``MonitorState/unknown`` when never probed.
-    static func status(_ db: Database, name: String) throws -> HostStatus? {
+    package static func status(_ db: Database, name: String) throws -> HostStatus? {
         guard
             let row = try Row.fetchOne(
                 db,
@@ -65,7 +65,7 @@ enum HostProbeTable {
     }
 
     /// The state of every host that has a probe result, by name (hosts missing are ``MonitorState/unknown``).
-    static func states(_ db: Database, from first: String = "", through last: String? = nil) throws -> [String:
+    package static func states(_ db: Database, from first: String = "", through last: String? = nil) throws -> [String:
         MonitorState]
     {
         var states = [String: MonitorState]()
@@ -82,7 +82,7 @@ enum HostProbeTable {
     }
 
     /// `(host, pinsMatch, leafNotAfter)` of every probed host still in the database with an enforcing set.
-    static func gauges(_ db: Database) throws -> [(host: String, match: Bool, leafNotAfter: Int64?)] {
+    package static func gauges(_ db: Database) throws -> [(host: String, match: Bool, leafNotAfter: Int64?)] {
         try Row.fetchAll(
             db,
             sql: """

@@ -1,4 +1,4 @@
-internal import GRDB
+package import GRDB
 
 extension PinDatabase {
     /// SQLite's `PRAGMA data_version` on this store's one writer connection: it changes whenever another

@@ -1,18 +1,18 @@
 import Foundation
-internal import GRDB
+package import GRDB
 import PinSetAdminAPI
 
 /// SQL for admin tokens. Only SHA-256 hashes of tokens are ever stored.
-enum AdminTokenTable {
+package enum AdminTokenTable {
     /// Whether a non-revoked token is named `name`.
-    static func activeNameExists(_ db: Database, name: String) throws -> Bool {
+    package static func activeNameExists(_ db: Database, name: String) throws -> Bool {
         try Bool.fetchOne(
             db, sql: "SELECT EXISTS (SELECT 1 FROM adminToken WHERE name = ? AND revokedAt IS NULL)", arguments: [name])
             ?? false
     }
 
     /// Stores a new token's hash.
-    static func insert(_ db: Database, name: String, hash: [UInt8], now: Date, scope: TokenScope = .full) throws {
+    package static func insert(_ db: Database, name: String, hash: [UInt8], now: Date, scope: TokenScope = .full) throws {
         try db.execute(
             sql: "INSERT INTO adminToken (name, hash, createdAt, role, hosts) VALUES (?, ?, ?, ?, ?)",
             arguments: [
@@ -22,7 +22,7 @@ enum AdminTokenTable {
     }
 
     /// Revokes the active token named `name`; `false` if there is none.
-    static func revoke(_ db: Database, name: String, now: Date) throws -> Bool {
+    package static func revoke(_ db: Database, name: String, now: Date) throws -> Bool {
         try db.execute(
             sql: "UPDATE adminToken SET revokedAt = ? WHERE name = ? AND revokedAt IS NULL",
             arguments: [StoredTime.seconds(now), name])
@@ -30,7 +30,7 @@ enum AdminTokenTable {
     }
 
     /// Every token ever created, oldest first.
-    static func all(_ db: Database) throws -> [TokenInfo] {
+    package static func all(_ db: Database) throws -> [TokenInfo] {
         try Row.fetchAll(
             db, sql: "SELECT name, createdAt, revokedAt, role, hosts FROM adminToken ORDER BY createdAt, id"
         )
@@ -44,7 +44,7 @@ enum AdminTokenTable {
     }
 
     /// The (name, hash, scope) of every non-revoked token.
-    static func activeHashes(_ db: Database) throws -> [(name: String, hash: [UInt8], scope: TokenScope)] {
+    package static func activeHashes(_ db: Database) throws -> [(name: String, hash: [UInt8], scope: TokenScope)] {
         try Row.fetchAll(
             db.cachedStatement(sql: "SELECT name, hash, role, hosts FROM adminToken WHERE revokedAt IS NULL")
         ).map { row in
@@ -55,7 +55,7 @@ enum AdminTokenTable {
     /// A stored scope. An unknown role or a pattern that no longer parses gives the narrowest scope (a reader of
     /// no host) rather than more rights; the CHECK constraint and ``AdminTokens/create(name:scope:now:)`` keep
     /// both from happening.
-    static func scope(role: String?, hosts: String?) -> TokenScope {
+    package static func scope(role: String?, hosts: String?) -> TokenScope {
         guard let role = role.flatMap(TokenRole.init(rawValue:)) else { return TokenScope(role: .reader, hosts: []) }
         guard let hosts else { return TokenScope(role: role, hosts: nil) }
         var patterns: [HostPattern] = []

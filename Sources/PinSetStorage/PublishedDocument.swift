@@ -31,7 +31,7 @@ public struct PublishedDocument: Sendable, Hashable {
     }
 
     /// A document record whose ETag was computed when it was signed (read back from storage).
-    init(host: String, version: Int, body: [UInt8], etag: String, kid: String, issuedAt: Date, expiresAt: Date) {
+    package init(host: String, version: Int, body: [UInt8], etag: String, kid: String, issuedAt: Date, expiresAt: Date) {
         self.host = host
         self.version = version
         self.body = body

@@ -1,12 +1,12 @@
 import Foundation
-internal import GRDB
+package import GRDB
 import Locking
 import Logging
 
 extension PinDatabase {
     /// Throws `503 storage-replaced` (logged at `critical` once) when the database, its `-wal` or its `-shm` is no
     /// longer the file opened: SQLite would go on writing into a file nobody will ever open again.
-    func checkFiles() throws(ServiceError) {
+    package func checkFiles() throws(ServiceError) {
         if let problem = health.current.first(where: { $0.kind == .fileReplaced }) {
             throw ServiceError(.storageReplaced, problem.detail)
         }
@@ -41,12 +41,12 @@ extension PinDatabase {
     }
 
     /// Checks the files now (the watcher's tick): records and logs a replaced file.
-    func watchFiles() {
+    package func watchFiles() {
         do { try checkFiles() } catch {}
     }
 
     /// SQLite's `PRAGMA quick_check`: the problems found (at most 20), none when the file is sound.
-    func quickCheck() throws(ServiceError) -> [String] {
+    package func quickCheck() throws(ServiceError) -> [String] {
         let rows: [String]
         do {
             rows = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(20)") }
@@ -64,17 +64,17 @@ extension PinDatabase {
     }
 
     /// Records the outcome of a checkpoint run by the storage watch.
-    func checkpointFailed(_ failed: Bool) {
+    package func checkpointFailed(_ failed: Bool) {
         checkpoints.withLock { $0 = (failures: $0.failures + (failed ? 1 : 0), lastFailed: failed) }
     }
 
     /// The size of the `-wal` file in bytes.
-    var walBytes: Int { files.walBytes }
+    package var walBytes: Int { files.walBytes }
 
     /// Runs a passive checkpoint (never waits for readers or writers) and returns the WAL's frames left
     /// uncheckpointed; throws when SQLite cannot write the database file (a read-only or immutable file, an I/O
     /// error), which SQLite's own automatic checkpoints never report.
-    func checkpoint() throws -> (walFrames: Int, checkpointed: Int) {
+    package func checkpoint() throws -> (walFrames: Int, checkpointed: Int) {
         try pool.writeWithoutTransaction { db in
             let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")
             return (row?[1] ?? 0, row?[2] ?? 0)
@@ -84,7 +84,7 @@ extension PinDatabase {
     /// Refuses a database this binary must not write: another program's (`application_id`), or one with a
     /// migration this binary does not know (made by a newer pinset: an older binary would serve and write
     /// documents that the newer schema's rules, such as the transparency log's, never see).
-    static func checkCompatible(_ db: Database, path: String) throws {
+    package static func checkCompatible(_ db: Database, path: String) throws {
         let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
         guard application == 0 || application == applicationID else {
             throw ServiceError(
@@ -105,7 +105,7 @@ extension PinDatabase {
     }
 
     /// The error for a database that could not be opened, naming the real cause.
-    static func openFailure(_ error: any Error, path: String) -> ServiceError {
+    package static func openFailure(_ error: any Error, path: String) -> ServiceError {
         let code = (error as? DatabaseError)?.resultCode.primaryResultCode
         let cause: String
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -134,7 +134,7 @@ extension PinDatabase {
     }
 
     /// A readable cause for an error that carries a POSIX errno (a full disk, permissions), `nil` otherwise.
-    static func systemCause(_ error: any Error) -> String? {
+    package static func systemCause(_ error: any Error) -> String? {
         let ns = error as NSError
         let errno =
             (ns.domain == NSPOSIXErrorDomain ? ns.code : nil)
@@ -154,7 +154,7 @@ extension PinDatabase {
     /// Counts this process's open stores per database file (device and inode): opening and closing a descriptor
     /// on a file this process has open in SQLite would drop SQLite's POSIX locks on it, so the check of other
     /// processes' locks runs only when this process has the file open nowhere else.
-    static func registerOpen(_ key: String?, _ delta: Int) {
+    package static func registerOpen(_ key: String?, _ delta: Int) {
         guard let key else { return }
         openPaths.withLock { paths in
             let count = (paths[key] ?? 0) + delta
@@ -163,7 +163,7 @@ extension PinDatabase {
     }
 
     /// Whether a store of this process has the file at `path` open.
-    static func isOpenInThisProcess(_ path: String) -> Bool {
+    package static func isOpenInThisProcess(_ path: String) -> Bool {
         guard let key = DatabaseFiles.key(path) else { return false }
         return openPaths.withLock { $0[key] != nil }
     }

@@ -1,5 +1,5 @@
 import Foundation
-internal import GRDB
+package import GRDB
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
@@ -8,7 +8,7 @@ import PinSetCore
 ///
 /// A running server sees tokens created or revoked here at its next admin request.
 public struct AdminTokens: Sendable {
-    let store: PinDatabase
+    package let store: PinDatabase
 
     /// Wraps an open store.
     public init(store: PinDatabase) {
@@ -30,7 +30,7 @@ public struct AdminTokens: Sendable {
     ///
     /// - Throws: as ``create(name:now:)``, and 400 for a scope with an empty host list.
     public func create(name: String, scope: TokenScope, now: Date = Date()) throws(ServiceError) -> String {
-        try PinSetService.checkTokenName(name)
+        try Self.checkTokenName(name)
         if let hosts = scope.hosts, hosts.isEmpty {
             throw ServiceError(.badRequest, "a scoped token needs at least one host pattern (or none for every host)")
         }
@@ -61,5 +61,17 @@ public struct AdminTokens: Sendable {
             return db.changesCount > 0
         }
         guard revoked else { throw ServiceError(.notFound, "no active token named \"\(name.prefix(64))\"") }
+    }
+
+    /// Refuses a token name that is empty, over 64 characters or not `[A-Za-z0-9._@-]` (400).
+    package static func checkTokenName(_ name: String) throws(ServiceError) {
+        let allowed = name.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == 0x2E || byte == 0x5F || byte == 0x40 || byte == 0x2D
+        }
+        guard !name.isEmpty, name.utf8.count <= 64, allowed else {
+            throw ServiceError(
+                .badRequest, "a token name is 1 to 64 characters of letters, digits, '.', '_', '@' or '-'")
+        }
     }
 }

@@ -9,17 +9,17 @@ import Foundation
 /// The database's three files (the database, its `-wal` and its `-shm`), identified by device and inode when the
 /// store opened them: SQLite keeps its descriptors on those inodes, so a file renamed over, restored by `mv` or
 /// deleted under a running server is no longer what SQLite writes to. ``changed()`` costs three `stat` calls.
-final class DatabaseFiles: Sendable {
+package final class DatabaseFiles: Sendable {
     /// The database path; the others are this with `-wal` and `-shm`.
-    let path: String
+    package let path: String
     /// (suffix, device, inode) of each file that existed when recorded.
     private let identities: [(suffix: String, device: UInt64, inode: UInt64)]
 
     /// `device:inode` of the database file when recorded (`nil` if it did not exist).
-    let key: String?
+    package let key: String?
 
     /// Records the identities of `path`, `path-wal` and `path-shm` as they are now.
-    init(path: String) {
+    package init(path: String) {
         self.path = path
         identities = ["", "-wal", "-shm"].compactMap { suffix in
             Self.identity(path + suffix).map { (suffix, $0.device, $0.inode) }
@@ -28,11 +28,11 @@ final class DatabaseFiles: Sendable {
     }
 
     /// `device:inode` of `file`, `nil` when it does not exist.
-    static func key(_ file: String) -> String? { identity(file).map { "\($0.device):\($0.inode)" } }
+    package static func key(_ file: String) -> String? { identity(file).map { "\($0.device):\($0.inode)" } }
 
     /// The first file that is no longer the one recorded (deleted, or another inode at its path), with what
     /// happened to it; `nil` while all are the same.
-    func changed() -> (file: String, what: String)? {
+    package func changed() -> (file: String, what: String)? {
         for (suffix, device, inode) in identities {
             let file = path + suffix
             guard let now = Self.identity(file) else { return (file, "deleted") }
@@ -42,14 +42,14 @@ final class DatabaseFiles: Sendable {
     }
 
     /// The size of the `-wal` file in bytes (0 when it does not exist).
-    var walBytes: Int {
+    package var walBytes: Int {
         var info = stat()
         guard stat(path + "-wal", &info) == 0 else { return 0 }
         return Int(info.st_size)
     }
 
     /// Device and inode of `file`, `nil` when it does not exist.
-    static func identity(_ file: String) -> (device: UInt64, inode: UInt64)? {
+    package static func identity(_ file: String) -> (device: UInt64, inode: UInt64)? {
         var info = stat()
         guard stat(file, &info) == 0 else { return nil }
         return (UInt64(info.st_dev), UInt64(info.st_ino))
@@ -62,7 +62,7 @@ final class DatabaseFiles: Sendable {
     /// on the `-shm`'s "dead man switch" byte. When some process holds the first but nobody holds the second (the
     /// `-shm` was deleted or replaced under it), or the `-wal` is gone, a new connection would rebuild its own index
     /// of the WAL beside that process's: both would write, and one's commits would be lost.
-    static func unsafeSharing(path: String) -> String? {
+    package static func unsafeSharing(path: String) -> String? {
         guard let database = lockHolder(path, start: 0x4000_0002, length: 510) else { return nil }
         let owner = "process \(database)"
         guard FileManager.default.fileExists(atPath: path + "-wal") else {

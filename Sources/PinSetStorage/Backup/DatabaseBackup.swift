@@ -1,5 +1,5 @@
 import Foundation
-internal import GRDB
+package import GRDB
 
 #if canImport(Glibc)
     import Glibc

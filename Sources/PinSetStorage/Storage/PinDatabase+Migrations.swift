@@ -1,11 +1,11 @@
-internal import GRDB
+package import GRDB
 import PinSetAdminAPI
 
 extension PinDatabase {
     /// The schema, as named, append-only steps. Never edit a step that has shipped; add a new one.
     ///
     /// Times are stored as integer seconds since 1970 (UTC); pin hashes as their base64 text.
-    static var migrator: DatabaseMigrator {
+    package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-initial") { db in
             try db.execute(

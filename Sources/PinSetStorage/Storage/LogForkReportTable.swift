@@ -1,13 +1,13 @@
 import Foundation
-internal import GRDB
+package import GRDB
 import PinSetAdminAPI
 
 /// SQL for transparency-log fork reports (`logForkReport`): one row per distinct fork, with a counter and
 /// first/last times, under the same retention and row cap as pin failure reports.
-enum LogForkReportTable {
+package enum LogForkReportTable {
     /// Stores `entry` received at `seconds` under `fingerprint` (or counts it again), and drops rows older than
     /// `cutoff` or beyond `maxRows`. Runs inside the caller's transaction. Returns the row's count.
-    static func record(
+    package static func record(
         _ db: Database, _ entry: LogForkReportEntry, fingerprint: [UInt8], seconds: Int64, cutoff: Int64, maxRows: Int
     ) throws -> Int {
         try db.execute(
@@ -31,7 +31,7 @@ enum LogForkReportTable {
 
     /// The reported forks, latest first, at most 1,000; `host` keeps those about that host's documents, `since`
     /// those seen since then.
-    static func all(_ db: Database, host: String?, since: Date?) throws -> [LogForkReportEntry] {
+    package static func all(_ db: Database, host: String?, since: Date?) throws -> [LogForkReportEntry] {
         let sql = """
             SELECT host, document, logOrigin, keptCheckpoint, refusedCheckpoint, reportedAt, count, firstSeen,
                 lastSeen
