@@ -1,5 +1,5 @@
 import Foundation
-package import GRDB
+internal import GRDB
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
@@ -7,11 +7,11 @@ import PinSetCore
 /// Admin tokens in the database, for tools that manage them without a signing key (`pinset token ...`).
 ///
 /// A running server sees tokens created or revoked here at its next admin request.
-public struct AdminTokens: Sendable {
+package struct AdminTokens: Sendable {
     package let store: PinDatabase
 
     /// Wraps an open store.
-    public init(store: PinDatabase) {
+    package init(store: PinDatabase) {
         self.store = store
     }
 
@@ -21,7 +21,7 @@ public struct AdminTokens: Sendable {
     ///   never log it.
     /// - Throws: 400 for a name that is empty, over 64 characters or not `[A-Za-z0-9._@-]`; 409 when a
     ///   non-revoked token already has the name.
-    public func create(name: String, now: Date = Date()) throws(ServiceError) -> String {
+    package func create(name: String, now: Date = Date()) throws(ServiceError) -> String {
         try create(name: name, scope: .full, now: now)
     }
 
@@ -29,7 +29,7 @@ public struct AdminTokens: Sendable {
     /// ``create(name:now:)`` does.
     ///
     /// - Throws: as ``create(name:now:)``, and 400 for a scope with an empty host list.
-    public func create(name: String, scope: TokenScope, now: Date = Date()) throws(ServiceError) -> String {
+    package func create(name: String, scope: TokenScope, now: Date = Date()) throws(ServiceError) -> String {
         try Self.checkTokenName(name)
         if let hosts = scope.hosts, hosts.isEmpty {
             throw ServiceError(.badRequest, "a scoped token needs at least one host pattern (or none for every host)")
@@ -50,12 +50,12 @@ public struct AdminTokens: Sendable {
     }
 
     /// Every token ever created (names and dates only), oldest first.
-    public func list() throws(ServiceError) -> [TokenInfo] {
+    package func list() throws(ServiceError) -> [TokenInfo] {
         try store.read { db in try AdminTokenTable.all(db) }
     }
 
     /// Revokes the active token named `name`; 404 if there is none.
-    public func revoke(name: String, now: Date = Date()) throws(ServiceError) {
+    package func revoke(name: String, now: Date = Date()) throws(ServiceError) {
         let revoked = try store.serializedWrite { db in
             try db.inTransaction { try AdminTokenTable.revoke(db, name: name, now: now) ? .commit : .rollback }
             return db.changesCount > 0

@@ -3,24 +3,24 @@ import OpenSSLCrypto
 import PinSetCore
 
 /// One host's current signed document, exactly as `GET /pins/{host}` serves it.
-public struct PublishedDocument: Sendable, Hashable {
+package struct PublishedDocument: Sendable, Hashable {
     /// The normalised host.
-    public let host: String
+    package let host: String
     /// The pin set version inside the document.
-    public let version: Int
+    package let version: Int
     /// The serialized JWS (``SignedDocument/serialized``).
-    public let body: [UInt8]
+    package let body: [UInt8]
     /// The strong ETag: `"` + base64url(first 18 bytes of SHA-256(body)) + `"`.
-    public let etag: String
+    package let etag: String
     /// The kid of the key that signed it.
-    public let kid: String
+    package let kid: String
     /// When it was signed.
-    public let issuedAt: Date
+    package let issuedAt: Date
     /// Its freshness limit.
-    public let expiresAt: Date
+    package let expiresAt: Date
 
     /// Creates a document record, computing the ETag from `body`.
-    public init(host: String, version: Int, body: [UInt8], kid: String, issuedAt: Date, expiresAt: Date) {
+    package init(host: String, version: Int, body: [UInt8], kid: String, issuedAt: Date, expiresAt: Date) {
         self.host = host
         self.version = version
         self.body = body
@@ -42,7 +42,7 @@ public struct PublishedDocument: Sendable, Hashable {
     }
 
     /// The strong ETag of a body: `"` + base64url(first 18 bytes of SHA-256(body)) + `"`.
-    public static func etag(for body: [UInt8]) -> String {
+    package static func etag(for body: [UInt8]) -> String {
         ETag.of(sha256: SHA256Digest.hash(body))
     }
 }

@@ -3,9 +3,9 @@ import PinSetCore
 
 /// Why a service call failed, with the HTTP status and a detail that tells the caller what to fix.
 /// Storage details never appear in ``detail``; they go to the log. Compare ``code``, not the message.
-public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure; each maps to one HTTP status (its problem answer, ``status``).
-    public enum Code: String, Sendable, Equatable, CaseIterable {
+    package enum Code: String, Sendable, Equatable, CaseIterable {
         /// 400: malformed request body or parameter.
         case badRequest
         /// 400: the host name is not a valid DNS name.
@@ -39,10 +39,10 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// The kind of failure.
-    public let code: Code
+    package let code: Code
     /// The HTTP status (400/400/404/412/422/409/500/503). The server's problem answer (`HTTPProblemError`, in
     /// PinSetServer, above this target) answers with the same status; a test checks that they agree.
-    public var status: Int {
+    package var status: Int {
         switch code {
         case .badRequest, .invalidHost: 400
         case .notFound: 404
@@ -56,25 +56,25 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
     /// What the caller should fix. Never contains storage details or secrets.
-    public let detail: String
+    package let detail: String
     /// For 422: the safety rule broken.
-    public let rule: PinSetError.Code?
+    package let rule: PinSetError.Code?
     /// For a refused trust document (`PUT /admin/trust`): the rule of PROTOCOL §6 broken.
-    public var trustRule: TrustRejection.Code? = nil
+    package var trustRule: TrustRejection.Code? = nil
     /// For a 422 of the pre-flight check: what each address serves.
-    public var preflight: PreflightReport?
+    package var preflight: PreflightReport?
     /// For a 429: the seconds to wait (`Retry-After`).
     package var retryAfter: Int?
 
     /// Creates an error.
-    public init(_ code: Code, _ detail: String, rule: PinSetError.Code? = nil) {
+    package init(_ code: Code, _ detail: String, rule: PinSetError.Code? = nil) {
         self.code = code
         self.detail = detail
         self.rule = rule
     }
 
     /// A refused trust document: 400 when it is not a trust document at all, else 422 with the rule broken.
-    public init(_ rejection: TrustRejection) {
+    package init(_ rejection: TrustRejection) {
         switch rejection.code {
         case .malformed, .malformedHeader, .tooLarge:
             self.init(.badRequest, rejection.detail)
@@ -85,9 +85,9 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// A 422 for a broken safety rule.
-    public init(_ error: PinSetError) {
+    package init(_ error: PinSetError) {
         self.init(.unprocessable, error.detail, rule: error.code)
     }
 
-    public var description: String { "\(status) \(code.rawValue): \(detail)" }
+    package var description: String { "\(status) \(code.rawValue): \(detail)" }
 }

@@ -5,15 +5,15 @@ import TransparencyLog
 
 /// A C2SP tlog-witness (PROTOCOL §7.2): cosigns a log's checkpoint only if it is consistent with the newest one
 /// it cosigned for that log before, and keeps that newest one in its own SQLite file.
-public final class Witness: Sendable {
+package final class Witness: Sendable {
     /// What the witness answers to one request.
-    public struct Answer: Sendable, Equatable {
+    package struct Answer: Sendable, Equatable {
         /// The HTTP status.
-        public let status: Int
+        package let status: Int
         /// `Content-Type`.
-        public let contentType: String
+        package let contentType: String
         /// The body.
-        public let body: [UInt8]
+        package let body: [UInt8]
 
         static func text(_ status: Int, _ message: String) -> Answer {
             Answer(status: status, contentType: "text/plain; charset=utf-8", body: Array((message + "\n").utf8))
@@ -37,7 +37,7 @@ public final class Witness: Sendable {
     ///   - clock: the cosignatures' time; default the system clock.
     ///   - logger: where conflicts are logged, with both notes (label `pinset.witness` by default).
     /// - Throws: when a key has the wrong type or the database cannot be opened.
-    public init(
+    package init(
         signer: NoteSigner, logs: [VerifierKey], databasePath: String, crypto: any TrustCrypto,
         clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Logger(label: "pinset.witness")
     ) throws {
@@ -57,10 +57,10 @@ public final class Witness: Sendable {
     }
 
     /// The witness's vkey, for log operators and client policies.
-    public var verifierKey: VerifierKey { signer.key }
+    package var verifierKey: VerifierKey { signer.key }
 
     /// `POST /add-checkpoint`, in the order C2SP tlog-witness gives its checks.
-    public func addCheckpoint(_ body: [UInt8]) -> Answer {
+    package func addCheckpoint(_ body: [UInt8]) -> Answer {
         let request: AddCheckpointRequest
         let checkpoint: Checkpoint
         do {
@@ -147,7 +147,7 @@ public final class Witness: Sendable {
 
     /// `GET /<origin hash>/checkpoint` (the monitoring API): the newest cosigned checkpoint of the log whose
     /// origin's SHA-256 is `originHash` (lowercase hex), with the log's signatures and this witness's.
-    public func checkpoint(originHash: String) -> Answer {
+    package func checkpoint(originHash: String) -> Answer {
         let hex: (String) -> String = { origin in
             self.crypto.sha256(Array(origin.utf8)).map { String(format: "%02x", $0) }.joined()
         }

@@ -2,15 +2,15 @@ import MicroHTTPD
 
 /// The witness's HTTP routes: `POST /add-checkpoint`, `GET /<origin hash>/checkpoint` and
 /// `GET /<origin hash>/conflicts`; anything else is 404.
-public struct WitnessHandler: HTTPHandler {
+package struct WitnessHandler: HTTPHandler {
     private let witness: Witness
 
     /// Serves `witness`.
-    public init(witness: Witness) {
+    package init(witness: Witness) {
         self.witness = witness
     }
 
-    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    package func handle(_ request: HTTPRequest) -> HTTPResponse {
         let path = request.path
         let answer: Witness.Answer
         if path == "/add-checkpoint" {
@@ -34,13 +34,13 @@ public struct WitnessHandler: HTTPHandler {
             body: answer.body)
     }
 
-    public func payloadTooLargeResponse(limit: Int) -> PreparedResponse {
+    package func payloadTooLargeResponse(limit: Int) -> PreparedResponse {
         PreparedResponse(
             status: 413, headers: [("Content-Type", "text/plain; charset=utf-8")],
             body: Array("a request body is at most \(limit) bytes\n".utf8))
     }
 
-    public func internalErrorResponse() -> PreparedResponse {
+    package func internalErrorResponse() -> PreparedResponse {
         PreparedResponse(
             status: 500, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array("internal error\n".utf8))
     }

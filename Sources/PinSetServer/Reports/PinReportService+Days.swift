@@ -12,7 +12,7 @@ import PinSetStorage
 extension PinReportService {
     /// The day counts, oldest day first; `host` filters on the pinned host, `since` keeps the days from the
     /// UTC day of `since` on.
-    public func days(host: String?, since: Date?) throws(ServiceError) -> [ReportDay] {
+    package func days(host: String?, since: Date?) throws(ServiceError) -> [ReportDay] {
         try store.read { db in try ReportTable.days(db, host: host, since: since) }
     }
 }

@@ -3,12 +3,12 @@ import TransparencyLog
 /// Entries a write transaction appended to the log: applied to ``LogState``'s memory once that transaction
 /// committed (``LogState/didCommit(_:)``), dropped if it rolled back. Only their hashes: the entries themselves are
 /// in SQLite.
-public struct LogAppend: Sendable, Equatable {
+package struct LogAppend: Sendable, Equatable {
     /// The leaf index of the first entry.
-    public let firstIndex: Int
+    package let firstIndex: Int
     /// The entries' RFC 6962 leaf hashes, in order.
-    public let leafHashes: [TreeHash]
+    package let leafHashes: [TreeHash]
 
     /// The leaf indices taken.
-    public var indices: Range<Int> { firstIndex..<(firstIndex + leafHashes.count) }
+    package var indices: Range<Int> { firstIndex..<(firstIndex + leafHashes.count) }
 }

@@ -12,9 +12,9 @@ import TransparencyLog
 /// Writes append inside the caller's transaction (``append(_:in:)``), so a document is stored and logged
 /// together or not at all, and report the commit (``didCommit(_:)``); checkpoints are signed for what memory
 /// holds, which is always a prefix of what SQLite holds, so the log never signs two inconsistent checkpoints.
-public final class LogState: Sendable {
+package final class LogState: Sendable {
     /// The checkpoint origin, e.g. `pins.example.com/log`.
-    public let origin: String
+    package let origin: String
     private let signer: NoteSigner
     private let hasher: MerkleHasher
     private let memory = Locked(Memory())
@@ -38,7 +38,7 @@ public final class LogState: Sendable {
     ///   - origin: the checkpoint origin line; the log key's name must be the same.
     ///   - signer: the log key (type 0x01).
     ///   - crypto: SHA-256 for hashing.
-    public init(origin: String, signer: NoteSigner, crypto: any TrustCrypto) throws(LogError) {
+    package init(origin: String, signer: NoteSigner, crypto: any TrustCrypto) throws(LogError) {
         guard signer.key.type == .ed25519, signer.key.name == origin else {
             throw LogError(.malformed, "the log key must be an Ed25519 note key named after the origin \(origin)")
         }
@@ -97,7 +97,7 @@ public final class LogState: Sendable {
     }
 
     /// Adds a committed append to memory (in index order, whatever order commits are reported in).
-    public func didCommit(_ append: LogAppend) {
+    package func didCommit(_ append: LogAppend) {
         memory.withLock { memory in
             memory.waiting[append.firstIndex] = append
             while let next = memory.waiting.removeValue(forKey: memory.hashes.leafCount) {
@@ -127,16 +127,16 @@ public final class LogState: Sendable {
     func leafHash(_ entry: some Collection<UInt8>) -> TreeHash { hasher.leafHash(entry) }
 
     /// The number of entries in memory (committed and applied).
-    public var treeSize: Int { memory.withLock { $0.hashes.leafCount } }
+    package var treeSize: Int { memory.withLock { $0.hashes.leafCount } }
 
     /// The log key's public side (its vkey is what client policies and witnesses are given).
-    public var verifierKey: VerifierKey { signer.key }
+    package var verifierKey: VerifierKey { signer.key }
 
     /// The size of the latest signed checkpoint (0 before the first).
-    public var checkpointSize: Int { memory.withLock { $0.checkpointSize } }
+    package var checkpointSize: Int { memory.withLock { $0.checkpointSize } }
 
     /// The latest signed checkpoint, with the cosignatures added so far.
-    public var checkpoint: SignedNote? { memory.withLock { $0.checkpoint } }
+    package var checkpoint: SignedNote? { memory.withLock { $0.checkpoint } }
 
     /// Signs a checkpoint of every entry in memory, if there are more than the latest checkpoint covers (or there
     /// is none yet), and stores it in `db` (the caller's write).
@@ -198,7 +198,7 @@ public final class LogState: Sendable {
 
     /// The C2SP tlog-proof of entry `index` in the latest checkpoint.
     /// - Throws: ``LogError/Code/outOfRange`` when the latest checkpoint does not include it yet.
-    public func proof(index: Int) throws(LogError) -> LogProof {
+    package func proof(index: Int) throws(LogError) -> LogProof {
         try memory.withLock { memory -> Result<LogProof, LogError> in
             guard let note = memory.checkpoint, index < memory.checkpointSize else {
                 return .failure(LogError(.outOfRange, "entry \(index) is not in a signed checkpoint yet"))
@@ -221,7 +221,7 @@ public final class LogState: Sendable {
     }
 
     /// The consistency proof between two sizes no larger than the entries in memory (for a witness).
-    public func consistencyProof(from old: Int, to new: Int) throws(LogError) -> [TreeHash] {
+    package func consistencyProof(from old: Int, to new: Int) throws(LogError) -> [TreeHash] {
         try memory.withLock { memory -> Result<[TreeHash], LogError> in
             guard new <= memory.hashes.leafCount else {
                 return .failure(LogError(.outOfRange, "the log has no size \(new) yet"))
@@ -236,7 +236,7 @@ public final class LogState: Sendable {
     /// - Throws: ``LogError/Code/outOfRange`` when there is no checkpoint yet or `oldSize` is over its size.
     /// - Parameter sent: the checkpoint to send (of `size`), when not the latest: a round asks every witness
     ///   about the checkpoint it started with, even if a newer one was signed meanwhile.
-    public func witnessRequest(oldSize: Int, for sent: (note: SignedNote, size: Int)? = nil) throws(LogError)
+    package func witnessRequest(oldSize: Int, for sent: (note: SignedNote, size: Int)? = nil) throws(LogError)
         -> AddCheckpointRequest
     {
         try memory.withLock { memory -> Result<AddCheckpointRequest, LogError> in
@@ -260,7 +260,7 @@ public final class LogState: Sendable {
     /// checkpoint, and every hash tile that is new or wider (all of them for `oldSize` 0), from memory.
     /// - Parameter full: whether to include full tiles (default `true`); the publisher leaves them out and makes
     ///   each when it is asked for (``hashTile(_:)``).
-    public func files(changedSince oldSize: Int, full: Bool = true) -> [LogFile] {
+    package func files(changedSince oldSize: Int, full: Bool = true) -> [LogFile] {
         filesAndSize(changedSince: oldSize, full: full).files
     }
 
@@ -299,7 +299,7 @@ public final class LogState: Sendable {
     }
 
     /// Hash tile `tile` (full or partial) from memory, or `nil` when the latest checkpoint does not cover it.
-    public func hashTile(_ tile: Tile) -> LogFile? {
+    package func hashTile(_ tile: Tile) -> LogFile? {
         memory.withLock { memory in
             guard Self.covers(tile, size: memory.checkpointSize), let body = memory.hashes.data(of: tile) else {
                 return nil

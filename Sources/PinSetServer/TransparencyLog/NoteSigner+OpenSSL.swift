@@ -5,7 +5,7 @@ import TransparencyLog
 extension NoteSigner {
     /// A signer over an OpenSSL Ed25519 key: the log key (type 0x01) or a witness key (type 0x04).
     /// - Throws: ``LogError/Code/malformed`` for a key name with a space or a `+`.
-    public init(name: String, type: VerifierKey.SignatureType, key: Ed25519SigningKey) throws(LogError) {
+    package init(name: String, type: VerifierKey.SignatureType, key: Ed25519SigningKey) throws(LogError) {
         self.init(
             key: try VerifierKey(name: name, type: type, publicKey: key.publicKey, crypto: OpenSSLTrustCrypto()),
             sign: { key.sign($0) })

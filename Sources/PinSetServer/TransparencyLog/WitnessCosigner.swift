@@ -9,21 +9,21 @@ import TransparencyLog
 #endif
 
 /// One witness a log asks for cosignatures (C2SP tlog-witness): its submission prefix and its cosigning key.
-public struct WitnessEndpoint: Sendable, Equatable {
+package struct WitnessEndpoint: Sendable, Equatable {
     /// The submission prefix; requests go to `<url>/add-checkpoint`.
-    public let url: URL
+    package let url: URL
     /// The witness's vkey (type 0x04).
-    public let key: VerifierKey
+    package let key: VerifierKey
 
     /// Creates an endpoint.
-    public init(url: URL, key: VerifierKey) {
+    package init(url: URL, key: VerifierKey) {
         self.url = url
         self.key = key
     }
 
     /// The URL as logs and `GET /admin/log` show it: scheme, host and port only, since a witness's credentials
     /// may sit in its user part, path or query.
-    public var displayURL: String {
+    package var displayURL: String {
         let port = url.port.map { ":\($0)" } ?? ""
         let rest = url.path.isEmpty || url.path == "/" ? "" : "/…"
         return "\(url.scheme ?? "http")://\(url.host ?? "?")\(port)\(rest)"
@@ -36,9 +36,9 @@ public struct WitnessEndpoint: Sendable, Equatable {
 /// witness that does not answer in time, or refuses, is asked again in a later round: each round asks every
 /// witness whose cosignature the latest checkpoint lacks. Storing what was gathered is the caller's
 /// (``LogState/addCosignatures(_:to:size:in:at:)``), inside its own write.
-public final class WitnessCosigner: Sendable {
+package final class WitnessCosigner: Sendable {
     /// What one witness answered in a round.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// Cosigned: its verified signature lines.
         case cosigned([NoteSignature])
         /// Already cosigned this checkpoint: not asked.
@@ -52,16 +52,16 @@ public final class WitnessCosigner: Sendable {
     }
 
     /// One round's result.
-    public struct Round: Sendable {
+    package struct Round: Sendable {
         /// The checkpoint size the round was for (0 when the log has no checkpoint yet).
-        public let size: Int
+        package let size: Int
         /// The checkpoint the witnesses were sent (`nil` when the log has none yet).
-        public let note: SignedNote?
+        package let note: SignedNote?
         /// Each witness's outcome, in the order the witnesses were given.
-        public let outcomes: [Outcome]
+        package let outcomes: [Outcome]
 
         /// Every verified cosignature line gathered.
-        public var cosignatures: [NoteSignature] {
+        package var cosignatures: [NoteSignature] {
             outcomes.flatMap { outcome -> [NoteSignature] in
                 if case .cosigned(let lines) = outcome { return lines }
                 return []
@@ -75,7 +75,7 @@ public final class WitnessCosigner: Sendable {
     private let held: Locked<[Int]>
 
     /// Creates a cosigner for `log`'s checkpoints.
-    public init(log: LogState, witnesses: [WitnessEndpoint], crypto: any TrustCrypto) {
+    package init(log: LogState, witnesses: [WitnessEndpoint], crypto: any TrustCrypto) {
         self.log = log
         self.witnesses = witnesses
         self.crypto = crypto
@@ -86,7 +86,7 @@ public final class WitnessCosigner: Sendable {
     /// answered or `deadline` seconds have passed, whichever comes first.
     /// - Parameter checkpoint: the checkpoint to ask about instead of the latest (tests: a newer one signed
     ///   while the round runs).
-    public func round(deadline: TimeInterval, checkpoint: SignedNote? = nil) -> Round {
+    package func round(deadline: TimeInterval, checkpoint: SignedNote? = nil) -> Round {
         guard let note = checkpoint ?? log.checkpoint, let size = try? Checkpoint(text: note.text).size else {
             return Round(size: 0, note: nil, outcomes: witnesses.map { _ in .unreachable })
         }

@@ -1,5 +1,5 @@
 import Foundation
-package import GRDB
+internal import GRDB
 import OpenSSLCrypto
 import PinSetCore
 
@@ -10,9 +10,9 @@ import PinSetCore
 /// it holds pinset's schema, with no migration this pinset does not know; every host has a current document that
 /// verifies (Ed25519) against a key of its own `signingKey` table, whose kid is that key's thumbprint, and whose
 /// payload names the host and its version.
-public enum BackupCheck {
+package enum BackupCheck {
     /// Checks `path` and returns what it holds, or throws the first problem found.
-    public static func run(path: String) throws(BackupError) -> BackupReport {
+    package static func run(path: String) throws(BackupError) -> BackupReport {
         let bytes = try checkHeader(path: path)
         var configuration = Configuration()
         configuration.readonly = true

@@ -1,8 +1,8 @@
 /// Why a backup could not be made or a backup file failed its check. Compare ``code``; ``detail`` is for people
 /// and says what to do.
-public struct BackupError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct BackupError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure.
-    public enum Code: String, Sendable, Equatable {
+    package enum Code: String, Sendable, Equatable {
         /// The file does not exist or cannot be read or written.
         case io
         /// The file is not an SQLite database.
@@ -18,15 +18,15 @@ public struct BackupError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The kind of failure.
-    public let code: Code
+    package let code: Code
     /// What went wrong and what to do.
-    public let detail: String
+    package let detail: String
 
     /// Creates an error.
-    public init(_ code: Code, _ detail: String) {
+    package init(_ code: Code, _ detail: String) {
         self.code = code
         self.detail = detail
     }
 
-    public var description: String { detail }
+    package var description: String { detail }
 }

@@ -1,5 +1,5 @@
 import Foundation
-package import GRDB
+internal import GRDB
 
 #if canImport(Glibc)
     import Glibc
@@ -11,10 +11,10 @@ package import GRDB
 /// it (WAL mode: the server keeps writing meanwhile). It is written to a temporary file in the target's
 /// directory, switched to a single-file journal mode, checked with ``BackupCheck``, then renamed over `to`; a
 /// reader never sees half a backup, and a copy that fails its check never replaces anything.
-public enum DatabaseBackup {
+package enum DatabaseBackup {
     /// Copies the database at `from` to `to` and returns the check of the copy.
     /// - Throws: ``BackupError``; nothing is left at `to` or beside it on failure.
-    public static func run(from source: String, to destination: String) throws(BackupError) -> BackupReport {
+    package static func run(from source: String, to destination: String) throws(BackupError) -> BackupReport {
         guard FileManager.default.fileExists(atPath: source) else {
             throw BackupError(.io, "no database at \(source)")
         }

@@ -8,7 +8,7 @@ import Logging
 /// Every connection runs `PRAGMA synchronous = FULL` (a committed write survives power loss), has foreign
 /// keys on and waits up to 5 s on a busy database. The schema is built by named, append-only migrations
 /// (``PinDatabase/migrator``).
-public final class PinDatabase: Sendable {
+package final class PinDatabase: Sendable {
     package let pool: DatabasePool
     package let logger: Logger
 
@@ -22,7 +22,7 @@ public final class PinDatabase: Sendable {
     package let checkpoints = Locked((failures: 0, lastFailed: false))
 
     /// Where the server and the CLI keep the database when no `--db` or `PINSET_DB` says otherwise.
-    public static let defaultPath = "./data/pinset.sqlite"
+    package static let defaultPath = "./data/pinset.sqlite"
     /// The `application_id` pinset writes into its databases' header ("PINS"): a file with another non-zero one
     /// belongs to another program and is refused.
     package static let applicationID: Int32 = 0x5049_4E53
@@ -34,7 +34,7 @@ public final class PinDatabase: Sendable {
     /// not know) or by another program (`application_id`), and a database that another process has open with its
     /// `-shm` or `-wal` deleted under it (a write here would be lost: restart that process first).
     /// - Parameter logger: where database failures are logged; default a logger labelled `pinset.store`.
-    public init(path: String, logger: Logger = Logger(label: "pinset.store")) throws(ServiceError) {
+    package init(path: String, logger: Logger = Logger(label: "pinset.store")) throws(ServiceError) {
         self.logger = logger
         self.path = path
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -88,7 +88,7 @@ public final class PinDatabase: Sendable {
     /// When a file was replaced under the store (``StorageHealth``), nothing is checkpointed or closed: SQLite would
     /// delete the `-wal` and `-shm` at those paths, which may now belong to a restored database. The descriptors go
     /// with the process.
-    public func close() throws {
+    package func close() throws {
         if health.current.contains(where: { $0.kind == .fileReplaced }) {
             logger.warning("not closing the database cleanly: its files were replaced under the server")
             return
@@ -99,7 +99,7 @@ public final class PinDatabase: Sendable {
     }
 
     /// Whether the database answers `SELECT 1`.
-    public func isHealthy() -> Bool {
+    package func isHealthy() -> Bool {
         do {
             return try pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") } == 1
         } catch {
