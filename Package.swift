@@ -11,6 +11,7 @@ import PackageDescription
 //   TLS probes              PinSetProbe                 (live hosts' chains via OpenSSLCrypto; server and CLI)
 //   signing keys            PinSetSigning               (PEM or PKCS#11 key behind DocumentSigner; server and CLI)
 //   storage                 PinSetStorage               (SQLite tables, migrations, backups, checks; server and CLI)
+//   log's server side       PinSetLogServer             (appends, checkpoints, tiles, proofs, witnesses asked, forks)
 //   witness                 PinSetWitness               (`pinset witness`: cosigns checkpoints; no server inside)
 //   server domain           PinSetServer                (service, signing rotation, routes, monitor, reports)
 //   verification rules      PinSetRules                 (PROTOCOL §5/§6 checks, crypto injected; client and CLI)
@@ -115,11 +116,24 @@ let package = Package(
             ]
         ),
 
+        // MARK: The log's server side (PROTOCOL §7): appends in the write's transaction, signs checkpoints, serves
+        // tiles and proofs, asks witnesses, records forks
+        .target(
+            name: "PinSetLogServer",
+            dependencies: [
+                "Locking", "MicroHTTPD", "OpenSSLCrypto", "PinSetAdminAPI", "PinSetCore", "PinSetOpenSSL",
+                "PinSetSigning",
+                "PinSetStorage", "TransparencyLog",
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
+            ]
+        ),
+
         // MARK: Server domain
         .target(
             name: "PinSetServer",
             dependencies: [
-                "PinSetOpenSSL", "PinSetSigning", "PinSetStorage",
+                "PinSetOpenSSL", "PinSetSigning", "PinSetStorage", "PinSetLogServer",
                 "MicroHTTPD", "OpenSSLCrypto", "PinSetCore", "PinSetAdminAPI", "PinSetProbe", "Locking",
                 "TransparencyLog",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
@@ -159,7 +173,8 @@ let package = Package(
             dependencies: [
                 // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13). No swift-crypto:
                 // documents are checked by PinSetRules over OpenSSL (issue 22 item 4).
-                "PinSetServer", "PinSetStorage", "PinSetWitness", "PinSetAdminAPI", "PinSetProbe", "PinSetRules",
+                "PinSetServer", "PinSetStorage", "PinSetLogServer", "PinSetWitness", "PinSetAdminAPI", "PinSetProbe",
+                "PinSetRules",
                 "PinSetCore", "OpenSSLCrypto", "PKCS11", "Locking", "MicroHTTPD", "TransparencyLog", "PinSetOpenSSL",
                 "PinSetSigning",
                 .product(
@@ -214,7 +229,8 @@ let package = Package(
             name: "TransparencyLogTests",
             dependencies: [
                 "PinSetOpenSSL",
-                "TransparencyLog", "PinSetCore", "PinSetServer", "PinSetStorage", "PinSetWitness", "OpenSSLCrypto",
+                "TransparencyLog", "PinSetCore", "PinSetServer", "PinSetStorage", "PinSetLogServer", "PinSetWitness",
+                "OpenSSLCrypto",
                 "PinSetClient", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
             ]
@@ -223,7 +239,8 @@ let package = Package(
             name: "PinSetServerTests",
             dependencies: [
                 "PinSetOpenSSL",
-                "PinSetServer", "PinSetStorage", "PinSetAdminAPI", "PinSetProbe", "PinSetCore", "MicroHTTPD",
+                "PinSetServer", "PinSetStorage", "PinSetLogServer", "PinSetAdminAPI", "PinSetProbe", "PinSetCore",
+                "MicroHTTPD",
                 "OpenSSLCrypto", "Locking", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
             ]),
@@ -254,7 +271,8 @@ let package = Package(
             dependencies: [
                 "PinSetOpenSSL",
                 "TestSupport",
-                "PinSetServer", "PinSetStorage", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD",
+                "PinSetServer", "PinSetStorage", "PinSetLogServer", "PinSetClient", "PinSetNIO", "PinSetCore",
+                "MicroHTTPD",
                 "PinSetFuzzing", "Locking", "OpenSSLCrypto",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: nioTrait)),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: nioTrait)),

@@ -1,5 +1,5 @@
 import Foundation
-import PinSetServer
+import PinSetLogServer
 import PinSetSigning
 import PinSetStorage
 

@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 import TransparencyLog
 
+@testable import PinSetLogServer
 @testable import PinSetServer
 @testable import PinSetStorage
 

@@ -4,6 +4,7 @@ import PinSetWitness
 import Testing
 import TransparencyLog
 
+@testable import PinSetLogServer
 @testable import PinSetServer
 @testable import PinSetStorage
 

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 import TransparencyLog
 
+@testable import PinSetLogServer
 @testable import PinSetServer
 @testable import PinSetStorage
 

@@ -4,6 +4,7 @@ import Logging
 import MicroHTTPD
 import OpenSSLCrypto
 import PinSetCore
+import PinSetLogServer
 import PinSetOpenSSL
 import PinSetSigning
 import PinSetStorage

@@ -1,5 +1,6 @@
 import Foundation
 import MicroHTTPD
+import PinSetLogServer
 import PinSetSigning
 import PinSetStorage
 

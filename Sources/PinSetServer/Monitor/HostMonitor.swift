@@ -3,6 +3,7 @@ import Locking
 import Logging
 import PinSetAdminAPI
 import PinSetCore
+import PinSetLogServer
 import PinSetProbe
 import PinSetStorage
 

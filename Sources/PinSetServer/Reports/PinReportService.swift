@@ -3,6 +3,7 @@ internal import GRDB
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import PinSetLogServer
 import PinSetStorage
 
 /// Stores pin failure reports (`POST /reports`, TrustKit's format) and lists them grouped.

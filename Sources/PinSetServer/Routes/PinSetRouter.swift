@@ -3,6 +3,7 @@ import Logging
 import MicroHTTPD
 import PinSetAdminAPI
 import PinSetCore
+import PinSetLogServer
 import PinSetStorage
 
 /// Sends each request to the right place: `GET /pins/{host}` to the in-memory snapshot, the other public

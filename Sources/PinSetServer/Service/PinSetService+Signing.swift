@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import PinSetCore
+import PinSetLogServer
 import PinSetStorage
 
 extension PinSetService {

@@ -4,6 +4,7 @@ import Logging
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import PinSetLogServer
 import PinSetSigning
 import PinSetStorage
 

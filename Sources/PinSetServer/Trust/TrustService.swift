@@ -3,6 +3,7 @@ internal import GRDB
 import Locking
 import Logging
 import PinSetCore
+import PinSetLogServer
 import PinSetOpenSSL
 import PinSetStorage
 

@@ -1,4 +1,5 @@
 import PinSetAdminAPI
+import PinSetLogServer
 import PinSetStorage
 
 /// The result of a successful write: the new state, the document that was published, and whether the

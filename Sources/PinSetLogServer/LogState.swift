@@ -1,5 +1,5 @@
 import Foundation
-internal import GRDB
+package import GRDB
 import Locking
 import PinSetCore
 import PinSetStorage
@@ -52,7 +52,7 @@ package final class LogState: Sendable {
     /// read.
     /// - Throws: ``LogError/Code/inconsistent`` when the stored entries have a gap, or the stored checkpoint does
     ///   not match them.
-    func load(from db: Database) throws {
+    package func load(from db: Database) throws {
         var hashes = SubtreeHashes()
         hashes.reserve(leaves: try LogTable.size(db))
         try LogTable.forEachLeafHash(db) { index, leafHash in
@@ -86,7 +86,7 @@ package final class LogState: Sendable {
     /// database holds. Call ``didCommit(_:)`` with the result once the transaction committed.
     /// - Throws: ``LogError/Code/outOfRange`` for an entry over 65,535 bytes (an entry bundle cannot hold it),
     ///   or the database's error.
-    func append(_ entries: [[UInt8]], in db: Database) throws -> LogAppend {
+    package func append(_ entries: [[UInt8]], in db: Database) throws -> LogAppend {
         for entry in entries where entry.count > EntryBundle.maxEntryBytes {
             throw LogError(.outOfRange, "a document of \(entry.count) bytes cannot be logged (at most 65535)")
         }
@@ -108,7 +108,7 @@ package final class LogState: Sendable {
 
     /// Indexes every entry in memory by its leaf hash, for ``storedIndex(of:)``: start-up calls it once every
     /// served document is logged.
-    func indexStoredEntries() {
+    package func indexStoredEntries() {
         memory.withLock { memory in
             memory.stored = LeafHashIndex(count: memory.hashes.leafCount) {
                 LeafHashIndex.prefix(memory.hashes.leafHash($0))
@@ -117,14 +117,14 @@ package final class LogState: Sendable {
     }
 
     /// The index of an entry indexed by ``indexStoredEntries()`` whose leaf hash is `leafHash`, if any.
-    func storedIndex(of leafHash: TreeHash) -> Int? {
+    package func storedIndex(of leafHash: TreeHash) -> Int? {
         memory.withLock { memory in
             memory.stored.candidates(leafHash).first { memory.hashes.leafHash($0).elementsEqual(leafHash) }
         }
     }
 
     /// The leaf hash of `entry` (RFC 6962).
-    func leafHash(_ entry: some Collection<UInt8>) -> TreeHash { hasher.leafHash(entry) }
+    package func leafHash(_ entry: some Collection<UInt8>) -> TreeHash { hasher.leafHash(entry) }
 
     /// The number of entries in memory (committed and applied).
     package var treeSize: Int { memory.withLock { $0.hashes.leafCount } }
@@ -141,7 +141,7 @@ package final class LogState: Sendable {
     /// Signs a checkpoint of every entry in memory, if there are more than the latest checkpoint covers (or there
     /// is none yet), and stores it in `db` (the caller's write).
     /// - Returns: the new checkpoint, or `nil` when nothing new was logged.
-    func signCheckpoint(in db: Database, at now: Date) throws -> SignedNote? {
+    package func signCheckpoint(in db: Database, at now: Date) throws -> SignedNote? {
         let signed: (note: SignedNote, size: Int)? = try memory.withLock { memory in
             let size = memory.hashes.leafCount
             guard memory.checkpoint == nil || size > memory.checkpointSize else { return nil }
@@ -161,7 +161,7 @@ package final class LogState: Sendable {
     /// When a newer checkpoint was signed meanwhile, `note` (the checkpoint of `size` the witnesses were sent)
     /// with the lines is kept in memory as ``cosignedEarlier`` instead, if it is larger than the one kept: writes
     /// that never pause must not starve the proofs of cosignatures.
-    func addCosignatures(
+    package func addCosignatures(
         _ cosignatures: [NoteSignature], to sent: SignedNote? = nil, size: Int, in db: Database, at now: Date
     ) throws {
         try memory.withLock { memory in
@@ -180,10 +180,10 @@ package final class LogState: Sendable {
     }
 
     /// The earlier checkpoint witnesses cosigned while newer ones were signed (see ``addCosignatures``), if any.
-    var cosignedEarlier: (note: SignedNote, size: Int)? { memory.withLock { $0.cosignedEarlier } }
+    package var cosignedEarlier: (note: SignedNote, size: Int)? { memory.withLock { $0.cosignedEarlier } }
 
     /// The C2SP tlog-proof of entry `index` in `note`, a checkpoint of `size` this log signed.
-    func proof(index: Int, in note: SignedNote, size: Int) throws(LogError) -> LogProof {
+    package func proof(index: Int, in note: SignedNote, size: Int) throws(LogError) -> LogProof {
         try memory.withLock { memory -> Result<LogProof, LogError> in
             guard index < size, size <= memory.hashes.leafCount else {
                 return .failure(LogError(.outOfRange, "entry \(index) is not in the checkpoint of size \(size)"))
@@ -213,7 +213,7 @@ package final class LogState: Sendable {
     }
 
     /// The root hash of this log's tree at `size`, `nil` when the log has fewer entries (a fork's test, §7.2).
-    func rootHash(size: Int) -> TreeHash? {
+    package func rootHash(size: Int) -> TreeHash? {
         memory.withLock { memory in
             guard size >= 0, size <= memory.hashes.leafCount else { return nil }
             return try? MerkleTree(hasher: hasher, reader: memory.hashes).rootHash(size: size)
@@ -284,7 +284,7 @@ package final class LogState: Sendable {
     /// mirror copies (tests).
     /// - Throws: the database's error, or ``LogError/Code/inconsistent`` when it lacks entries the checkpoint
     ///   covers (a read transaction older than the checkpoint).
-    func files(changedSince oldSize: Int, bundlesFrom db: Database) throws -> [LogFile] {
+    package func files(changedSince oldSize: Int, bundlesFrom db: Database) throws -> [LogFile] {
         let (tiles, size) = filesAndSize(changedSince: oldSize, full: true)
         var files: [LogFile] = []
         for file in tiles {
@@ -311,7 +311,7 @@ package final class LogState: Sendable {
     /// The entry bundle of level-0 `tile` (full or partial), read from `db`, or `nil` when the latest checkpoint
     /// does not cover it.
     /// - Throws: the database's error.
-    func bundle(_ tile: Tile, in db: Database) throws -> LogFile? {
+    package func bundle(_ tile: Tile, in db: Database) throws -> LogFile? {
         try Self.bundle(tile, size: checkpointSize, in: db)
     }
 

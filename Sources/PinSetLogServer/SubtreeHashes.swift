@@ -8,16 +8,16 @@ import TransparencyLog
 /// hash (an array per hash cost 80 bytes each in malloc chunks, and the tile levels were a second copy).
 /// Reading them from the tile levels only (``TileHashes/Reader``) would re-hash up to 128 hashes per subtree
 /// between two tile levels, which made each write's proof and each checkpoint's root cost hundreds of SHA-256s.
-struct SubtreeHashes: SubtreeHashReader, Sendable {
-    static let hashBytes = 32
+package struct SubtreeHashes: SubtreeHashReader, Sendable {
+    package static let hashBytes = 32
     /// `levels[L]`: the hashes of leaves `i · 2^L ..< (i + 1) · 2^L`, concatenated in order of `i`.
     private var levels: [[UInt8]] = [[]]
 
     /// The number of leaves.
-    var leafCount: Int { levels[0].count / Self.hashBytes }
+    package var leafCount: Int { levels[0].count / Self.hashBytes }
 
     /// Reserves room for `leaves` leaves at every level (start-up, when the count is known).
-    mutating func reserve(leaves: Int) {
+    package mutating func reserve(leaves: Int) {
         var level = 0
         var count = leaves
         while count > 0 {
@@ -29,7 +29,7 @@ struct SubtreeHashes: SubtreeHashReader, Sendable {
     }
 
     /// Appends a leaf hash (32 bytes) and the subtree hashes it completes.
-    mutating func append(leafHash: some Collection<UInt8>, hasher: MerkleHasher) {
+    package mutating func append(leafHash: some Collection<UInt8>, hasher: MerkleHasher) {
         precondition(leafHash.count == Self.hashBytes, "a leaf hash is 32 bytes")
         levels[0].append(contentsOf: leafHash)
         var level = 0
@@ -45,7 +45,7 @@ struct SubtreeHashes: SubtreeHashReader, Sendable {
         }
     }
 
-    func subtreeHash(level: Int, index: Int) throws(LogError) -> TreeHash {
+    package func subtreeHash(level: Int, index: Int) throws(LogError) -> TreeHash {
         guard level >= 0, index >= 0, level < levels.count, (index + 1) * Self.hashBytes <= levels[level].count else {
             throw LogError(.missingHash, "no complete subtree at level \(level), index \(index)")
         }
@@ -54,12 +54,12 @@ struct SubtreeHashes: SubtreeHashReader, Sendable {
 
     /// Leaf `index`'s hash.
     /// - Precondition: `index < leafCount`.
-    func leafHash(_ index: Int) -> ArraySlice<UInt8> {
+    package func leafHash(_ index: Int) -> ArraySlice<UInt8> {
         levels[0][(index * Self.hashBytes)..<((index + 1) * Self.hashBytes)]
     }
 
     /// The bytes of hash tile `tile` (its hashes concatenated), or `nil` when the log is too small for it.
-    func data(of tile: Tile) -> [UInt8]? {
+    package func data(of tile: Tile) -> [UInt8]? {
         let level = tile.level * Tile.height
         let start = tile.index * Tile.fullWidth * Self.hashBytes
         let end = start + tile.width * Self.hashBytes

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-internal import GRDB
+package import GRDB
 import Locking
 import Logging
 import MicroHTTPD
@@ -17,24 +17,32 @@ import TransparencyLog
 /// burst of writes costs one signature; a lone write is not delayed, the next checkpoint is signed as soon as the
 /// previous one is done), stores it, publishes the new tiles, then each document's proof and the document
 /// itself in commit order, and only then wakes the waiting writes.
-final class LogPublisher: Sendable {
+package final class LogPublisher: Sendable {
     /// A logged document waiting for its checkpoint.
-    struct Pending: Sendable {
-        let key: ProofKey
-        let leafIndex: Int
-        let etag: String
+    package struct Pending: Sendable {
+        package let key: ProofKey
+        package let leafIndex: Int
+        package let etag: String
         /// Puts the document itself on the read path (after its proof).
-        let publish: @Sendable () -> Void
+        package let publish: @Sendable () -> Void
+
+        /// Creates an entry waiting for its proof (the memberwise initializer, for the server's writes).
+        package init(key: ProofKey, leafIndex: Int, etag: String, publish: @escaping @Sendable () -> Void) {
+            self.key = key
+            self.leafIndex = leafIndex
+            self.etag = etag
+            self.publish = publish
+        }
     }
 
     /// What a write waits on: its documents are served, with proofs.
-    final class Ticket: Sendable {
+    package final class Ticket: Sendable {
         private let done = DispatchSemaphore(value: 0)
 
-        func signal() { done.signal() }
+        package func signal() { done.signal() }
 
         /// Waits at most `seconds`; `false` on timeout.
-        func wait(seconds: TimeInterval) -> Bool { done.wait(timeout: .now() + seconds) == .success }
+        package func wait(seconds: TimeInterval) -> Bool { done.wait(timeout: .now() + seconds) == .success }
     }
 
     private struct Queue {
@@ -50,14 +58,14 @@ final class LogPublisher: Sendable {
 
     /// Seconds a handed-over document may wait for its checkpoint before the publisher counts as behind
     /// (``behind()``). A checkpoint normally takes milliseconds.
-    static let readinessLag: Double = 5
+    package static let readinessLag: Double = 5
 
-    let log: LogState
-    let proofs: ProofIndex
-    let files: LogFileIndex
-    let store: PinDatabase
+    package let log: LogState
+    package let proofs: ProofIndex
+    package let files: LogFileIndex
+    package let store: PinDatabase
     /// The forks of this log found so far (PROTOCOL §7.2).
-    let forks: LogForks
+    package let forks: LogForks
     private let witnessCount: Int
     private let clock: @Sendable () -> Date
     private let logger: Logger
@@ -69,7 +77,7 @@ final class LogPublisher: Sendable {
 
     /// - Parameter documents: the document served for a host (the read path's), whose proof is built from its
     ///   bytes when first asked for if it was served since start-up.
-    init(
+    package init(
         log: LogState, store: PinDatabase, witnessCount: Int, maxAge: Int, crypto: any TrustCrypto,
         clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "pinset"),
         documents: @escaping @Sendable (_ host: String) -> CachedResource?
@@ -96,12 +104,12 @@ final class LogPublisher: Sendable {
     }
 
     /// Sets what runs after each new checkpoint is published (the witness worker's wake-up).
-    func onCheckpoint(_ body: @escaping @Sendable () -> Void) {
+    package func onCheckpoint(_ body: @escaping @Sendable () -> Void) {
         afterCheckpoint.withLock { $0 = body }
     }
 
     /// Starts the publisher thread.
-    func start() {
+    package func start() {
         let thread = Thread { [self] in
             while waitForWork() { runOnce() }
             finished.signal()
@@ -112,7 +120,7 @@ final class LogPublisher: Sendable {
 
     /// Stops the thread after the batch in progress (waits for it). Writes still queued are not published:
     /// they are committed and logged, and the next start-up signs a checkpoint for them.
-    func stop() {
+    package func stop() {
         let first = queue.withLock { queue -> Bool in
             defer { queue.stopped = true }
             return !queue.stopped
@@ -124,11 +132,11 @@ final class LogPublisher: Sendable {
 
     /// Hands over the documents of a committed write, in its order: call it after COMMIT, still inside the
     /// serialized writer section (so hand-overs follow commit order), with the write's log appends.
-    func committed(_ appends: [LogAppend], _ documents: [Pending]) -> Ticket {
+    package func committed(_ appends: [LogAppend], _ documents: [Pending]) -> Ticket {
         let ticket = Ticket()
         for append in appends { log.didCommit(append) }
         queue.withLock { queue in
-            if queue.waitingSince == nil { queue.waitingSince = Readiness.now() }
+            if queue.waitingSince == nil { queue.waitingSince = MonotonicClock.now() }
             queue.pending += documents
             queue.tickets.append(ticket)
         }
@@ -138,8 +146,8 @@ final class LogPublisher: Sendable {
 
     /// The `log` readiness condition: `nil` while every document handed over was published within
     /// ``readinessLag`` seconds, else why the publisher is behind (or stopped). `now` is monotonic seconds
-    /// (``Readiness/now()``).
-    func behind(now: Double = Readiness.now()) -> String? {
+    /// (``MonotonicClock/now()``).
+    package func behind(now: Double = MonotonicClock.now()) -> String? {
         let queue = queue.withLock { $0 }
         if queue.stopped { return "the transparency log's publisher is stopped" }
         guard let since = queue.waitingSince else { return nil }
@@ -151,7 +159,7 @@ final class LogPublisher: Sendable {
     }
 
     /// Cosignatures were stored for the latest checkpoint: republish it and the proofs that lacked them.
-    func cosigned() {
+    package func cosigned() {
         queue.withLock { $0.cosigned = true }
         work.signal()
     }
@@ -179,7 +187,7 @@ final class LogPublisher: Sendable {
                         queue.tickets = []
                         queue.waitingSince = nil
                     }
-                    return (queue.pending, queue.tickets, queue.waitingSince ?? Readiness.now())
+                    return (queue.pending, queue.tickets, queue.waitingSince ?? MonotonicClock.now())
                 }
                 do {
                     try signCheckpoint(db)
@@ -218,19 +226,19 @@ final class LogPublisher: Sendable {
     /// lost, commits to a prefix of one and the same durable sequence. Losing the last checkpoint row in a power
     /// cut only means the next start-up signs again, for a size at least as large: consistent with it. The WAL
     /// keeps commits in order, so a later durable commit makes this one durable too.
-    func signCheckpoint(_ db: Database) throws {
+    package func signCheckpoint(_ db: Database) throws {
         try PinDatabase.withoutSync(db) { db in _ = try log.signCheckpoint(in: db, at: clock()) }
     }
 
     /// Serves the checkpoint and every tile that changed since the files last served.
-    func publishFiles() {
+    package func publishFiles() {
         let served = files.size
         // Without full tiles: those are made when asked for (LogFileIndex).
         files.publish(log.files(changedSince: served, full: false), size: log.checkpointSize)
     }
 
     /// Each document's proof, then the document, in commit order.
-    func publish(_ documents: [Pending]) {
+    package func publish(_ documents: [Pending]) {
         let complete = isComplete(log.checkpoint)
         for document in documents {
             do {

@@ -11,15 +11,26 @@ import PinSetCore
 /// POSTs a small JSON event to `--alert-webhook` whenever the monitor sees a host change state (or the log a
 /// fork: `log-fork`, ``LogForks``), on a serial queue of its own (events stay in order and never hold up the
 /// monitor), with retries and a timeout.
-final class AlertWebhook: Sendable {
+package final class AlertWebhook: Sendable {
     /// The event's JSON body.
-    struct Event: Codable, Sendable, Equatable {
-        var event = "host-state-changed"
-        var host: String
-        var state: MonitorState
-        var previousState: MonitorState
-        var warnings: [HostStatus.Warning]
-        var at: String
+    package struct Event: Codable, Sendable, Equatable {
+        package var event = "host-state-changed"
+        package var host: String
+        package var state: MonitorState
+        package var previousState: MonitorState
+        package var warnings: [HostStatus.Warning]
+        package var at: String
+
+        /// Creates a `host-state-changed` event (the memberwise initializer, for the server's monitor).
+        package init(
+            host: String, state: MonitorState, previousState: MonitorState, warnings: [HostStatus.Warning], at: String
+        ) {
+            self.host = host
+            self.state = state
+            self.previousState = previousState
+            self.warnings = warnings
+            self.at = at
+        }
     }
 
     private let url: URL
@@ -31,7 +42,7 @@ final class AlertWebhook: Sendable {
     /// - Parameters:
     ///   - attempts: tries per event (default 3), 1 s then 2 s apart.
     ///   - timeout: seconds per try (default 5).
-    init(url: URL, attempts: Int = 3, timeout: TimeInterval = 5, logger: Logger) {
+    package init(url: URL, attempts: Int = 3, timeout: TimeInterval = 5, logger: Logger) {
         self.url = url
         self.attempts = attempts
         self.timeout = timeout
@@ -39,19 +50,19 @@ final class AlertWebhook: Sendable {
     }
 
     /// Queues `event` for delivery.
-    func send(_ event: Event) {
+    package func send(_ event: Event) {
         guard let body = try? AdminJSON.encoder.encode(event) else { return }
         queue.async { self.deliver(body, subject: ["host": "\(event.host)", "state": "\(event.state.rawValue)"]) }
     }
 
     /// Queues a `log-fork` event (PROTOCOL §7.2) for delivery.
-    func send(fork event: LogForks.Event) {
+    package func send(fork event: LogForks.Event) {
         guard let body = try? AdminJSON.encoder.encode(event) else { return }
         queue.async { self.deliver(body, subject: ["event": "log-fork", "origin": "\(event.origin)"]) }
     }
 
     /// Waits until every queued event has been tried (for shutdown and tests), at most `seconds`.
-    func drain(seconds: TimeInterval) {
+    package func drain(seconds: TimeInterval) {
         let done = DispatchSemaphore(value: 0)
         queue.async { done.signal() }
         _ = done.wait(timeout: .now() + seconds)

@@ -4,7 +4,7 @@
 ///
 /// 16 bytes an entry and no allocation per entry: the first 8 bytes of each leaf hash with the entry's index,
 /// sorted. Several entries may share a prefix; the caller checks the whole hash (``candidates(_:)``).
-struct LeafHashIndex: Sendable {
+package struct LeafHashIndex: Sendable {
     private struct Slot: Sendable {
         let prefix: UInt64
         let index: UInt32
@@ -13,11 +13,11 @@ struct LeafHashIndex: Sendable {
     private var slots: [Slot] = []
 
     /// None.
-    init() {}
+    package init() {}
 
     /// The entries `0..<count`, whose leaf hashes begin with `prefix(i)`.
     /// - Precondition: `count` fits 32 bits (4 billion entries).
-    init(count: Int, prefix: (Int) -> UInt64) {
+    package init(count: Int, prefix: (Int) -> UInt64) {
         precondition(count <= Int(UInt32.max), "too many log entries to index")
         slots = [Slot](unsafeUninitializedCapacity: count) { buffer, initialized in
             for i in 0..<count { (buffer.baseAddress! + i).initialize(to: Slot(prefix: prefix(i), index: UInt32(i))) }
@@ -27,12 +27,12 @@ struct LeafHashIndex: Sendable {
     }
 
     /// The first 8 bytes of `leafHash`, big-endian: the key of an entry.
-    static func prefix(_ leafHash: some Collection<UInt8>) -> UInt64 {
+    package static func prefix(_ leafHash: some Collection<UInt8>) -> UInt64 {
         leafHash.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// The indices of the entries whose leaf hashes begin like `leafHash`, in index order.
-    func candidates(_ leafHash: some Collection<UInt8>) -> [Int] {
+    package func candidates(_ leafHash: some Collection<UInt8>) -> [Int] {
         let key = Self.prefix(leafHash)
         var low = 0
         var high = slots.count
@@ -49,5 +49,5 @@ struct LeafHashIndex: Sendable {
     }
 
     /// How many entries are indexed.
-    var count: Int { slots.count }
+    package var count: Int { slots.count }
 }

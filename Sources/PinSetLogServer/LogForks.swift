@@ -16,31 +16,31 @@ import TransparencyLog
 /// (§3). Each is persisted with both notes, logged loudly, sent to the alert webhook (`log-fork`), counted in
 /// `/metrics` and shown by `GET /admin/log` until an administrator acknowledges it. The foreign checkpoint is
 /// never adopted.
-final class LogForks: Sendable {
+package final class LogForks: Sendable {
     /// A recorded fork, as `GET /admin/log` shows it.
-    struct Fork: Sendable, Encodable, Equatable {
+    package struct Fork: Sendable, Encodable, Equatable {
         /// Its number, for `POST /admin/log/forks/{id}/acknowledge`.
-        let id: Int
+        package let id: Int
         /// The checkpoint signed by this log's key that is not one of its tree's, as found.
-        let foreignCheckpoint: String
+        package let foreignCheckpoint: String
         /// This server's own checkpoint (of the same size when it has one, else its latest).
-        let ownCheckpoint: String
+        package let ownCheckpoint: String
         /// Where it was found: `witness <url>` or `report`.
-        let source: String
+        package let source: String
         /// When it was first found.
-        let detectedAt: Date
+        package let detectedAt: Date
         /// When an administrator acknowledged it (`nil`: still shown as open).
-        let acknowledgedAt: Date?
+        package let acknowledgedAt: Date?
     }
 
     /// The alert webhook's `log-fork` event.
-    struct Event: Codable, Sendable, Equatable {
-        var event = "log-fork"
-        var origin: String
-        var source: String
-        var foreignCheckpoint: String
-        var ownCheckpoint: String
-        var at: String
+    package struct Event: Codable, Sendable, Equatable {
+        package var event = "log-fork"
+        package var origin: String
+        package var source: String
+        package var foreignCheckpoint: String
+        package var ownCheckpoint: String
+        package var at: String
     }
 
     private let log: LogState
@@ -50,7 +50,7 @@ final class LogForks: Sendable {
     private let openCount = Locked(0)
     private let webhook: Locked<AlertWebhook?> = Locked(nil)
 
-    init(log: LogState, store: PinDatabase, crypto: any TrustCrypto, logger: Logger) {
+    package init(log: LogState, store: PinDatabase, crypto: any TrustCrypto, logger: Logger) {
         self.log = log
         self.store = store
         self.crypto = crypto
@@ -58,22 +58,22 @@ final class LogForks: Sendable {
     }
 
     /// Reads the open forks' count (start-up) and logs each open one again: a fork stays loud across restarts.
-    func load() throws {
+    package func load() throws {
         let open = try all().filter { $0.acknowledgedAt == nil }
         openCount.withLock { $0 = open.count }
         for fork in open { shout(fork, again: true) }
     }
 
     /// Sends every newly recorded fork to `url` as a `log-fork` event.
-    func alert(to url: URL?) {
+    package func alert(to url: URL?) {
         webhook.withLock { $0 = url.map { AlertWebhook(url: $0, logger: logger) } }
     }
 
     /// Forks not acknowledged yet (`pinset_log_forks`).
-    var open: Int { openCount.withLock { $0 } }
+    package var open: Int { openCount.withLock { $0 } }
 
     /// Every recorded fork, newest first (at most 100).
-    func all() throws -> [Fork] {
+    package func all() throws -> [Fork] {
         try store.read { db in
             try Row.fetchAll(
                 db,
@@ -92,7 +92,7 @@ final class LogForks: Sendable {
     }
 
     /// Acknowledges fork `id`; `false` when there is no such fork or it was acknowledged before.
-    func acknowledge(_ id: Int, at now: Date = Date()) throws -> Bool {
+    package func acknowledge(_ id: Int, at now: Date = Date()) throws -> Bool {
         let changed = try store.serializedWrite { db in
             try db.inTransaction {
                 try db.execute(
@@ -110,7 +110,7 @@ final class LogForks: Sendable {
     }
 
     /// Whether `note` is a checkpoint of this log's origin that verifies under its key.
-    func isSignedByLog(_ note: SignedNote) -> Bool {
+    package func isSignedByLog(_ note: SignedNote) -> Bool {
         guard (try? note.verify([log.verifierKey], crypto: crypto))?.isEmpty == false,
             let checkpoint = try? Checkpoint(text: note.text)
         else { return false }
@@ -119,7 +119,7 @@ final class LogForks: Sendable {
 
     /// Whether `note` is a fork of this log: it verifies under the log key, has this log's origin, and is not a
     /// checkpoint of this tree (larger than the tree, or another root at its size).
-    func isFork(_ note: SignedNote) -> Bool {
+    package func isFork(_ note: SignedNote) -> Bool {
         guard isSignedByLog(note), let checkpoint = try? Checkpoint(text: note.text) else { return false }
         guard let root = log.rootHash(size: checkpoint.size) else { return true }
         return root != checkpoint.rootHash
@@ -127,7 +127,7 @@ final class LogForks: Sendable {
 
     /// Records `note` as a fork found at `source` when ``isFork(_:)``; `true` when it is one (new or known).
     @discardableResult
-    func consider(_ note: SignedNote, source: String, at now: Date = Date()) -> Bool {
+    package func consider(_ note: SignedNote, source: String, at now: Date = Date()) -> Bool {
         guard isFork(note) else { return false }
         do {
             if let fork = try record(note, source: source, at: now) { shout(fork, again: false) }
@@ -142,7 +142,7 @@ final class LogForks: Sendable {
     /// Reads the newest checkpoint `witness` cosigned (its `GET <url>/<origin hash>/checkpoint`, §7.2) and records
     /// it if it is a fork; `true` when it is one. Blocks up to `timeout` seconds: call it off Swift's pool.
     @discardableResult
-    func check(_ witness: WitnessEndpoint, timeout: TimeInterval) -> Bool {
+    package func check(_ witness: WitnessEndpoint, timeout: TimeInterval) -> Bool {
         let hash = crypto.sha256(Array(log.origin.utf8)).map { String(format: "%02x", $0) }.joined()
         var request = URLRequest(
             url: witness.url.appendingPathComponent(hash).appendingPathComponent("checkpoint"),
@@ -213,5 +213,5 @@ final class LogForks: Sendable {
     }
 
     /// Waits until queued webhook events were tried, at most `seconds` (shutdown).
-    func drain(seconds: TimeInterval) { webhook.withLock { $0 }?.drain(seconds: seconds) }
+    package func drain(seconds: TimeInterval) { webhook.withLock { $0 }?.drain(seconds: seconds) }
 }

@@ -5,7 +5,7 @@ import PinSetStorage
 import TransparencyLog
 
 /// The document a served proof is for: a host's current pin document or one trust document.
-enum ProofKey: Hashable, Sendable {
+package enum ProofKey: Hashable, Sendable {
     case pins(String)
     case trust(Int)
 }
@@ -22,15 +22,15 @@ enum ProofKey: Hashable, Sendable {
 /// is rebuilt only when the latest checkpoint carries more cosignatures than the proof's (``underCosigned(than:)``):
 /// a proof is rebuilt at most once per witness, and documents whose proofs are complete are never touched again,
 /// however many checkpoints follow (even with a witness down for good).
-final class ProofIndex: Sendable {
+package final class ProofIndex: Sendable {
     /// What the publisher needs to rebuild a proof.
-    struct Entry: Sendable {
-        let resource: CachedResource
-        let leafIndex: Int
+    package struct Entry: Sendable {
+        package let resource: CachedResource
+        package let leafIndex: Int
         /// How many cosignatures the proof's checkpoint carries.
-        let cosignatures: Int
+        package let cosignatures: Int
         /// Whether it carries every configured witness's cosignature.
-        let complete: Bool
+        package let complete: Bool
     }
 
     private struct State {
@@ -46,31 +46,31 @@ final class ProofIndex: Sendable {
     /// replaces an incomplete one of the same entry, never the reverse.
     private let pinsByPath = Locked(ResourceTable())
     /// `Cache-Control` of a complete proof: the documents' refresh interval.
-    let cacheControl: String
+    package let cacheControl: String
     /// `Cache-Control` of a proof still missing cosignatures: `no-cache`, and its answer is always a `200` (see
     /// ``answer(_:to:)``).
-    static let incompleteCacheControl = "no-cache"
+    package static let incompleteCacheControl = "no-cache"
 
     /// `text/plain; charset=utf-8`: C2SP tlog-proof is a text format and names no media type.
-    static let contentType = "text/plain; charset=utf-8"
+    package static let contentType = "text/plain; charset=utf-8"
 
     /// Builds the proof of the document served for a host that has none yet (one served since start-up).
     private let proveServed: @Sendable (_ host: String) -> ServedProof?
 
     /// The proof of a document served since start-up, built when first asked for.
-    struct ServedProof {
-        let proof: LogProof
+    package struct ServedProof {
+        package let proof: LogProof
         /// The served document's ETag.
-        let etag: String
+        package let etag: String
         /// Whether the proof's checkpoint has every witness's cosignature.
-        let complete: Bool
+        package let complete: Bool
     }
 
     /// - Parameters:
     ///   - maxAge: the documents' refresh interval, the `max-age` of a complete proof.
     ///   - proveServed: builds the proof of the document served for a host that has no proof yet (one served
     ///     since start-up), `nil` when there is none; called when that proof is first asked for.
-    init(maxAge: Int, proveServed: @escaping @Sendable (_ host: String) -> ServedProof?) {
+    package init(maxAge: Int, proveServed: @escaping @Sendable (_ host: String) -> ServedProof?) {
         cacheControl = "public, max-age=\(maxAge)"
         self.proveServed = proveServed
     }
@@ -78,7 +78,7 @@ final class ProofIndex: Sendable {
     /// Serves `proof` for `key`'s document, unless a proof of a later log entry is served for it already.
     /// `complete` says whether its checkpoint has every witness's cosignature. The proof's ETag is its own (PROTOCOL
     /// §7.3: the hash of its bytes, so it changes when cosignatures arrive); `etag`, the document's, is not used.
-    func publish(_ key: ProofKey, etag _: String, proof: LogProof, complete: Bool) {
+    package func publish(_ key: ProofKey, etag _: String, proof: LogProof, complete: Bool) {
         let path: String
         switch key {
         case .pins(let host): path = "/pins/\(host)/proof"
@@ -112,7 +112,7 @@ final class ProofIndex: Sendable {
     /// The read path's answer to `GET /pins/{host}/proof` for a host in normal form: one hash-table lookup, no
     /// allocation; `nil` when the path is not such a proof (the route then answers it).
     @inline(__always)
-    func fastAnswer(_ request: HTTPRequest) -> PreparedResponse? {
+    package func fastAnswer(_ request: HTTPRequest) -> PreparedResponse? {
         guard let resource = pinsByPath.withLock({ $0.find(pathAfter: "/pins/", of: request) }) else { return nil }
         return resource.version & 1 == 1 ? resource.response(to: request) : resource.okResponse
     }
@@ -120,7 +120,7 @@ final class ProofIndex: Sendable {
     /// The answer to a `GET` of `key`'s proof, `nil` when none is served. A proof still missing cosignatures is
     /// served `Cache-Control: no-cache` and always answered `200` (its own ETag changes when they arrive, so a `304`
     /// would be right too; a full answer saves the client a second request).
-    func answer(_ key: ProofKey, to request: HTTPRequest) -> PreparedResponse? {
+    package func answer(_ key: ProofKey, to request: HTTPRequest) -> PreparedResponse? {
         if let entry = state.withLock({ $0.proofs[key] }) { return Self.response(entry, to: request) }
         guard case .pins(let host) = key else { return nil }
         if let built = proveServed(host) {
@@ -138,7 +138,7 @@ final class ProofIndex: Sendable {
 
     /// The incomplete proofs whose checkpoint carries fewer than `count` cosignatures: those worth rebuilding
     /// against a checkpoint with `count`.
-    func underCosigned(than count: Int) -> [(ProofKey, Entry)] {
+    package func underCosigned(than count: Int) -> [(ProofKey, Entry)] {
         state.withLock { state in
             state.underCosigned.filter { $0.key < count }.values.flatMap { keys in
                 keys.compactMap { key in state.proofs[key].map { (key, $0) } }
@@ -147,5 +147,5 @@ final class ProofIndex: Sendable {
     }
 
     /// How many proofs are built (those of pin documents served since start-up are built when first asked for).
-    var count: Int { state.withLock { $0.proofs.count } }
+    package var count: Int { state.withLock { $0.proofs.count } }
 }

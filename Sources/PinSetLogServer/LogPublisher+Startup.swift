@@ -6,14 +6,14 @@ import TransparencyLog
 
 extension LogPublisher {
     /// What start-up did to the log.
-    struct Loaded: Sendable {
+    package struct Loaded: Sendable {
         /// Served documents that had no entry yet (written before the log was configured, or while the server
         /// ran without it), appended now.
-        let appended: Int
+        package let appended: Int
         /// The tree size after that.
-        let treeSize: Int
+        package let treeSize: Int
         /// The proofs built (the trust documents'; a pin document's is built when first asked for).
-        let proofs: Int
+        package let proofs: Int
     }
 
     /// Start-up, before the HTTP listener: loads the log's hashes from the database, appends in ONE transaction
@@ -24,7 +24,7 @@ extension LogPublisher {
     /// ``LogState/storedIndex(of:)``).
     /// - Throws: ``StartupError`` (``StartupError/Code/logKeyUnusable``) when the stored log is not this one
     ///   (another origin) or does not match its entries; the database's error otherwise.
-    func load() throws -> Loaded {
+    package func load() throws -> Loaded {
         var appended = 0
         var refused: LogError?
         try store.serializedWrite { db in

@@ -12,16 +12,16 @@ import TransparencyLog
 /// while some witness has not cosigned the latest one (a witness that was down is caught up with the latest
 /// checkpoint). What a round gathers is stored with the checkpoint, then the publisher serves it and rebuilds the
 /// proofs that lacked it.
-final class WitnessWorker: Sendable {
+package final class WitnessWorker: Sendable {
     /// A witness's last answer, for `GET /admin/log`.
-    struct Status: Sendable, Encodable {
-        let url: String
-        let keyName: String
-        var lastAnswer: String?
-        var lastAt: Date?
-        var lastError: String?
+    package struct Status: Sendable, Encodable {
+        package let url: String
+        package let keyName: String
+        package var lastAnswer: String?
+        package var lastAt: Date?
+        package var lastError: String?
         /// The checkpoint size it last cosigned.
-        var cosignedSize: Int?
+        package var cosignedSize: Int?
     }
 
     private let cosigner: WitnessCosigner
@@ -31,10 +31,10 @@ final class WitnessWorker: Sendable {
     private let lastStart = Locked(Date.distantPast)
     /// The least time between the starts of two rounds: 1 second (the "at most one a second"). A round
     /// costs a POST per witness, a stored cosignature and the proofs rebuilt; writes never wait for it.
-    static let minimumInterval: TimeInterval = 1
+    package static let minimumInterval: TimeInterval = 1
     private let worker: Locked<PeriodicWorker?> = Locked(nil)
 
-    init(
+    package init(
         publisher: LogPublisher, witnesses: [WitnessEndpoint], deadline: TimeInterval, retryInterval: TimeInterval,
         crypto: any TrustCrypto, logger: Logger
     ) {
@@ -54,10 +54,10 @@ final class WitnessWorker: Sendable {
     }
 
     /// Every witness's last answer.
-    var status: [Status] { statuses.withLock { $0 } }
+    package var status: [Status] { statuses.withLock { $0 } }
 
     /// Stops the thread (waits for a round in progress, at most its deadline).
-    func stop() { worker.withLock { $0 }?.stop() }
+    package func stop() { worker.withLock { $0 }?.stop() }
 
     /// One round; `true` when every witness has cosigned the latest checkpoint.
     private func runRound(deadline: TimeInterval, logger: Logger) -> Bool {

@@ -11,7 +11,7 @@ import TransparencyLog
 /// ``fullTileBudget`` bytes, least recently used out first: a log of a million entries does not keep its 270 MB of
 /// bundles in memory. A partial entry bundle is made when first asked for too, and kept until its full bundle
 /// exists or ``partialGenerations`` checkpoints later; a partial hash tile is kept until its full tile exists.
-final class LogFileIndex: Sendable {
+package final class LogFileIndex: Sendable {
     /// A partial tile or bundle served, with the generation (checkpoint count) that published it.
     private struct Partial {
         let tile: Tile
@@ -30,27 +30,27 @@ final class LogFileIndex: Sendable {
     }
 
     /// How many checkpoints a partial entry bundle outlives.
-    static let partialGenerations = 16
+    package static let partialGenerations = 16
     /// The bytes of full tiles and bundles kept (8 MiB: about 45 bundles of 700-byte documents, or a thousand
     /// hash tiles).
-    static let fullTileBudget = 8 << 20
+    package static let fullTileBudget = 8 << 20
     private let state = Locked(State())
     private let crypto: any TrustCrypto
     private let make: @Sendable (Tile, _ isEntries: Bool) throws -> LogFile?
 
     /// - Parameter make: makes a tile (`false`) or entry bundle (`true`) the latest checkpoint covers, `nil` when
     ///   it does not cover it; throws when the database cannot be read.
-    init(crypto: any TrustCrypto, make: @escaping @Sendable (Tile, _ isEntries: Bool) throws -> LogFile?) {
+    package init(crypto: any TrustCrypto, make: @escaping @Sendable (Tile, _ isEntries: Bool) throws -> LogFile?) {
         self.crypto = crypto
         self.make = make
     }
 
     /// The checkpoint size of the files served (0 before the first).
-    var size: Int { state.withLock { $0.size } }
+    package var size: Int { state.withLock { $0.size } }
 
     /// Serves `files` (the checkpoint and partial tiles of a checkpoint of `size`), and the partial entry bundle of
     /// `size` when it is asked for. Full tiles in `files` are left to ``resource(_:)``.
-    func publish(_ files: [LogFile], size: Int) {
+    package func publish(_ files: [LogFile], size: Int) {
         let made = files.filter { !$0.isFull }.map { ($0, $0.resource(prefix: "/log/", version: size, crypto: crypto)) }
         var released: [CachedResource] = []
         state.withLock { state in
@@ -84,7 +84,7 @@ final class LogFileIndex: Sendable {
     /// The file at `path` below `/log/` (`checkpoint`, `tile/0/000`, …), or `nil`. A full tile or bundle, or a
     /// partial bundle, is made the first time it is asked for.
     /// - Throws: the database's error when a bundle cannot be read (a `500`, never a `404` for a file that exists).
-    func resource(_ path: Substring) throws -> CachedResource? {
+    package func resource(_ path: Substring) throws -> CachedResource? {
         let key = String(path)
         enum Found {
             case served(CachedResource)

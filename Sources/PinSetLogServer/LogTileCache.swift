@@ -2,24 +2,24 @@ import MicroHTTPD
 
 /// Full tiles and entry bundles made on demand (``LogFileIndex``), by path, bounded to `budget` bytes of bodies:
 /// when a new one goes over, the least recently asked for go first. A value type kept under its owner's lock.
-struct LogTileCache {
+package struct LogTileCache {
     private struct Slot {
         let resource: CachedResource
         let bytes: Int
         var used: UInt64
     }
 
-    let budget: Int
+    package let budget: Int
     private var slots: [String: Slot] = [:]
     private var bytes = 0
     private var clock: UInt64 = 0
 
-    init(budget: Int) {
+    package init(budget: Int) {
         self.budget = budget
     }
 
     /// The resource at `path`, if kept (and marks it used).
-    mutating func get(_ path: String) -> CachedResource? {
+    package mutating func get(_ path: String) -> CachedResource? {
         guard slots[path] != nil else { return nil }
         clock += 1
         slots[path]!.used = clock
@@ -29,7 +29,7 @@ struct LogTileCache {
     /// Keeps `resource` (of `bytes` body bytes) at `path`, unless it is kept already. Returns the resources dropped
     /// to stay within the budget, for the caller to release out of its lock. One larger than the whole budget is
     /// not kept.
-    mutating func put(_ path: String, _ resource: CachedResource, bytes size: Int) -> [CachedResource] {
+    package mutating func put(_ path: String, _ resource: CachedResource, bytes size: Int) -> [CachedResource] {
         guard slots[path] == nil, size <= budget else { return [] }
         clock += 1
         slots[path] = Slot(resource: resource, bytes: size, used: clock)
@@ -45,5 +45,5 @@ struct LogTileCache {
     }
 
     /// How many tiles and bundles are kept.
-    var count: Int { slots.count }
+    package var count: Int { slots.count }
 }
