@@ -13,7 +13,8 @@ import PackageDescription
 //   storage                 PinSetStorage               (SQLite tables, migrations, backups, checks; server and CLI)
 //   log's server side       PinSetLogServer             (appends, checkpoints, tiles, proofs, witnesses asked, forks)
 //   witness                 PinSetWitness               (`pinset witness`: cosigns checkpoints; no server inside)
-//   server domain           PinSetServer                (service, signing rotation, routes, monitor, reports)
+//   server domain           PinSetServer                (service, read path, routes, monitor, reports: `pinset serve`)
+//   (no package target is `public` unless it is a product: targets share declarations with `package` access)
 //   verification rules      PinSetRules                 (PROTOCOL §5/§6 checks, crypto injected; client and CLI)
 //   rules' OpenSSL crypto   PinSetOpenSSL               (OpenSSLTrustCrypto; server and CLI)
 //   client                  PinSetClient, PinSetNIO     (no libmicrohttpd, no OpenSSL)
@@ -122,8 +123,7 @@ let package = Package(
             name: "PinSetLogServer",
             dependencies: [
                 "Locking", "MicroHTTPD", "OpenSSLCrypto", "PinSetAdminAPI", "PinSetCore", "PinSetOpenSSL",
-                "PinSetSigning",
-                "PinSetStorage", "TransparencyLog",
+                "PinSetSigning", "PinSetStorage", "TransparencyLog",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
             ]
@@ -174,9 +174,8 @@ let package = Package(
                 // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13). No swift-crypto:
                 // documents are checked by PinSetRules over OpenSSL (issue 22 item 4).
                 "PinSetServer", "PinSetStorage", "PinSetLogServer", "PinSetWitness", "PinSetAdminAPI", "PinSetProbe",
-                "PinSetRules",
-                "PinSetCore", "OpenSSLCrypto", "PKCS11", "Locking", "MicroHTTPD", "TransparencyLog", "PinSetOpenSSL",
-                "PinSetSigning",
+                "PinSetRules", "PinSetCore", "OpenSSLCrypto", "PKCS11", "Locking", "MicroHTTPD", "TransparencyLog",
+                "PinSetOpenSSL", "PinSetSigning",
                 .product(
                     name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: serverTrait)),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
@@ -230,8 +229,7 @@ let package = Package(
             dependencies: [
                 "PinSetOpenSSL",
                 "TransparencyLog", "PinSetCore", "PinSetServer", "PinSetStorage", "PinSetLogServer", "PinSetWitness",
-                "OpenSSLCrypto",
-                "PinSetClient", "TestSupport",
+                "OpenSSLCrypto", "PinSetClient", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
             ]
         ),
@@ -240,8 +238,7 @@ let package = Package(
             dependencies: [
                 "PinSetOpenSSL",
                 "PinSetServer", "PinSetStorage", "PinSetLogServer", "PinSetAdminAPI", "PinSetProbe", "PinSetCore",
-                "MicroHTTPD",
-                "OpenSSLCrypto", "Locking", "TestSupport",
+                "MicroHTTPD", "OpenSSLCrypto", "Locking", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
             ]),
         .testTarget(
@@ -272,8 +269,7 @@ let package = Package(
                 "PinSetOpenSSL",
                 "TestSupport",
                 "PinSetServer", "PinSetStorage", "PinSetLogServer", "PinSetClient", "PinSetNIO", "PinSetCore",
-                "MicroHTTPD",
-                "PinSetFuzzing", "Locking", "OpenSSLCrypto",
+                "MicroHTTPD", "PinSetFuzzing", "Locking", "OpenSSLCrypto",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: nioTrait)),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: nioTrait)),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: nioTrait)),

@@ -31,7 +31,8 @@ package struct PublishedDocument: Sendable, Hashable {
     }
 
     /// A document record whose ETag was computed when it was signed (read back from storage).
-    package init(host: String, version: Int, body: [UInt8], etag: String, kid: String, issuedAt: Date, expiresAt: Date) {
+    package init(host: String, version: Int, body: [UInt8], etag: String, kid: String, issuedAt: Date, expiresAt: Date)
+    {
         self.host = host
         self.version = version
         self.body = body

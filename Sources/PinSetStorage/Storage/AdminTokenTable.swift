@@ -12,7 +12,8 @@ package enum AdminTokenTable {
     }
 
     /// Stores a new token's hash.
-    package static func insert(_ db: Database, name: String, hash: [UInt8], now: Date, scope: TokenScope = .full) throws {
+    package static func insert(_ db: Database, name: String, hash: [UInt8], now: Date, scope: TokenScope = .full) throws
+    {
         try db.execute(
             sql: "INSERT INTO adminToken (name, hash, createdAt, role, hosts) VALUES (?, ?, ?, ?, ?)",
             arguments: [

@@ -69,7 +69,8 @@ package enum ReportTable {
 
     /// Stores `report` received at `seconds` (or counts it again when its fingerprint is known), counts it for its
     /// day, and drops what is older than `cutoff` or beyond `maxRows`. Runs inside the caller's transaction.
-    package static func record(_ db: Database, _ report: NewReport, seconds: Int64, cutoff: Int64, maxRows: Int) throws {
+    package static func record(_ db: Database, _ report: NewReport, seconds: Int64, cutoff: Int64, maxRows: Int) throws
+    {
         try db.execute(
             sql: """
                 INSERT INTO pinReport (fingerprint, host, notedHost, leafPin, matchesCurrentPin, enforce,
