@@ -111,7 +111,7 @@ let package = Package(
         .target(
             name: "PinSetWitness",
             dependencies: [
-                "MicroHTTPD", "PinSetCore", "PinSetStorage", "TransparencyLog",
+                "MicroHTTPD", "PinSetCore", "TransparencyLog",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
             ]

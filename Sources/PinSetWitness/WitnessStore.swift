@@ -1,6 +1,6 @@
 import Foundation
 internal import GRDB
-import PinSetStorage
+import PinSetCore
 
 /// A witness's own SQLite file: for each log origin, the newest checkpoint it cosigned (C2SP tlog-witness).
 final class WitnessStore: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 package import GRDB
 import PinSetAdminAPI
+import PinSetCore
 
 /// SQL for admin tokens. Only SHA-256 hashes of tokens are ever stored.
 package enum AdminTokenTable {

@@ -40,13 +40,3 @@ package struct HostState: Sendable {
             enforce: enforce, pins: pins, reportUri: reportUri, kid: document.kid)
     }
 }
-
-/// Conversions between `Date` and the integer seconds the schema stores.
-package enum StoredTime {
-    /// Whole seconds since 1970, rounded down (the protocol's precision).
-    package static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
-    /// The date for stored seconds.
-    package static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
-    /// `date` truncated to whole seconds.
-    package static func truncate(_ date: Date) -> Date { Self.date(seconds(date)) }
-}

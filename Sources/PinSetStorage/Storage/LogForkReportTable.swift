@@ -1,6 +1,7 @@
 import Foundation
 package import GRDB
 import PinSetAdminAPI
+import PinSetCore
 
 /// SQL for transparency-log fork reports (`logForkReport`): one row per distinct fork, with a counter and
 /// first/last times, under the same retention and row cap as pin failure reports.

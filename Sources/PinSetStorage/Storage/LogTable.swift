@@ -1,5 +1,6 @@
 import Foundation
 package import GRDB
+import PinSetCore
 
 /// SQL for the transparency log (PROTOCOL §7.1): entries are appended, never changed; the latest signed checkpoint
 /// is kept (a row's note is replaced only to add cosignatures).

@@ -1,5 +1,6 @@
 import Foundation
 package import GRDB
+import PinSetCore
 
 /// SQL for the public keys the server signs or has signed with.
 package enum SigningKeyTable {

@@ -1,5 +1,6 @@
 import Foundation
 package import GRDB
+import PinSetCore
 
 /// SQL for the trust documents pushed with `PUT /admin/trust` (PROTOCOL §6.3). Rows are never changed.
 package enum TrustTable {
