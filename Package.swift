@@ -12,7 +12,11 @@ import PackageDescription
 //   admin API types         PinSetAdminAPI              (the admin answers and their JSON coders; server and CLI)
 //   TLS probes              PinSetProbe                 (live hosts' chains via OpenSSLCrypto; server and CLI)
 //   signing keys            PinSetSigning               (PEM or PKCS#11 key behind DocumentSigner; server and CLI)
-//   server domain           PinSetServer                (storage, signing, routes)
+//   storage                 PinSetStorage               (SQLite tables, migrations, backups, checks; server and CLI)
+//   log's server side       PinSetLogServer             (appends, checkpoints, tiles, proofs, witnesses asked, forks)
+//   witness                 PinSetWitness               (`pinset witness`: cosigns checkpoints; no server inside)
+//   server domain           PinSetServer                (service, read path, routes, monitor, reports: `pinset serve`)
+//   (no package target is `public` unless it is a product: targets share declarations with `package` access)
 //   verification rules      PinSetRules                 (PROTOCOL §5/§6 checks, crypto injected; client and CLI)
 //   rules' OpenSSL crypto   PinSetOpenSSL               (OpenSSLTrustCrypto; server and CLI)
 //   client                  PinSetClient, PinSetNIO     (no libmicrohttpd, no OpenSSL)
@@ -104,12 +108,44 @@ let package = Package(
             ]
         ),
 
+        // MARK: Storage: the SQLite database, its tables and migrations, backups and checks (server and CLI)
+        .target(
+            name: "PinSetStorage",
+            dependencies: [
+                "OpenSSLCrypto", "PinSetCore", "PinSetAdminAPI", "Locking",
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
+            ]
+        ),
+
+        // MARK: Witness (`pinset witness`): cosigns a log's checkpoints (C2SP tlog-witness) over MicroHTTPD
+        .target(
+            name: "PinSetWitness",
+            dependencies: [
+                "MicroHTTPD", "PinSetCore", "TransparencyLog",
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
+            ]
+        ),
+
+        // MARK: The log's server side (PROTOCOL §7): appends in the write's transaction, signs checkpoints, serves
+        // tiles and proofs, asks witnesses, records forks
+        .target(
+            name: "PinSetLogServer",
+            dependencies: [
+                "Locking", "MicroHTTPD", "OpenSSLCrypto", "PinSetAdminAPI", "PinSetCore", "PinSetOpenSSL",
+                "PinSetSigning", "PinSetStorage", "TransparencyLog", "ReadCache",
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
+            ]
+        ),
+
         // MARK: Server domain
         .target(
             name: "PinSetServer",
             dependencies: [
-                "PinSetOpenSSL", "PinSetSigning",
-                "MicroHTTPD", "OpenSSLCrypto", "PKCS11", "PinSetCore", "PinSetAdminAPI", "PinSetProbe", "Locking",
+                "PinSetOpenSSL", "PinSetSigning", "PinSetStorage", "PinSetLogServer",
+                "MicroHTTPD", "OpenSSLCrypto", "PinSetCore", "PinSetAdminAPI", "PinSetProbe", "Locking",
                 "TransparencyLog", "ReadCache", "CodedErrors",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
@@ -148,8 +184,9 @@ let package = Package(
             dependencies: [
                 // No NIO / swift-nio-ssl: TLS probing goes through OpenSSLCrypto (issue 17 item 13). No swift-crypto:
                 // documents are checked by PinSetRules over OpenSSL (issue 22 item 4).
-                "PinSetServer", "PinSetAdminAPI", "PinSetProbe", "PinSetRules", "PinSetCore", "OpenSSLCrypto", "PKCS11",
-                "Locking", "MicroHTTPD", "TransparencyLog", "PinSetOpenSSL", "PinSetSigning",
+                "PinSetServer", "PinSetStorage", "PinSetLogServer", "PinSetWitness", "PinSetAdminAPI", "PinSetProbe",
+                "PinSetRules", "PinSetCore", "OpenSSLCrypto", "PKCS11", "Locking", "MicroHTTPD", "TransparencyLog",
+                "PinSetOpenSSL", "PinSetSigning",
                 .product(
                     name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: serverTrait)),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
@@ -171,7 +208,7 @@ let package = Package(
             name: "PinSetFuzzing",
             dependencies: [
                 "PinSetOpenSSL",
-                "PinSetServer", "PinSetAdminAPI", "PinSetClient", "PinSetCore", "OpenSSLCrypto",
+                "PinSetServer", "PinSetStorage", "PinSetAdminAPI", "PinSetClient", "PinSetCore", "OpenSSLCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -185,7 +222,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "PinSetClient", "PinSetServer", "PinSetProbe", "MicroHTTPD",
+                "PinSetClient", "PinSetServer", "PinSetStorage", "PinSetProbe", "MicroHTTPD",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: nioTrait)),
@@ -203,8 +240,8 @@ let package = Package(
             name: "TransparencyLogTests",
             dependencies: [
                 "PinSetOpenSSL",
-                "TransparencyLog", "PinSetCore", "PinSetServer", "OpenSSLCrypto", "PinSetClient", "TestSupport",
-                "ReadCache",
+                "TransparencyLog", "PinSetCore", "PinSetServer", "PinSetStorage", "PinSetLogServer", "PinSetWitness",
+                "OpenSSLCrypto", "PinSetClient", "TestSupport", "ReadCache",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
             ]
         ),
@@ -212,8 +249,8 @@ let package = Package(
             name: "PinSetServerTests",
             dependencies: [
                 "PinSetOpenSSL",
-                "PinSetServer", "PinSetAdminAPI", "PinSetProbe", "PinSetCore", "MicroHTTPD", "OpenSSLCrypto", "Locking",
-                "ReadCache", "TestSupport",
+                "PinSetServer", "PinSetStorage", "PinSetLogServer", "PinSetAdminAPI", "PinSetProbe", "PinSetCore",
+                "MicroHTTPD", "OpenSSLCrypto", "Locking", "ReadCache", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
             ]),
         .testTarget(
@@ -243,8 +280,8 @@ let package = Package(
             dependencies: [
                 "PinSetOpenSSL",
                 "TestSupport",
-                "PinSetServer", "PinSetClient", "PinSetNIO", "PinSetCore", "MicroHTTPD", "PinSetFuzzing", "Locking",
-                "OpenSSLCrypto",
+                "PinSetServer", "PinSetStorage", "PinSetLogServer", "PinSetClient", "PinSetNIO", "PinSetCore",
+                "MicroHTTPD", "PinSetFuzzing", "Locking", "OpenSSLCrypto",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: nioTrait)),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: nioTrait)),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: nioTrait)),

@@ -5,6 +5,9 @@ import PKCS11
 /// Opens the signing key named on the command line, a PEM file path or a PKCS#11 URI, and checks it before the
 /// server uses it: the key signs a test message and the signature verifies under the public key.
 public enum SignerLoader {
+    /// Where the server and the CLI look for the signing key when no `--key` or `PINSET_KEY` says otherwise.
+    public static let defaultKeyPath = "./data/signing-key.pem"
+
     /// Opens the key at `location` (`pkcs11:…` or a PKCS#8 PEM file) and runs the start-up checks.
     ///
     /// - Throws: ``StartupError`` with one line that says what to fix: module missing, token or key missing,
@@ -22,6 +25,10 @@ public enum SignerLoader {
         try selfCheck(signer, location: location)
         return signer
     }
+
+    /// Whether `location` names a key on a PKCS#11 token (`pkcs11:…`) rather than a PEM file, so a caller can
+    /// tell the two apart without depending on PKCS11.
+    public static func isTokenURI(_ location: String) -> Bool { PKCS11URI.isURI(location) }
 
     /// The token named by `uri`, with its module loaded and the user logged in.
     public static func token(_ uri: PKCS11URI, pkcs11: PKCS11Settings) throws(PKCS11Error) -> PKCS11Token {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PinSetServer
+import PinSetStorage
 
 /// `pinset backup`: an online backup of the database, checked; or `--check FILE` on an existing backup.
 struct BackupCommand: ParsableCommand {

@@ -1,5 +1,7 @@
 import Foundation
-import PinSetServer
+import PinSetLogServer
+import PinSetSigning
+import PinSetStorage
 
 /// Reads `PINSET_*` environment fallbacks for flags that were not given: the one place the CLI reads the
 /// environment, and the one place it names the settings every command shares, with the library's defaults.
@@ -15,12 +17,12 @@ enum Environment {
 
     /// `--db`, else `PINSET_DB`, else the server's default database.
     static func databasePath(_ flag: String?) -> String {
-        string(flag, "PINSET_DB", default: PinSetServerConfiguration().databasePath)
+        string(flag, "PINSET_DB", default: PinDatabase.defaultPath)
     }
 
     /// `--key`, else `PINSET_KEY`, else the server's default key file.
     static func keyPath(_ flag: String?) -> String {
-        string(flag, "PINSET_KEY", default: PinSetServerConfiguration().keyPath)
+        string(flag, "PINSET_KEY", default: SignerLoader.defaultKeyPath)
     }
 
     /// `--next-key`, else `PINSET_NEXT_KEY`; `nil` when neither is given (no planned rotation).

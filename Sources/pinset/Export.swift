@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import PinSetCore
-import PinSetServer
+import PinSetStorage
 
 /// `pinset export`: writes the published documents as static files for any web server or CDN.
 struct ExportCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import Foundation
 import PinSetCore
-import PinSetServer
+import PinSetStorage
 
 #if canImport(Glibc)
     import Glibc

@@ -4,7 +4,6 @@ import PKCS11
 import PinSetCore
 import PinSetOpenSSL
 import PinSetRules
-import PinSetServer
 import PinSetSigning
 import TransparencyLog
 

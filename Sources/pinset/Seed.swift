@@ -4,6 +4,7 @@ import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetServer
 import PinSetSigning
+import PinSetStorage
 
 /// `pinset seed` (hidden, development and benchmarks only): fills a database with N synthetic hosts.
 ///

@@ -4,6 +4,7 @@ import Foundation
 import Locking
 import Logging
 import MicroHTTPD
+import PinSetLogServer
 import PinSetOpenSSL
 import PinSetServer
 import TransparencyLog

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import PinSetAdminAPI
-import PinSetServer
+import PinSetStorage
 
 /// `pinset token`: admin tokens, managed directly in the database.
 struct Token: ParsableCommand {

@@ -1,4 +1,4 @@
-import PinSetServer
+import PinSetAdminAPI
 
 extension TokenScope {
     /// The scope of `pinset token create --role ROLE --hosts PATTERN...`: no pattern, or `*`, means every host.

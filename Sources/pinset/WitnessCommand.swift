@@ -3,7 +3,7 @@ import Foundation
 import MicroHTTPD
 import OpenSSLCrypto
 import PinSetOpenSSL
-import PinSetServer
+import PinSetWitness
 import TransparencyLog
 
 /// `pinset witness`: runs a C2SP tlog-witness for the logs given by their vkeys (PROTOCOL §7.2).

@@ -1,6 +1,7 @@
 import Foundation
 import OpenSSLCrypto
 import PinSetClient
+import PinSetLogServer
 import PinSetServer
 import TestSupport
 import Testing

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 /// ``BackupCheck`` and ``DatabaseBackup`` in process, on real SQLite files: the schema rules and a document that
 /// does not match its host row.

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 /// The admin console (issue 15): the embedded files match console/, and `/console` serves them from memory
 /// with the security headers, ETags and 304s, apart from the `/pins` path.
@@ -116,10 +117,10 @@ import Testing
     }
 
     @Test func dayNumbersBecomeCalendarDays() {
-        #expect(PinReportService.dayText(0) == "1970-01-01")
-        #expect(PinReportService.dayText(PinReportService.day(951_782_400)) == "2000-02-29")
-        #expect(PinReportService.dayText(PinReportService.day(1_795_436_741)) == "2026-11-23")
-        #expect(PinReportService.dayText(PinReportService.day(253_402_300_799)) == "9999-12-31")
-        #expect(PinReportService.day(-1) == -1)
+        #expect(ReportTable.dayText(0) == "1970-01-01")
+        #expect(ReportTable.dayText(ReportTable.day(951_782_400)) == "2000-02-29")
+        #expect(ReportTable.dayText(ReportTable.day(1_795_436_741)) == "2026-11-23")
+        #expect(ReportTable.dayText(ReportTable.day(253_402_300_799)) == "9999-12-31")
+        #expect(ReportTable.day(-1) == -1)
     }
 }

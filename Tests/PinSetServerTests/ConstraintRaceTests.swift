@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 /// One error mapping (issue 17 item 1): a constraint that a concurrent write broke first is a `409`, not a 500.
 @Suite(.blocking) struct ConstraintRaceTests {

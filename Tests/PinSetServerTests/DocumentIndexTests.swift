@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 @Suite(.blocking) struct DocumentIndexTests {
     private func document(_ host: String, version: Int = 1, body: String? = nil) -> PublishedDocument {

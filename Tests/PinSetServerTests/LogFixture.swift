@@ -6,7 +6,9 @@ import TestSupport
 import Testing
 import TransparencyLog
 
+@testable import PinSetLogServer
 @testable import PinSetServer
+@testable import PinSetStorage
 
 /// A pin server with a transparency log (PROTOCOL §7), in process over a real SQLite file and a real listener,
 /// and its witnesses as real `pinset witness` processes; checks of what it serves, as a client would make them.

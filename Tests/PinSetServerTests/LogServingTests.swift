@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 import TransparencyLog
 
+@testable import PinSetLogServer
 @testable import PinSetServer
 
 /// The transparency log on the server (PROTOCOL §7.1, §7.3): every published document logged in its write,

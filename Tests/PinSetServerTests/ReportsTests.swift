@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 /// `POST /reports` and `GET /admin/reports` (issue 7).
 @Suite(.blocking) struct ReportsTests {

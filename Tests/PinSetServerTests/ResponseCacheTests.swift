@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 /// The bounded response cache (`--response-cache`) on a real server: 50 hosts through a cache of 4, so
 /// nearly every request evicts another host's answers while libmicrohttpd may still be sending them.

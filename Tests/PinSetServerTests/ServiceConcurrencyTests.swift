@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 @Suite(.blocking) struct ServiceConcurrencyTests {
     @Test func concurrentWritersPublishStrictlyIncreasingVersionsPerHost() throws {

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 @Suite(.blocking) struct ServiceSigningTests {
     @Test func documentsVerifyWithTheOpenSSLCLI() throws {

@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 /// A controllable clock.
 final class TestClock: Sendable {

@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 @Suite(.blocking) struct ServiceWriteTests {
     @Test func createThenReplaceThenDetailRoundTrip() throws {

@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 @Suite(.blocking) struct StoragePersistenceTests {
     @Test func everyConnectionIsDurableWALWithForeignKeys() throws {

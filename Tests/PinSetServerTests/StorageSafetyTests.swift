@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 /// Issue 41: downgrades refused, stored documents checked against their hashes, files replaced under the store.
 @Suite(.blocking) struct StorageSafetyTests {

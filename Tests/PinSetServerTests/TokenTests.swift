@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 @Suite(.blocking) struct TokenTests {
     @Test func createAuthenticateRevoke() throws {

@@ -10,9 +10,9 @@ public final class TestServer: @unchecked Sendable {
     /// The temporary folder (removed with the server).
     public let directory: URL
     /// The configuration ``start()`` uses; change it between ``stop()`` and ``start()``.
-    public var configuration: PinSetServerConfiguration
+    package var configuration: PinSetServerConfiguration
     /// The running server, nil after ``stop()``.
-    public private(set) var app: PinSetServerApp?
+    package private(set) var app: PinSetServerApp?
     /// A full-scope admin token.
     public private(set) var token = ""
 
@@ -33,7 +33,7 @@ public final class TestServer: @unchecked Sendable {
     ///     server on the same `database`).
     ///   - refreshInterval: the documents' `max-age`; default the service's.
     ///   - The others set the configuration field of the same name (defaults: the server's, `resignCheck` 60 s).
-    public init(
+    package init(
         database: String? = nil, key: String? = nil, tokenName: String = "tester", lifetime: TimeInterval = 14 * 86_400,
         refreshInterval: TimeInterval? = nil, resignAfter: TimeInterval? = nil, resignCheck: TimeInterval = 60,
         reports: ReportConfiguration = ReportConfiguration(), rootKeys: [[UInt8]] = [], rootThreshold: Int = 1,

@@ -1,6 +1,7 @@
 import Foundation
 import OpenSSLCrypto
 import PinSetClient
+import PinSetWitness
 import TestSupport
 import Testing
 import TransparencyLog

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import PinSetLogServer
 @testable import PinSetServer
 
 /// Log entries found by leaf hash: every entry whose hash begins alike is a candidate, in index order.

@@ -3,6 +3,7 @@ import OpenSSLCrypto
 import Testing
 import TransparencyLog
 
+@testable import PinSetLogServer
 @testable import PinSetServer
 
 /// The files served under `/log/`: full tiles and bundles made once when first asked for, partial ones as

@@ -1,9 +1,12 @@
 import Foundation
 import OpenSSLCrypto
+import PinSetWitness
 import Testing
 import TransparencyLog
 
+@testable import PinSetLogServer
 @testable import PinSetServer
+@testable import PinSetStorage
 
 /// A pin server's log with its witnesses, in process.
 final class LogServer {

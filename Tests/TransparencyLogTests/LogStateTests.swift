@@ -5,7 +5,9 @@ import TestSupport
 import Testing
 import TransparencyLog
 
+@testable import PinSetLogServer
 @testable import PinSetServer
+@testable import PinSetStorage
 
 /// The server's log over a real SQLite file: appends inside write transactions, checkpoints, proofs, the
 /// served files, and a restart.

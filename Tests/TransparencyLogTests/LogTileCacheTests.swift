@@ -1,6 +1,7 @@
 import ReadCache
 import Testing
 
+@testable import PinSetLogServer
 @testable import PinSetServer
 
 /// The full tiles and bundles made on demand stay within their byte budget, least recently used out first.

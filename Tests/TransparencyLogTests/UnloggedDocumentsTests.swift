@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import PinSetServer
+@testable import PinSetStorage
 
 /// Which pin documents start-up logs (PROTOCOL §7.1): those whose `logIndex` is NULL. A new document's is, until its
 /// entry is recorded; the `v10-unlogged-documents` step clears it where an older server rewrote a document and left

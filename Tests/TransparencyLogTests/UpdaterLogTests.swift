@@ -2,6 +2,7 @@ import Foundation
 import OpenSSLCrypto
 import PinSetClient
 import PinSetCore
+import PinSetWitness
 import TestSupport
 import Testing
 import TransparencyLog

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 import TransparencyLog
 
+@testable import PinSetLogServer
 @testable import PinSetServer
 
 /// The server side of tlog-witness against two real `pinset witness` processes and one address nobody answers.

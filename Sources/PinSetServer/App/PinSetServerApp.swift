@@ -3,20 +3,21 @@ import Locking
 import Logging
 import MicroHTTPD
 import OpenSSLCrypto
-import PKCS11
 import PinSetCore
+import PinSetLogServer
 import PinSetOpenSSL
 import PinSetSigning
 import ReadCache
+import PinSetStorage
 import TransparencyLog
 
 /// A running pin server: the database, the signing key, the in-memory snapshot, the HTTP listener and the
 /// background re-signer, started together and stopped together.
-public final class PinSetServerApp: Sendable {
+package final class PinSetServerApp: Sendable {
     /// The service behind the admin API, for commands that run in-process (tokens, tests).
-    public let service: PinSetService
+    package let service: PinSetService
     /// The trust documents (PROTOCOL §6.3).
-    public let trust: TrustService
+    package let trust: TrustService
     /// What `GET /readyz` checks: `index`, `signer`, `log` (with a transparency log) and `draining`. Another
     /// subsystem adds its condition here (``Readiness/add(_:_:)``).
     package let readiness: Readiness
@@ -42,7 +43,7 @@ public final class PinSetServerApp: Sendable {
     /// - Throws: a readable error when the key file is missing, unsafe (readable by others or a foreign group) or
     ///   not an Ed25519 key, when a key on a PKCS#11 token cannot be used (``SignerLoader``), when the database
     ///   cannot be opened, or when the address cannot be bound.
-    public init(configuration: PinSetServerConfiguration, logger: Logger = Logger(label: "pinset")) throws {
+    package init(configuration: PinSetServerConfiguration, logger: Logger = Logger(label: "pinset")) throws {
         self.logger = logger
         let (current, store) = try Self.openKeyAndDatabase(configuration, logger: logger)
         let rotating = try Self.openNextKey(configuration, current: current, logger: logger)
@@ -187,10 +188,10 @@ public final class PinSetServerApp: Sendable {
     }
 
     /// The transparency log's vkey (`origin+keyid+base64`), `nil` without a log.
-    public var logVerifierKey: String? { logPublisher?.log.verifierKey.description }
+    package var logVerifierKey: String? { logPublisher?.log.verifierKey.description }
 
     /// The bound port (useful with port 0).
-    public var port: UInt16 { http.port }
+    package var port: UInt16 { http.port }
 
     /// Turns `/readyz` to `503` (`draining`) at once while everything keeps answering: call it on SIGTERM, wait
     /// the drain period, then ``shutdown(gracePeriod:)``.
@@ -203,7 +204,7 @@ public final class PinSetServerApp: Sendable {
 
     /// Stops accepting connections, lets in-flight requests finish (up to `gracePeriod` seconds), stops the
     /// re-signer and closes the database cleanly.
-    public func shutdown(gracePeriod: Double = 10) {
+    package func shutdown(gracePeriod: Double = 10) {
         storageWatch.stop()
         resigner.stop()
         monitor?.stop()
@@ -357,7 +358,7 @@ public final class PinSetServerApp: Sendable {
     private static func openKeyAndDatabase(_ configuration: PinSetServerConfiguration, logger: Logger) throws
         -> (any DocumentSigner, PinDatabase)
     {
-        guard configuration.createKeyIfMissing, !PKCS11URI.isURI(configuration.keyPath),
+        guard configuration.createKeyIfMissing, !SignerLoader.isTokenURI(configuration.keyPath),
             !FileManager.default.fileExists(atPath: configuration.keyPath)
         else {
             let key = try SignerLoader.open(configuration.keyPath, pkcs11: configuration.pkcs11, logger: logger)

@@ -1,26 +1,28 @@
 import Foundation
 import MicroHTTPD
+import PinSetLogServer
 import PinSetSigning
+import PinSetStorage
 
 /// Everything `pinset serve` can be told. Every field has a default; reading flags and environment
 /// variables into it is the command line's job.
-public struct PinSetServerConfiguration: Sendable {
+package struct PinSetServerConfiguration: Sendable {
     /// The SQLite database file. Default `./data/pinset.sqlite`.
-    public var databasePath: String
+    package var databasePath: String
     /// The Ed25519 signing key: a PKCS#8 PEM file, or a PKCS#11 URI (`pkcs11:token=pinset;object=signing-2026`)
     /// for a key that stays on a token (see ``pkcs11``). Default `./data/signing-key.pem`.
     /// - Warning: the server refuses a key file that group or others can read.
-    public var keyPath: String
+    package var keyPath: String
     /// The next signing key (`--next-key`, PROTOCOL §6.3): a PEM file or PKCS#11 URI like ``keyPath``. A trust
     /// document that delegates it and drops the current key makes it active. Default `nil`: no planned rotation.
-    public var nextKeyPath: String? = nil
+    package var nextKeyPath: String? = nil
     /// The module and PIN for a ``keyPath`` that is a PKCS#11 URI. Default: no module, no PIN.
-    public var pkcs11: PKCS11Settings
+    package var pkcs11: PKCS11Settings
     /// Generate the key file (mode 0600) when it does not exist. Default `false`: production keys are
     /// provisioned, never made up by the server.
-    public var createKeyIfMissing: Bool
+    package var createKeyIfMissing: Bool
     /// Listening socket, thread pool and connection limits.
-    public var http: HTTPServerConfiguration
+    package var http: HTTPServerConfiguration
     /// The admin listener (`--admin-bind`, `--admin-port`; issue 40): when set, `/admin`, `/console` and
     /// `/metrics` are served on it only, and ``http`` serves the public routes only (`/pins`, `/keys`, `/trust`,
     /// `/log`, `/reports`, `/healthz`). Default `nil`: one listener serves both, as before.
@@ -31,25 +33,25 @@ public struct PinSetServerConfiguration: Sendable {
     /// for. Once full, a host asked for twice more soon replaces one not asked for lately, and other hosts'
     /// answers are built for their request (``ReadCache/ResourceIndex``); `0` builds every answer for its
     /// request. Default ``defaultResponseCache`` (100,000).
-    public var responseCache: Int = defaultResponseCache
+    package var responseCache: Int = defaultResponseCache
     /// The default of ``responseCache``: a 100,000-host server keeps every host's answers, and a million hosts
     /// stay within 1 KB of memory per host.
-    public static let defaultResponseCache = DocumentIndex.defaultResponseCapacity
+    package static let defaultResponseCache = DocumentIndex.defaultResponseCapacity
     /// The values ``responseCache`` accepts.
-    public static let responseCacheRange = 0...100_000_000
+    package static let responseCacheRange = 0...100_000_000
     /// Document lifetime, refresh interval and re-signing.
-    public var service: ServiceConfiguration
+    package var service: ServiceConfiguration
     /// Retention and rate limits of `POST /reports`.
-    public var reports: ReportConfiguration
+    package var reports: ReportConfiguration
     /// How often the background re-signer looks for documents due. Default 60 seconds.
-    public var resignCheckInterval: TimeInterval
+    package var resignCheckInterval: TimeInterval
     /// The offline root public keys (raw 32-byte Ed25519) the first trust document must be signed by
     /// (PROTOCOL §6.3; `--root-pub`). Default none: the server works as without §6.
-    public var rootKeys: [[UInt8]]
+    package var rootKeys: [[UInt8]]
     /// How many distinct ``rootKeys`` must sign the first trust document (`--root-threshold`). Default 1.
-    public var rootThreshold: Int
+    package var rootThreshold: Int
     /// The transparency log (PROTOCOL §7): its key, origin and witnesses. Default `nil`: no log, no proofs.
-    public var log: LogConfiguration?
+    package var log: LogConfiguration?
     /// Start even when SQLite's `quick_check` fails or stored documents do not match their hashes
     /// (`--serve-damaged`): the sound documents are served and the damaged hosts answer `503 document-damaged`.
     /// Default `false`: such a start is refused, naming the hosts.
@@ -60,8 +62,8 @@ public struct PinSetServerConfiguration: Sendable {
     package var storageWatchInterval: TimeInterval = 2
 
     /// Creates a configuration; every parameter has the default documented on its property.
-    public init(
-        databasePath: String = "./data/pinset.sqlite", keyPath: String = "./data/signing-key.pem",
+    package init(
+        databasePath: String = PinDatabase.defaultPath, keyPath: String = SignerLoader.defaultKeyPath,
         createKeyIfMissing: Bool = false, http: HTTPServerConfiguration = HTTPServerConfiguration(),
         service: ServiceConfiguration = ServiceConfiguration(), reports: ReportConfiguration = ReportConfiguration(),
         resignCheckInterval: TimeInterval = 60, rootKeys: [[UInt8]] = [], rootThreshold: Int = 1,

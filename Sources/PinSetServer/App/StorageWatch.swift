@@ -1,6 +1,8 @@
 import Foundation
 import Locking
 import Logging
+import PinSetLogServer
+import PinSetStorage
 
 /// The storage's watchman, on a thread of its own (``PeriodicWorker``): every tick it checks the database's files
 /// (``PinDatabase/checkFiles()``: replaced or deleted under the server), runs a passive WAL checkpoint (SQLite's

@@ -1,12 +1,13 @@
+import PinSetAdminAPI
 /// The token behind an admin request: its name (recorded in history and the log) and its scope.
-public struct AdminCaller: Sendable, Hashable {
+package struct AdminCaller: Sendable, Hashable {
     /// The token's name.
-    public let name: String
+    package let name: String
     /// What it may do.
-    public let scope: TokenScope
+    package let scope: TokenScope
 
     /// Creates a caller.
-    public init(name: String, scope: TokenScope) {
+    package init(name: String, scope: TokenScope) {
         self.name = name
         self.scope = scope
     }

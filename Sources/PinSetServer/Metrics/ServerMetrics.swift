@@ -1,4 +1,5 @@
 import Locking
+import PinSetAdminAPI
 import Synchronization
 
 /// Prometheus counters for the server, kept in pre-allocated atomics so that counting a `GET` costs one

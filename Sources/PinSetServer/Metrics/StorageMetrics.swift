@@ -1,4 +1,5 @@
 import Foundation
+import PinSetStorage
 
 /// The storage part of `/metrics`: the WAL's size, failed checkpoints, the faults in force, damaged hosts,
 /// descriptors, and the newest document's `issuedAt` (a clock that jumped shows here first).

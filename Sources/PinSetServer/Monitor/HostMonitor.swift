@@ -3,7 +3,9 @@ import Locking
 import Logging
 import PinSetAdminAPI
 import PinSetCore
+import PinSetLogServer
 import PinSetProbe
+import PinSetStorage
 
 /// Probes every host with an enforcing set once per interval, on threads of its own (probes block; they never
 /// run on Swift's cooperative pool or on the read path). Starts are spread across 90% of the interval and at most

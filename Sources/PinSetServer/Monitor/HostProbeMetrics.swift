@@ -1,3 +1,5 @@
+import PinSetAdminAPI
+import PinSetStorage
 /// The monitor's gauges in the Prometheus exposition; labels only for hosts in the database, and only for a scraper
 /// with a token (its hosts); everyone gets the aggregates.
 enum HostProbeMetrics {

@@ -8,7 +8,7 @@ extension HostStatus {
     ///
     /// - Parameter expiryWarning: seconds before a leaf's `notAfter` or a matching pin's `expiresAt` that
     ///   count as "soon".
-    public static func evaluate(
+    package static func evaluate(
         host: String, pins: [Pin], probes: [AddressProbe], now: Date, expiryWarning: TimeInterval
     ) -> HostStatus {
         let addresses = LockoutCheck.evaluate(pins, probes: probes, now: now)

@@ -2,6 +2,7 @@ import Locking
 import MicroHTTPD
 import OpenSSLCrypto
 import ReadCache
+import PinSetStorage
 
 /// The read path's view of every host's current document, with the `200` and `304` responses made from
 /// bytes signed at write time.

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import PinSetLogServer
 
 /// Whether the server should receive traffic now (`GET /readyz`), as a list of named conditions, apart from
 /// whether it is alive (`GET /healthz`).
@@ -83,9 +84,5 @@ package final class Readiness: Sendable {
     /// routes by it, which a drain period gives time to notice.
     package var wasAsked: Bool { state.withLock { $0.asked } }
 
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    static func now() -> Double { MonotonicClock.now() }
 }

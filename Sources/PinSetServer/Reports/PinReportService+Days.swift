@@ -2,6 +2,7 @@ import Foundation
 internal import GRDB
 import PinSetAdminAPI
 import PinSetCore
+import PinSetStorage
 
 /// Reports per host and UTC day (issue 15): the counts behind the console's 30-day chart.
 ///
@@ -11,17 +12,7 @@ import PinSetCore
 extension PinReportService {
     /// The day counts, oldest day first; `host` filters on the pinned host, `since` keeps the days from the
     /// UTC day of `since` on.
-    public func days(host: String?, since: Date?) throws(ServiceError) -> [ReportDay] {
+    package func days(host: String?, since: Date?) throws(ServiceError) -> [ReportDay] {
         try store.read { db in try ReportTable.days(db, host: host, since: since) }
-    }
-
-    /// Days since 1970-01-01 (UTC) of a time in seconds.
-    static func day(_ seconds: Int64) -> Int64 {
-        seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-    }
-
-    /// `YYYY-MM-DD` of a day number (proleptic Gregorian, UTC): the date part of ``RFC3339/format(_:)``.
-    static func dayText(_ day: Int64) -> String {
-        String(RFC3339.format(Date(timeIntervalSince1970: TimeInterval(day) * 86_400)).prefix(10))
     }
 }

@@ -3,6 +3,7 @@ internal import GRDB
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import PinSetStorage
 import TransparencyLog
 
 extension PinReportService {
@@ -100,7 +101,7 @@ extension PinReportService {
     }
 
     /// The reported log forks, latest first; `host` keeps those about that host's documents.
-    public func logForks(host: String?, since: Date?) throws(ServiceError) -> [LogForkReportEntry] {
+    package func logForks(host: String?, since: Date?) throws(ServiceError) -> [LogForkReportEntry] {
         try store.read { db in try LogForkReportTable.all(db, host: host, since: since) }
     }
 

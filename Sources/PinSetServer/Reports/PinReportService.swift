@@ -3,13 +3,15 @@ internal import GRDB
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import PinSetLogServer
+import PinSetStorage
 
 /// Stores pin failure reports (`POST /reports`, TrustKit's format) and lists them grouped.
 ///
 /// Identical reports share one row with a counter. Rows older than the retention period, and rows beyond each
 /// class's cap (``ReportConfiguration/rowsPerClass``), are deleted as new reports arrive, so a flood cannot fill
 /// the disk; reports for hosts with a set are kept apart from the rest, so a flood cannot push them out.
-public final class PinReportService: Sendable {
+package final class PinReportService: Sendable {
     let store: PinDatabase
     let service: PinSetService
     let configuration: ReportConfiguration
@@ -35,11 +37,11 @@ public final class PinReportService: Sendable {
     }
 
     /// The outcome of one stored report.
-    public struct Stored: Sendable {
+    package struct Stored: Sendable {
         /// The host the report counts under.
-        public let host: String
+        package let host: String
         /// Whether it repeated an earlier identical report (only its counter went up).
-        public let duplicate: Bool
+        package let duplicate: Bool
     }
 
     /// Decodes, checks and stores one report: a TrustKit pin failure report, or a client's transparency-log fork
@@ -48,7 +50,7 @@ public final class PinReportService: Sendable {
     /// - Throws: 400 when the body is not a TrustKit report: invalid JSON, a missing or mistyped core field, a
     ///   host that is not a DNS name, or a chain whose first certificate is not a PEM certificate; or when it is
     ///   a pinset report of another kind, or a malformed log-fork report.
-    public func submit(json: [UInt8], now: Date = Date()) throws(ServiceError) -> Stored {
+    package func submit(json: [UInt8], now: Date = Date()) throws(ServiceError) -> Stored {
         if let name = JSONRepeatedMembers.first(in: json) {
             throw ServiceError(
                 .badRequest, "the member \"\(name.prefix(40))\" appears twice in one object; send each member once")
@@ -117,7 +119,7 @@ public final class PinReportService: Sendable {
     }
 
     /// Reports grouped by host and leaf pin, latest first; `host` filters on the pinned or the connected host.
-    public func groups(host: String?, since: Date?) throws(ServiceError) -> [ReportGroup] {
+    package func groups(host: String?, since: Date?) throws(ServiceError) -> [ReportGroup] {
         try store.read { db in try ReportTable.groups(db, host: host, since: since) }
     }
 

@@ -5,15 +5,15 @@ import Foundation
 /// Reports for hosts the server has a set for ("pinned hosts") and reports for any other name are kept apart:
 /// each class has its own row cap, and a pinned host's reports are dropped by lowest count first, so a flood of
 /// invented names or junk cannot push out the reports of a real interception.
-public struct ReportConfiguration: Sendable {
+package struct ReportConfiguration: Sendable {
     /// How long a report row is kept after it was last seen. Default 30 days.
-    public var retention: TimeInterval
+    package var retention: TimeInterval
     /// The most distinct report rows kept in each class (pinned hosts, other names). Default 100,000 (the byte
     /// limit, ``rowsPerClass``, is the lower one with the defaults).
-    public var maxRows: Int
+    package var maxRows: Int
     /// Reports accepted per source address per minute (a burst of this many, refilled evenly); IPv6 addresses
     /// count per /64. Default 30.
-    public var perAddressPerMinute: Int
+    package var perAddressPerMinute: Int
     /// Reports naming a host the server has no set for, accepted per minute from every address together (a burst
     /// of this many, refilled evenly). Default 120.
     package var otherHostsPerMinute: Int
@@ -29,7 +29,7 @@ public struct ReportConfiguration: Sendable {
     package var trustedProxies: [String]
 
     /// Creates a configuration; every parameter has the default documented on its property.
-    public init(
+    package init(
         retention: TimeInterval = 30 * 86_400, maxRows: Int = 100_000, perAddressPerMinute: Int = 30,
         otherHostsPerMinute: Int = 120, maxReportBytes: Int = 16_384, maxTotalBytes: Int = 64 << 20,
         trustedProxies: [String] = []

@@ -1,5 +1,6 @@
 import PinSetAdminAPI
 import PinSetCore
+import PinSetStorage
 
 /// An error that can reach HTTP: it knows its status and its RFC 9457 problem body.
 ///

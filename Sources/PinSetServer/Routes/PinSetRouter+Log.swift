@@ -1,6 +1,7 @@
 import Foundation
 import MicroHTTPD
 import PinSetCore
+import PinSetLogServer
 import TransparencyLog
 
 /// The transparency log's routes (PROTOCOL §7): the C2SP tlog-tiles files, the documents' proofs, and the

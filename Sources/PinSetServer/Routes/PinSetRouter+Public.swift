@@ -1,6 +1,8 @@
 import MicroHTTPD
 import PinSetAdminAPI
 import PinSetCore
+import PinSetLogServer
+import PinSetStorage
 
 /// The public routes' handlers (PROTOCOL §3, §6): no token.
 extension PinSetRouter {

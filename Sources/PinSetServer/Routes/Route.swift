@@ -1,4 +1,5 @@
 import MicroHTTPD
+import PinSetAdminAPI
 
 /// One HTTP route the server answers: a method, a path template with `{name}` placeholders, the right a caller
 /// needs, and what answers it. ``RouteTable/all`` lists every one; nothing else matches paths.

@@ -1,5 +1,7 @@
 import MicroHTTPD
+import PinSetAdminAPI
 import PinSetCore
+import PinSetStorage
 
 /// A request matched to its ``Route``, as its handler sees it: the placeholders' values and the caller, found
 /// once per request.

@@ -1,5 +1,6 @@
 import Foundation
 import PinSetCore
+import PinSetStorage
 
 /// What the service knows of its clock against the documents it stored.
 struct ClockState: Sendable {

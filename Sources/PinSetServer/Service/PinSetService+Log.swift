@@ -1,6 +1,8 @@
 import Foundation
 internal import GRDB
 import PinSetCore
+import PinSetLogServer
+import PinSetStorage
 
 extension PinSetService {
     /// How long a write waits for the checkpoint that includes it before it is answered `503` (it stays

@@ -1,6 +1,8 @@
 import Foundation
 internal import GRDB
 import PinSetCore
+import PinSetLogServer
+import PinSetStorage
 
 extension PinSetService {
     /// Signs `set` with the active key: returns the document and the payload JSON it carries.
@@ -58,7 +60,7 @@ extension PinSetService {
     /// ahead) are re-signed too, with the current time. When the clock is more than the document lifetime ahead of
     /// the newest document, nothing is re-signed (logged at `critical`, at most hourly) unless
     /// ``ServiceConfiguration/trustClock``.
-    public func resignDue(keeping: Set<String> = []) throws(ServiceError) -> Int {
+    package func resignDue(keeping: Set<String> = []) throws(ServiceError) -> Int {
         let threshold = configuration.effectiveResignAfter
         let kid = signingKey.kid
         let now = clock()

@@ -4,7 +4,9 @@ import Logging
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import PinSetLogServer
 import PinSetSigning
+import PinSetStorage
 
 /// The pin set service: validates writes, versions and signs sets, stores them durably and publishes each
 /// new document, in commit order, through the `publish` callback.
@@ -12,11 +14,11 @@ import PinSetSigning
 /// Every write runs alone on the database's writer connection, in one transaction, and calls `publish` after
 /// COMMIT and before the next write starts. A write that changes nothing still makes a new version (simple and
 /// honest: every acknowledged write is in the history). Reads run concurrently on reader connections.
-public final class PinSetService: Sendable {
+package final class PinSetService: Sendable {
     let store: PinDatabase
     let signingKey: any DocumentSigner
     /// The configuration the service was created with (the HTTP layer reads `refreshInterval` from it).
-    public let configuration: ServiceConfiguration
+    package let configuration: ServiceConfiguration
     let clock: @Sendable () -> Date
     let publish: @Sendable (PublishedDocument) -> Void
     /// The transparency log's publisher (PROTOCOL §7), `nil` when the server keeps no log.
@@ -34,7 +36,7 @@ public final class PinSetService: Sendable {
     ///   - logger: where the service logs; default a logger labelled `pinset.service`.
     ///   - publish: called with every newly signed document, after it is committed, in commit order, from the
     ///     writing thread. It must be quick and must not call back into the service's write methods.
-    public convenience init(
+    package convenience init(
         store: PinDatabase, signingKey: any DocumentSigner, configuration: ServiceConfiguration,
         clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "pinset.service"),
         publish: @escaping @Sendable (PublishedDocument) -> Void
@@ -69,12 +71,12 @@ public final class PinSetService: Sendable {
     }
 
     /// Every host (retired ones included, with 0 pins), by name.
-    public func hosts() throws(ServiceError) -> [HostSummary] {
+    package func hosts() throws(ServiceError) -> [HostSummary] {
         try store.read { db in try HostRecords.summaries(db) }
     }
 
     /// The current set of `host`. 400 for a malformed host, 404 for an unknown one.
-    public func detail(host: String) throws(ServiceError) -> HostDetail {
+    package func detail(host: String) throws(ServiceError) -> HostDetail {
         let name = try Self.normalize(host)
         guard let state = try store.read({ db in try HostRecords.fetch(db, name: name) }) else {
             throw Self.unknownHost(name)
@@ -83,7 +85,7 @@ public final class PinSetService: Sendable {
     }
 
     /// Every version of `host`, newest first. 400 for a malformed host, 404 for an unknown one.
-    public func history(host: String) throws(ServiceError) -> [HistoryEntry] {
+    package func history(host: String) throws(ServiceError) -> [HistoryEntry] {
         let name = try Self.normalize(host)
         guard let entries = try store.read({ db in try HostRecords.history(db, name: name) }) else {
             throw Self.unknownHost(name)
@@ -93,7 +95,7 @@ public final class PinSetService: Sendable {
 
     /// Every key the server signs or has signed with, read from the database, oldest first.
     /// If the database fails, logs it and answers the active key alone.
-    public func keySet() -> JWKSet {
+    package func keySet() -> JWKSet {
         do {
             let keys = try store.read { db in try SigningKeyTable.all(db) }
             return JWKSet(keys: keys.map { Ed25519JWK(publicKey: $0.publicKey, kid: $0.kid) })

@@ -2,17 +2,17 @@ import Foundation
 import PinSetProbe
 
 /// How the pin set service signs and publishes documents. Every field has a default.
-public struct ServiceConfiguration: Sendable {
+package struct ServiceConfiguration: Sendable {
     /// How long a signed document stays valid (`expiresAt - issuedAt`). Default 14 days.
-    public var documentLifetime: TimeInterval
+    package var documentLifetime: TimeInterval
     /// How often clients should refetch; the `max-age` of `Cache-Control`. Default 1 hour.
-    public var refreshInterval: TimeInterval
+    package var refreshInterval: TimeInterval
     /// Re-sign a document once it is this old. `nil` (the default) means half of ``documentLifetime``.
-    public var resignAfter: TimeInterval?
+    package var resignAfter: TimeInterval?
     /// The `reportUri` put into sets whose write gives none. Default `nil` (no report URI).
-    public var defaultReportURI: String?
+    package var defaultReportURI: String?
     /// Pre-flight checks of writes and the host monitor (issue 14). Default: both off.
-    public var probes = ProbeConfiguration()
+    package var probes = ProbeConfiguration()
     /// The clock skew clients allow (PROTOCOL §5 step 5): a document whose `issuedAt` is further than this ahead
     /// of the server's clock (signed while the clock was ahead) is re-signed at once. Default 300 seconds.
     package var clockSkew: TimeInterval = 300
@@ -23,7 +23,7 @@ public struct ServiceConfiguration: Sendable {
     package var trustClock = false
 
     /// Creates a configuration; every parameter has the default documented on its property.
-    public init(
+    package init(
         documentLifetime: TimeInterval = 14 * 86_400, refreshInterval: TimeInterval = 3_600,
         resignAfter: TimeInterval? = nil, defaultReportURI: String? = nil
     ) {
@@ -34,5 +34,5 @@ public struct ServiceConfiguration: Sendable {
     }
 
     /// The age after which a document is re-signed: ``resignAfter`` or half of ``documentLifetime``.
-    public var effectiveResignAfter: TimeInterval { resignAfter ?? documentLifetime / 2 }
+    package var effectiveResignAfter: TimeInterval { resignAfter ?? documentLifetime / 2 }
 }

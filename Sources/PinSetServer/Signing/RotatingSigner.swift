@@ -7,7 +7,7 @@ import PinSetSigning
 ///
 /// Switched only inside the database's serialized writer section, where every document is signed, so no write
 /// signs half with one key and half with the other.
-public final class RotatingSigner: DocumentSigner {
+package final class RotatingSigner: DocumentSigner {
     private struct Keys {
         var active: any DocumentSigner
         var next: (any DocumentSigner)?
@@ -16,21 +16,21 @@ public final class RotatingSigner: DocumentSigner {
     private let keys: Locked<Keys>
 
     /// Signs with `current`; `next` waits for the trust document that names it.
-    public init(current: any DocumentSigner, next: any DocumentSigner) {
+    package init(current: any DocumentSigner, next: any DocumentSigner) {
         keys = Locked(Keys(active: current, next: next))
     }
 
     /// The active key's raw public key.
-    public var publicKey: [UInt8] { keys.withLock { $0.active.publicKey } }
+    package var publicKey: [UInt8] { keys.withLock { $0.active.publicKey } }
 
     /// The active key's `kid`.
-    public var kid: String { keys.withLock { $0.active.kid } }
+    package var kid: String { keys.withLock { $0.active.kid } }
 
     /// The next key's `kid`, `nil` once it is active.
-    public var nextKid: String? { keys.withLock { $0.next?.kid } }
+    package var nextKid: String? { keys.withLock { $0.next?.kid } }
 
     /// Signs with the active key.
-    public func sign(_ message: [UInt8]) throws -> [UInt8] {
+    package func sign(_ message: [UInt8]) throws -> [UInt8] {
         try keys.withLock { $0.active }.sign(message)
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 internal import GRDB
 import PinSetCore
+import PinSetLogServer
 import PinSetSigning
+import PinSetStorage
 
 extension PinSetService {
     /// The planned rotation's half in the pin sets (PROTOCOL §6.3), in the caller's transaction, which has just

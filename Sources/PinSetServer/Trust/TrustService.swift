@@ -3,15 +3,17 @@ internal import GRDB
 import Locking
 import Logging
 import PinSetCore
+import PinSetLogServer
 import PinSetOpenSSL
+import PinSetStorage
 
 /// Trust documents on the server (PROTOCOL §6.3): checks a pushed document against the version before it (or
 /// the root keys given at start-up), stores it durably, and serves every version from memory.
 ///
 /// The server never holds a root private key: documents are signed offline (`pinset trust sign`) and pushed.
-public final class TrustService: Sendable {
+package final class TrustService: Sendable {
     /// Whether the server's signing key is listed by the newest stored trust document.
-    public enum Delegation: String, Sendable {
+    package enum Delegation: String, Sendable {
         /// No root keys given and no trust document stored: the server works as without §6.
         case notConfigured
         /// Root keys given, but no trust document pushed yet.
@@ -24,29 +26,29 @@ public final class TrustService: Sendable {
     }
 
     /// What a successful push stored.
-    public struct PushOutcome: Encodable, Sendable {
+    package struct PushOutcome: Encodable, Sendable {
         /// The version now newest.
-        public let version: Int
+        package let version: Int
         /// The `kid`s of the root keys that signed it.
-        public let signers: [String]
+        package let signers: [String]
         /// The `kid`s of the signing keys it delegates.
-        public let signingKeys: [String]
+        package let signingKeys: [String]
         /// The name of the admin token that pushed it.
-        public let tokenName: String
+        package let tokenName: String
         /// After a planned rotation (PROTOCOL §6.3, `--next-key`): the `kid` the server signs with from now on;
         /// absent otherwise.
-        public var rotatedTo: String? = nil
+        package var rotatedTo: String? = nil
         /// After a planned rotation: how many host documents were re-signed with the new key before the answer.
-        public var resigned: Int? = nil
+        package var resigned: Int? = nil
         /// After a planned rotation: what the operator must do next (restart with the new key as `--key`).
-        public var note: String? = nil
+        package var note: String? = nil
     }
 
     let store: PinDatabase
     /// The root keys given at start-up (version 0), or `nil` when none were.
     let roots: TrustAnchor?
     /// The `kid` of the key the server signs with now.
-    public var signingKid: String { rotation?.signer.kid ?? startKid }
+    package var signingKid: String { rotation?.signer.kid ?? startKid }
     private let startKid: String
     /// The service and the signer with its next key, when the server was started with `--next-key`.
     let rotation: (service: PinSetService, signer: RotatingSigner)?
@@ -68,7 +70,7 @@ public final class TrustService: Sendable {
     ///   - signingKid: the `kid` of the key the server signs with now.
     ///   - refreshInterval: the `max-age` of `GET /trust`.
     /// - Throws: 400 when the threshold is out of range; 500 when the database fails.
-    public convenience init(
+    package convenience init(
         store: PinDatabase, rootKeys: [[UInt8]], rootThreshold: Int, signingKid: String, refreshInterval: TimeInterval,
         clock: @escaping @Sendable () -> Date = Date.init
     ) throws(ServiceError) {
@@ -106,7 +108,7 @@ public final class TrustService: Sendable {
     }
 
     /// Whether the server's key is delegated by the newest stored trust document.
-    public func delegation() throws(ServiceError) -> Delegation {
+    package func delegation() throws(ServiceError) -> Delegation {
         guard let newest = try store.read({ db in try TrustTable.newest(db) }) else {
             return roots == nil ? .notConfigured : .noTrustDocument
         }
@@ -121,7 +123,7 @@ public final class TrustService: Sendable {
     /// with a new key before its trust document is pushed). Re-signing such a document with the server's key
     /// would turn one every root-key client accepts into one they all refuse. Empty otherwise (and on a read
     /// error: then the re-signer works as without §6).
-    public func keysNotToReplace() -> Set<String> {
+    package func keysNotToReplace() -> Set<String> {
         guard let newest = try? store.read({ db in try TrustTable.newest(db) }),
             case .success(let verified) = TrustRules.verifySelfSigned(newest.body, crypto: crypto),
             verified.signingKeys[signingKid] == nil
@@ -138,7 +140,7 @@ public final class TrustService: Sendable {
     /// document with it, and it answers once those documents are served (re-signed documents first, then the
     /// trust document, so a client that fetches the new trust document then a pin set gets one that verifies).
     /// - Throws: 400 malformed; 409 no root keys and nothing stored; 422 with ``ServiceError/trustRule``.
-    public func push(_ bytes: [UInt8], tokenName: String) throws(ServiceError) -> PushOutcome {
+    package func push(_ bytes: [UInt8], tokenName: String) throws(ServiceError) -> PushOutcome {
         try Self.refuseRepeatedMembers(bytes)
         let index = self.index
         let (outcome, tickets): (PushOutcome, [LogPublisher.Ticket]) = try store.serializedWrite { db in

@@ -3,6 +3,7 @@ internal import GRDB
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import PinSetStorage
 
 /// The active tokens' hashes, kept in memory for ``PinSetService/authenticate(bearer:)``.
 struct TokenCache: Sendable {
@@ -24,31 +25,31 @@ extension PinSetService {
     /// - Throws: 400 for a name that is empty, over 64 characters or not `[A-Za-z0-9._@-]`; 409 when a non-revoked
     ///   token already has the name.
     ///   `scope` limits its role and hosts; default ``TokenScope/full``.
-    public func createToken(name: String, scope: TokenScope = .full) throws(ServiceError) -> String {
+    package func createToken(name: String, scope: TokenScope = .full) throws(ServiceError) -> String {
         let token = try AdminTokens(store: store).create(name: name, scope: scope, now: clock())
         try reloadTokens()
         return token
     }
 
     /// Every token ever created (names and dates only), oldest first.
-    public func listTokens() throws(ServiceError) -> [TokenInfo] {
+    package func listTokens() throws(ServiceError) -> [TokenInfo] {
         try AdminTokens(store: store).list()
     }
 
     /// Revokes the active token named `name`; 404 if there is none. Takes effect at once in this process.
-    public func revokeToken(name: String) throws(ServiceError) {
+    package func revokeToken(name: String) throws(ServiceError) {
         defer { try? reloadTokens() }
         try AdminTokens(store: store).revoke(name: name, now: clock())
     }
 
     /// The name of the active token `token`, or `nil`. Hashes the token with SHA-256 and compares the hash in
     /// constant time with every active hash (no early exit). Never logs the token.
-    public func authenticate(bearer token: String) -> String? {
+    package func authenticate(bearer token: String) -> String? {
         caller(bearer: token)?.name
     }
 
     /// The active token `token` with its scope, or `nil`, checked as ``authenticate(bearer:)`` does.
-    public func caller(bearer token: String) -> AdminCaller? {
+    package func caller(bearer token: String) -> AdminCaller? {
         guard !token.isEmpty, token.utf8.count <= 512 else { return nil }
         let stale = tokenCache.withLock { ProcessInfo.processInfo.systemUptime - $0.loadedAt > Self.tokenCacheLifetime }
         if stale {
@@ -69,17 +70,6 @@ extension PinSetService {
         tokenCache.withLock {
             $0.entries = entries
             $0.loadedAt = ProcessInfo.processInfo.systemUptime
-        }
-    }
-
-    static func checkTokenName(_ name: String) throws(ServiceError) {
-        let allowed = name.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                || byte == 0x2E || byte == 0x5F || byte == 0x40 || byte == 0x2D
-        }
-        guard !name.isEmpty, name.utf8.count <= 64, allowed else {
-            throw ServiceError(
-                .badRequest, "a token name is 1 to 64 characters of letters, digits, '.', '_', '@' or '-'")
         }
     }
 }

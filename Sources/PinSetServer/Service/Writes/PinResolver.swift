@@ -2,6 +2,7 @@ import Foundation
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import PinSetStorage
 
 /// Turns the pins of a write request into protocol pins, deriving hashes from certificates with OpenSSL.
 enum PinResolver {

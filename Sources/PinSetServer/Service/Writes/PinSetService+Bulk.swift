@@ -2,6 +2,7 @@ import Foundation
 internal import GRDB
 import PinSetAdminAPI
 import PinSetCore
+import PinSetStorage
 
 extension PinSetService {
     /// Replaces the whole set of every host in `sets` (creating hosts as needed) in ONE transaction: the same
@@ -10,7 +11,7 @@ extension PinSetService {
     /// Meant for bulk loading (the hidden `pinset seed` bench command): one durable commit per call instead of
     /// one per host. Either every host is written or none is (the first error rolls the batch back and is
     /// thrown). Documents are published after COMMIT, in order.
-    public func replaceMany(_ sets: [(host: String, request: SetRequest)], tokenName: String) throws(ServiceError)
+    package func replaceMany(_ sets: [(host: String, request: SetRequest)], tokenName: String) throws(ServiceError)
         -> [WriteOutcome]
     {
         var prepared: [(host: String, pins: [Pin], request: SetRequest)] = []

@@ -2,6 +2,7 @@ import Foundation
 import PinSetAdminAPI
 import PinSetCore
 import PinSetProbe
+import PinSetStorage
 
 /// A write's plan as the pre-flight check passed it.
 struct CheckedPlan: Sendable {

@@ -3,6 +3,7 @@ internal import GRDB
 import PinSetAdminAPI
 import PinSetCore
 import PinSetProbe
+import PinSetStorage
 
 extension PinSetService {
     /// What a write wants the new set to be.
@@ -18,7 +19,7 @@ extension PinSetService {
     /// Replaces the whole set of `host`, creating the host if needed (`created` is then `true`, as it is when
     /// the host had been retired). A `reportUri` of `nil` takes ``ServiceConfiguration/defaultReportURI``.
     /// `If-Match` on a host that does not exist gives 412.
-    public func replace(host: String, request: SetRequest, ifMatch: String?, tokenName: String) throws(ServiceError)
+    package func replace(host: String, request: SetRequest, ifMatch: String?, tokenName: String) throws(ServiceError)
         -> WriteOutcome
     {
         try execute(
@@ -26,7 +27,7 @@ extension PinSetService {
     }
 
     /// Appends pins to the set of an existing host (404 otherwise). Policy fields stay as they are.
-    public func addPins(host: String, request: PinsRequest, ifMatch: String?, tokenName: String) throws(ServiceError)
+    package func addPins(host: String, request: PinsRequest, ifMatch: String?, tokenName: String) throws(ServiceError)
         -> WriteOutcome
     {
         try execute(
@@ -37,7 +38,7 @@ extension PinSetService {
     /// the standard base64 every answer carries) from an existing host. 400 if it is not 32 bytes of either,
     /// 404 for an unknown host or pin, 422 if what is left breaks a safety rule (remove from an enforcing set
     /// only while a backup pin and another pin remain). `force` overrides the pre-flight check.
-    public func removePin(
+    package func removePin(
         host: String, sha256URL: String, ifMatch: String?, tokenName: String, force: Bool = false
     ) throws(ServiceError) -> WriteOutcome {
         let name = try Self.normalize(host)
@@ -61,7 +62,7 @@ extension PinSetService {
 
     /// Retires an existing host: the next version has no pins and `enforce: false`, so clients stop pinning it.
     /// The host keeps its version counter; a later `PUT` re-creates it at the following version.
-    public func retire(host: String, ifMatch: String?, tokenName: String) throws(ServiceError) -> WriteOutcome {
+    package func retire(host: String, ifMatch: String?, tokenName: String) throws(ServiceError) -> WriteOutcome {
         try execute(WriteCommand(host: Self.normalize(host), change: .retire, ifMatch: ifMatch, tokenName: tokenName))
     }
 

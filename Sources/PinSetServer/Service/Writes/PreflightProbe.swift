@@ -1,5 +1,6 @@
 import PinSetAdminAPI
 import PinSetCore
+import PinSetStorage
 
 /// What the probe of a write's host found, taken before the write's transaction.
 struct PreflightProbe: Sendable {
