@@ -4,8 +4,8 @@ package import GRDB
 import Locking
 import Logging
 import PinSetCore
-import ReadCache
 import PinSetStorage
+import ReadCache
 import TransparencyLog
 
 /// Puts logged documents on the read path once a signed checkpoint includes them (PROTOCOL §7.3), on one thread

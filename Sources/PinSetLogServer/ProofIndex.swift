@@ -1,8 +1,8 @@
 import Locking
 import MicroHTTPD
 import PinSetCore
-import ReadCache
 import PinSetStorage
+import ReadCache
 import TransparencyLog
 
 /// The document a served proof is for: a host's current pin document or one trust document.

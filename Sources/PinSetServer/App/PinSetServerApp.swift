@@ -7,8 +7,8 @@ import PinSetCore
 import PinSetLogServer
 import PinSetOpenSSL
 import PinSetSigning
-import ReadCache
 import PinSetStorage
+import ReadCache
 import TransparencyLog
 
 /// A running pin server: the database, the signing key, the in-memory snapshot, the HTTP listener and the

@@ -1,6 +1,6 @@
 import MicroHTTPD
-import ReadCache
 import PinSetStorage
+import ReadCache
 
 /// The admin console (issue 15): `GET /console` and `GET /console/{asset}`, served from memory.
 ///

@@ -1,8 +1,8 @@
 import Locking
 import MicroHTTPD
 import OpenSSLCrypto
-import ReadCache
 import PinSetStorage
+import ReadCache
 
 /// The read path's view of every host's current document, with the `200` and `304` responses made from
 /// bytes signed at write time.

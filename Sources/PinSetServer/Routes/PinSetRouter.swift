@@ -3,9 +3,9 @@ import Logging
 import MicroHTTPD
 import PinSetAdminAPI
 import PinSetCore
-import ReadCache
 import PinSetLogServer
 import PinSetStorage
+import ReadCache
 
 /// Sends each request to the right place: `GET /pins/{host}` to the in-memory snapshot, the other public
 /// routes to small handlers, and `/admin/` to the service after checking the bearer token.

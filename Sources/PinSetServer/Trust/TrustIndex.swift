@@ -1,7 +1,7 @@
 import Locking
 import PinSetCore
-import ReadCache
 import PinSetStorage
+import ReadCache
 
 /// The trust documents as served: `GET /trust` (the newest, with the refresh `max-age`) and `GET /trust/{version}`
 /// (immutable, long `max-age`), each a ``CachedResource`` (one copy of the body, the 200 and 304 built once,

@@ -11,7 +11,8 @@ package final class QuickCheck: Sendable {
     package init() {}
 
     /// Records the check's outcome, how long it took and the CPU its thread spent.
-    package func finish(_ outcome: Result<[String], ServiceError>, seconds: TimeInterval, cpuSeconds: TimeInterval = 0) {
+    package func finish(_ outcome: Result<[String], ServiceError>, seconds: TimeInterval, cpuSeconds: TimeInterval = 0)
+    {
         result.withLock { $0 = (outcome, seconds) }
         cpu.withLock { $0 = cpuSeconds }
         done.signal()
