@@ -37,7 +37,8 @@ if mode == "pinset":
     db.execute("INSERT INTO adminToken (name, hash, createdAt) VALUES ('bench', ?, 0)", (os.urandom(32),))
     db.execute("INSERT INTO host (id, name, version, includeSubdomains, enforce, createdAt, updatedAt) "
                "VALUES (1, ?, 1, 0, 1, 0, 0)", (host,))
-    db.execute("INSERT INTO document VALUES (1, 1, ?, '\"e1\"', 'kid', 0, 0)", (doc,))
+    db.execute("INSERT INTO document (hostId, version, body, etag, kid, issuedAt, expiresAt) "
+               "VALUES (1, 1, ?, '\"e1\"', 'kid', 0, 0)", (doc,))
     start = time.perf_counter()
     for v in range(2, n + 2):
         a, b = pins[2 * v - 4], pins[2 * v - 3]
