@@ -7,6 +7,8 @@ extension PinTrustManager {
         case decided(TrustDecision)
         case mismatch(CompiledPolicy, notedHost: String)
         case needHashes(CompiledPolicy, notedHost: String)
+        /// Documents deferred at launch must be installed first (``PinTrustManager/resolveDeferred(hosts:)``).
+        case deferred
     }
 
     /// Evaluates a presented (and already standard-validated) chain for `host` at `now` (PROTOCOL §5).
@@ -34,21 +36,16 @@ extension PinTrustManager {
             if let decision = debugOverride(chain: chain, host: host) { return decision }
         #endif
         let time = now.timeIntervalSinceReferenceDate
-        // `nil` when documents deferred at launch for `host` or a parent must be installed before deciding.
-        let passed: Pass? = state.withLock { state in
-            if !state.deferred.isEmpty, Self.hasDeferred(state.deferred, covering: host) { return nil }
+        let first = state.withLock { state -> Pass in
+            // Documents deferred at launch for `host` or a parent are installed before deciding.
+            if !state.deferred.isEmpty, Self.hasDeferred(state.deferred, covering: host) { return .deferred }
             return Self.firstPass(&state, chain: chain, host: host, now: time, options: options)
         }
-        let first: Pass
-        if let passed {
-            first = passed
-        } else {
-            resolveDeferred(hosts: Self.lookupChain(host))
-            first = state.withLock { state in
-                Self.firstPass(&state, chain: chain, host: host, now: time, options: options)
-            }
-        }
         switch first {
+        case .deferred:
+            // Once: installing removes the host's (and its parents') deferred documents.
+            resolveDeferred(hosts: Self.lookupChain(host))
+            return evaluate(chain: chain, host: host, now: now, notify: notify)
         case .decided(let decision):
             if case .setMissing(let missing, false) = decision, notify { announceMissing(missing) }
             return decision
