@@ -1086,6 +1086,19 @@ def is_package_target(module: str) -> bool:
     return (ROOT / "Sources" / module).is_dir() or (ROOT / "Tests" / module).is_dir()
 
 
+
+def client_compile_context():
+    """The toolchain, the debug build's bin folder, PinSetClient's target build and the `-I` flags that reach its
+    dependency modules: what a script needs to compile a file against PinSetClient (apple_stub_check.py,
+    client_docs_test.py)."""
+    tc = find_toolchain()
+    bin_dir = find_bin_dir(tc, None)
+    builds = load_target_builds(bin_dir, ["PinSetClient"])
+    client = builds["PinSetClient"]
+    deps, _ = dependency_modules(bin_dir, builds)
+    includes = next((inc for name, _, inc in deps if name == "PinSetClient"), [client.import_path])
+    return tc, bin_dir, client, [flag for d in includes for flag in ("-I", d)]
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--targets", nargs="*", default=None, help="targets of Package.swift to audit")

@@ -39,13 +39,7 @@ def check(ok: bool, what: str, detail: str = "") -> None:
 
 
 def main() -> int:
-    tc = aa.find_toolchain()
-    bin_dir = aa.find_bin_dir(tc, None)
-    builds = aa.load_target_builds(bin_dir, ["PinSetClient"])
-    client = builds["PinSetClient"]
-    deps, _ = aa.dependency_modules(bin_dir, builds)
-    includes = next((inc for name, _, inc in deps if name == "PinSetClient"), [client.import_path])
-    include_flags = [flag for d in includes for flag in ("-I", d)]
+    tc, bin_dir, client, include_flags = aa.client_compile_context()
     with tempfile.TemporaryDirectory(prefix="pinset-client-docs.") as tmp:
         work = Path(tmp)
         # 1. Release: no DEBUG.
