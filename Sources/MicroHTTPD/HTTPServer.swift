@@ -57,9 +57,10 @@ public final class HTTPServer: @unchecked Sendable {
         let log = unsafeBitCast(MHDCallbacks.log, to: OpaquePointer.self)
 
         let started: OpaquePointer? = withUnsafePointer(to: &address.storage) { sockaddrPointer in
-            let options: [any CVarArg] = [
+            // The logger comes first: libmicrohttpd sends messages about the options before it to stderr.
+            var options: [any CVarArg] = [
+                MHD_OPTION.EXTERNAL_LOGGER.rawValue, log, clsArg,
                 MHD_OPTION.SOCK_ADDR.rawValue, OpaquePointer(sockaddrPointer),
-                MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(c.threads),
                 MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(c.connectionLimit),
                 MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue, UInt32(c.perAddressConnectionLimit),
                 MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(c.idleTimeoutSeconds),
@@ -67,9 +68,10 @@ public final class HTTPServer: @unchecked Sendable {
                 MHD_OPTION.NOTIFY_COMPLETED.rawValue, completed, clsArg,
                 MHD_OPTION.NOTIFY_CONNECTION.rawValue, connectionEvent, clsArg,
                 MHD_OPTION.UNESCAPE_CALLBACK.rawValue, unescape, clsArg,
-                MHD_OPTION.EXTERNAL_LOGGER.rawValue, log, clsArg,
-                MHD_OPTION.END.rawValue,
             ]
+            // One thread is the daemon's own: a pool of one is refused with a warning.
+            if c.threads > 1 { options += [MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(c.threads)] }
+            options.append(MHD_OPTION.END.rawValue)
             return withVaList(options) { args in
                 MHD_start_daemon_va(
                     UInt32(flags), c.port, MHDCallbacks.acceptPolicy, cls, MHDCallbacks.access, cls, args)
