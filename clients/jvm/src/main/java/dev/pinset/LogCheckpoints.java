@@ -162,25 +162,30 @@ final class LogCheckpoints {
     SignedNote checkBundled(String host, byte[] document, LogProof proof, LogPolicy given) throws DocumentRejection {
         TrustState keys = trust != null ? trust.current() : null;
         LogProofVerifier verifier = new LogProofVerifier(given.withLogKeysOf(keys), ed25519);
-        VerifiedCheckpoint verified;
+        Checkpoint checkpoint;
         try {
-            verified = verifier.verify(document, proof);
+            checkpoint = Checkpoint.parse(proof.checkpoint().text());
         } catch (LogError e) {
             throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "the bundled proof: " + e.getMessage());
         }
-        String origin = verified.checkpoint().origin();
+        String origin = checkpoint.origin();
         if (signedOnlyByForkedKeys(proof.checkpoint(), origin, verifier)) {
             throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "the bundled proof: the log key of " + origin
                     + " signed a fork: no document under it is accepted until a trust document names another log key");
         }
+        // Offline there are no tiles: step 3 only against a largest checkpoint of the same size (two roots of one size
+        // are a fork by themselves, which needs no quorum); a bundled proof never becomes the largest.
         VerifiedCheckpoint held = largest(origin);
-        if (held != null && held.checkpoint().size() == verified.checkpoint().size()
-                && !Arrays.equals(held.checkpoint().rootHash(), verified.checkpoint().rootHash())) {
-            LogDecision fork = LogDecision.fork(held.note(), proof.checkpoint(), Collections.<byte[]>emptyList());
-            recordFork(fork.kept(), fork.refused(), verifier);
-            forkSeen.accept("/pins/" + host, fork);
+        boolean sameSize = held != null && held.checkpoint().size() == checkpoint.size();
+        LogDecision decision = verifier.decide(document, proof, sameSize ? held : null, Collections.<byte[]>emptyList());
+        if (decision.kind() == LogDecision.Kind.FORK) {
+            recordFork(decision.kept(), decision.refused(), verifier);
+            forkSeen.accept("/pins/" + host, decision);
             throw new DocumentRejection(DocumentRejection.Code.LOG_FORK, "the bundled proof's checkpoint has the size of"
                     + " the largest accepted but another root: the log forked");
+        }
+        if (decision.kind() == LogDecision.Kind.REFUSED) {
+            throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "the bundled proof: " + decision.error().getMessage());
         }
         return proof.checkpoint();
     }
