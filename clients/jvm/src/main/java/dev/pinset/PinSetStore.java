@@ -202,7 +202,8 @@ public final class PinSetStore {
 
     /**
      * {@link #installBundledDocuments(File)} under a C2SP tlog-policy (PROTOCOL §7.4): each document also needs its
-     * tlog-proof in {@code DIR/proofs/<host>} (as {@code GET /pins/<host>/proof} serves it), checked by steps 1–2
+     * tlog-proof in {@code DIR/proofs/<host>} or {@code DIR/proof/pins/<host>} (where {@code pinset export --log-from}
+     * writes it; the bytes {@code GET /pins/<host>/proof} serves), checked by steps 1–2
      * (inclusion, the log's signature, the quorum; the trust document's {@code logKeys} count as log keys). Offline
      * there are no tiles, so step 3 waits for the first fetch; a bundled proof never becomes the largest checkpoint.
      * A missing or failing proof refuses the document with {@code notLogged}, as in the Swift client.
@@ -234,7 +235,9 @@ public final class PinSetStore {
             byte[] bytes = PinStorage.read(file);
             if (bytes == null) continue;
             try {
+                // proofs/<host>, or where `pinset export --log-from` writes it (PROTOCOL §7.3's mirror file name).
                 File proof = new File(new File(directory, "proofs"), name);
+                if (!proof.isFile()) proof = new File(new File(new File(directory, "proof"), "pins"), name);
                 byte[] proofBytes = proof.length() > MAX_PROOF_BYTES ? null : PinStorage.read(proof);
                 outcomes.put(name, installBundled(name, bytes, proofBytes, "proofs/" + name, logPolicy));
             } catch (DocumentRejection rejection) {

@@ -266,16 +266,15 @@ class LogEndToEndTest {
         assertEquals(DocumentRejection.Code.NOT_LOGGED, event.rejection().code(), event.toString());
         assertEquals(LogError.Code.UNKNOWN_ORIGIN, event.logError().code(), event.toString());
 
-        // The same honest set bundled with its proof (what `pinset export` ships) is refused by every bundled path
-        // too (PROTOCOL §7.4, issue 35): its checkpoint is signed by the log key that signed the fork. A store that
-        // knows of no fork installs the same bundle.
+        // The same honest set bundled with its proof, as `pinset export --log-from` writes them (pins/<host>,
+        // proof/pins/<host>), is refused by every bundled path too (PROTOCOL §7.4, issue 35): its checkpoint is signed
+        // by the log key that signed the fork. A store that knows of no fork installs the same bundle.
         File bundle = new File(directory, "bundle");
-        new File(bundle, "pins").mkdirs();
-        new File(bundle, "proofs").mkdirs();
-        byte[] document = get(server.url + "/pins/" + HOST);
-        byte[] proof = get(server.url + "/pins/" + HOST + "/proof");
-        Files.write(new File(bundle, "pins/" + HOST).toPath(), document);
-        Files.write(new File(bundle, "proofs/" + HOST).toPath(), proof);
+        processes.run(PinServerProcess.BINARY, "export", "--db", new File(directory, "pinset.sqlite").getPath(), "--out",
+                bundle.getPath(), "--log-from", server.url);
+        byte[] document = Files.readAllBytes(new File(bundle, "pins/" + HOST).toPath());
+        byte[] proof = Files.readAllBytes(new File(bundle, "proof/pins/" + HOST).toPath());
+        assertArrayEquals(get(server.url + "/pins/" + HOST), document);
         Object outcome = restarted.installBundledDocuments(bundle, policy).get(HOST);
         assertTrue(outcome instanceof DocumentRejection && ((DocumentRejection) outcome).code()
                 == DocumentRejection.Code.NOT_LOGGED, String.valueOf(outcome));
