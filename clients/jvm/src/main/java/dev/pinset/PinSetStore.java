@@ -239,7 +239,8 @@ public final class PinSetStore {
                 File proof = new File(new File(directory, "proofs"), name);
                 if (!proof.isFile()) proof = new File(new File(new File(directory, "proof"), "pins"), name);
                 byte[] proofBytes = proof.length() > MAX_PROOF_BYTES ? null : PinStorage.read(proof);
-                outcomes.put(name, installBundled(name, bytes, proofBytes, "proofs/" + name, logPolicy));
+                String where = proof.getParentFile().getName().equals("proofs") ? "proofs/" + name : "proof/pins/" + name;
+                outcomes.put(name, installBundled(name, bytes, proofBytes, where, logPolicy));
             } catch (DocumentRejection rejection) {
                 outcomes.put(name, rejection);
             }

@@ -191,7 +191,8 @@ public final class PinSetUpdater {
          * ({@link UpdateEvent.Kind#LOG_FORK}, and to the reporter's {@link PinFailureReporter#reportUri()} and the
          * server's {@code /reports}, never a set's {@code reportUri}), and the set in force stays; after a fork no
          * document under that log key is accepted, across restarts, until a trust document names another
-         * {@code logKeys} entry.
+         * {@code logKeys} entry. The store's own install paths (bundled documents) then pass the same checks
+         * ({@link PinSetStore#installBundledDocuments(java.io.File, LogPolicy)}).
          */
         public Builder logPolicy(LogPolicy policy) {
             this.logPolicy = Objects.requireNonNull(policy, "policy");
