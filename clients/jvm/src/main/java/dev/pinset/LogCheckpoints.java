@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -32,6 +33,7 @@ final class LogCheckpoints {
     private final String server;
     private final PinSetTransport transport;
     private final Consumer<IOException> persistenceFailed;
+    private final BiConsumer<String, LogDecision> forkSeen;
     private final Map<String, VerifiedCheckpoint> largest = new HashMap<>();
     /**
      * Log keys that signed both notes of a fork (PROTOCOL §7.4): no document whose checkpoint only they sign is
@@ -44,9 +46,11 @@ final class LogCheckpoints {
      * @param storage where the largest checkpoints are persisted; {@code null} keeps them in memory only
      * @param server the pin server's base URL, where proofs (and, without a URL in the policy, tiles) are fetched
      * @param persistenceFailed told when a larger checkpoint could not be persisted
+     * @param forkSeen told (document path, fork) of a fork that a bundled document's proof showed, to be reported as
+     *     the updater reports the forks it fetches
      */
     LogCheckpoints(LogPolicy policy, Ed25519Verifier ed25519, TrustStore trust, PinStorage storage, String server,
-            PinSetTransport transport, Consumer<IOException> persistenceFailed) {
+            PinSetTransport transport, Consumer<IOException> persistenceFailed, BiConsumer<String, LogDecision> forkSeen) {
         this.policy = policy;
         this.ed25519 = ed25519;
         this.trust = trust;
@@ -54,6 +58,12 @@ final class LogCheckpoints {
         this.server = server;
         this.transport = transport;
         this.persistenceFailed = persistenceFailed;
+        this.forkSeen = forkSeen;
+    }
+
+    /** The policy the updater was configured with. */
+    LogPolicy policy() {
+        return policy;
     }
 
     /** The verifier under {@code state}'s {@code logKeys} (the trust in force when {@code null}). */
@@ -135,6 +145,60 @@ final class LogCheckpoints {
             return new SignedNote[] {SignedNote.parse(NoteText.utf8((String) kept)), SignedNote.parse(NoteText.utf8((String) refused))};
         } catch (Json.ParseException | LogError e) {
             return null;
+        }
+    }
+
+    /**
+     * PROTOCOL §7.4 for a bundled document (offline, no tiles), the same checks as the Swift client's
+     * {@code checkBundled} plus the fork block: steps 1–2 under {@code given} (the trust in force's {@code logKeys}
+     * counting as log keys); refused when its checkpoint is signed only by log keys that signed a fork; and, against
+     * a largest checkpoint of the same size with another root, a fork, recorded and reported like one fetched. A
+     * bundled proof never becomes the largest checkpoint.
+     *
+     * @param host the document's host, for the report's {@code /pins/<host>}
+     * @return the proof's checkpoint
+     * @throws DocumentRejection {@code notLogged} or {@code logFork}; nothing changed but the fork's record
+     */
+    SignedNote checkBundled(String host, byte[] document, LogProof proof, LogPolicy given) throws DocumentRejection {
+        TrustState keys = trust != null ? trust.current() : null;
+        LogProofVerifier verifier = new LogProofVerifier(given.withLogKeysOf(keys), ed25519);
+        Checkpoint checkpoint;
+        try {
+            checkpoint = Checkpoint.parse(proof.checkpoint().text());
+        } catch (LogError e) {
+            throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "the bundled proof: " + e.getMessage());
+        }
+        String origin = checkpoint.origin();
+        if (signedOnlyByForkedKeys(proof.checkpoint(), origin, verifier)) {
+            throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "the bundled proof: the log key of " + origin
+                    + " signed a fork: no document under it is accepted until a trust document names another log key");
+        }
+        // Offline there are no tiles: step 3 only against a largest checkpoint of the same size (two roots of one size
+        // are a fork by themselves, which needs no quorum); a bundled proof never becomes the largest.
+        VerifiedCheckpoint held = largest(origin);
+        boolean sameSize = held != null && held.checkpoint().size() == checkpoint.size();
+        LogDecision decision = verifier.decide(document, proof, sameSize ? held : null, Collections.<byte[]>emptyList());
+        if (decision.kind() == LogDecision.Kind.FORK) {
+            recordFork(decision.kept(), decision.refused(), verifier);
+            forkSeen.accept("/pins/" + host, decision);
+            throw new DocumentRejection(DocumentRejection.Code.LOG_FORK, "the bundled proof's checkpoint has the size of"
+                    + " the largest accepted but another root: the log forked");
+        }
+        if (decision.kind() == LogDecision.Kind.REFUSED) {
+            throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "the bundled proof: " + decision.error().getMessage());
+        }
+        return proof.checkpoint();
+    }
+
+    /**
+     * Whether a document whose proof had {@code checkpoint} would be refused now because its log key signed a fork
+     * (under the policy and the trust in force's {@code logKeys}).
+     */
+    boolean isBlocked(SignedNote checkpoint) {
+        try {
+            return signedOnlyByForkedKeys(checkpoint, Checkpoint.parse(checkpoint.text()).origin(), verifier(null));
+        } catch (LogError e) {
+            return false;
         }
     }
 

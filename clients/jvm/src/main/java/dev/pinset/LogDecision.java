@@ -1,5 +1,9 @@
 package dev.pinset;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
 /**
  * The outcome of PROTOCOL §7.4 for one document and its proof ({@link LogProofVerifier#decide}): accepted (keep
  * {@link #largest()} from now on), refused with a {@link LogError}, or a fork with both signed notes.
@@ -20,26 +24,37 @@ final class LogDecision {
     private final LogError error;
     private final SignedNote kept;
     private final SignedNote refused;
+    private final List<byte[]> proof;
 
-    private LogDecision(Kind kind, VerifiedCheckpoint largest, LogError error, SignedNote kept, SignedNote refused) {
+    private LogDecision(Kind kind, VerifiedCheckpoint largest, LogError error, SignedNote kept, SignedNote refused,
+            List<byte[]> proof) {
         this.kind = kind;
         this.largest = largest;
         this.error = error;
         this.kept = kept;
         this.refused = refused;
+        this.proof = proof;
     }
 
     static LogDecision accepted(VerifiedCheckpoint largest) {
-        return new LogDecision(Kind.ACCEPTED, largest, null, null, null);
+        return new LogDecision(Kind.ACCEPTED, largest, null, null, null, Collections.<byte[]>emptyList());
     }
 
     static LogDecision refused(LogError error) {
-        return new LogDecision(Kind.REFUSED, null, error, null, null);
+        return new LogDecision(Kind.REFUSED, null, error, null, null, Collections.<byte[]>emptyList());
     }
 
-    static LogDecision fork(SignedNote kept, SignedNote refused) {
+    /**
+     * A fork: {@code kept} accepted before, {@code refused} inconsistent with it, and the evidence beside the notes
+     * (PROTOCOL §7.4): across sizes the consistency proof from the smaller tree to the larger that fails ({@code proof},
+     * RFC 6962 order), of the same size none (two roots of one size prove it alone).
+     */
+    static LogDecision fork(SignedNote kept, SignedNote refused, List<byte[]> proof) {
+        List<byte[]> copy = new ArrayList<>();
+        for (byte[] hash : proof) copy.add(hash.clone());
         return new LogDecision(Kind.FORK, null, new LogError(LogError.Code.INCONSISTENT,
-                "the log forked: the new checkpoint is inconsistent with the largest one accepted before"), kept, refused);
+                "the log forked: the new checkpoint is inconsistent with the largest one accepted before"), kept, refused,
+                Collections.unmodifiableList(copy));
     }
 
     /** The outcome. */
@@ -65,6 +80,14 @@ final class LogDecision {
     /** For {@link Kind#FORK}: the new checkpoint, refused. */
     public SignedNote refused() {
         return refused;
+    }
+
+    /**
+     * For {@link Kind#FORK}: the consistency proof from the smaller checkpoint to the larger that fails (32-byte
+     * hashes, RFC 6962 order); empty when both have one size. Empty for the other kinds.
+     */
+    public List<byte[]> proof() {
+        return proof;
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.pinset.internal.MerkleHasher;
 import dev.pinset.internal.Sha256;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -123,10 +124,15 @@ final class LogProofVerifier {
         if (largest != null) {
             Checkpoint fresh = verified.checkpoint();
             Checkpoint held = largest.checkpoint();
-            if (!fresh.origin().equals(held.origin())) return LogDecision.fork(largest.note(), verified.note());
+            if (!fresh.origin().equals(held.origin())) {
+                return LogDecision.fork(largest.note(), verified.note(), Collections.<byte[]>emptyList());
+            }
             Checkpoint small = fresh.size() <= held.size() ? fresh : held;
             Checkpoint large = small == fresh ? held : fresh;
             boolean prefix;
+            // The evidence of a fork across sizes (PROTOCOL §3, §7.4): the proof from the smaller tree to the larger,
+            // which leads from the tiles' root, not from the smaller checkpoint's. Of one size: none is needed.
+            List<byte[]> consistency = Collections.emptyList();
             if (small.size() == large.size()) {
                 prefix = Arrays.equals(small.rootHash(), large.rootHash());
             } else if (small.size() == 0) {
@@ -134,7 +140,7 @@ final class LogProofVerifier {
             } else {
                 byte[] candidate;
                 try {
-                    List<byte[]> consistency = tiles.consistencyProof(small.size(), large.size());
+                    consistency = tiles.consistencyProof(small.size(), large.size());
                     candidate = tiles.rootHash(small.size());
                     if (!MerkleHasher.verifyConsistency(small.size(), large.size(), candidate, large.rootHash(), consistency)) {
                         return LogDecision.refused(new LogError(LogError.Code.MISSING_HASH, "the tiles do not lead to the "
@@ -147,7 +153,7 @@ final class LogProofVerifier {
                 }
                 prefix = Arrays.equals(candidate, small.rootHash());
             }
-            if (!prefix) return LogDecision.fork(largest.note(), verified.note());
+            if (!prefix) return LogDecision.fork(largest.note(), verified.note(), consistency);
             kept = held.size() >= fresh.size() ? largest : verified;
         }
         try {
@@ -177,7 +183,11 @@ final class LogProofVerifier {
         }
         VerifiedCheckpoint kept = verified;
         if (largest != null) {
-            if (!areConsistent(verified, largest, consistencyProof)) return LogDecision.fork(largest.note(), verified.note());
+            if (!areConsistent(verified, largest, consistencyProof)) {
+                boolean sameSize = verified.checkpoint().size() == largest.checkpoint().size();
+                return LogDecision.fork(largest.note(), verified.note(),
+                        sameSize ? Collections.<byte[]>emptyList() : consistencyProof);
+            }
             kept = largest.checkpoint().size() >= verified.checkpoint().size() ? largest : verified;
         }
         try {

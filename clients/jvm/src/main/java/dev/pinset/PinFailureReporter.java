@@ -1,5 +1,6 @@
 package dev.pinset;
 
+import dev.pinset.internal.Base64Codec;
 import dev.pinset.internal.Json;
 import dev.pinset.internal.Rfc3339;
 import dev.pinset.internal.HostNames;
@@ -178,8 +179,9 @@ public final class PinFailureReporter {
      * The report of a transparency-log fork (PROTOCOL §7.4) seen on the proof of {@code document}
      * ({@code /pins/<host>} or {@code /trust/<n>}), the Swift client's {@code LogForkReport}:
      * {@code {"pinset-report":"log-fork","date-time","document","log-origin","kept-checkpoint","refused-checkpoint"}}
-     * and PROTOCOL §3's {@code "origin","held","new","proof"} (the same values; {@code proof} empty), both
-     * checkpoints the signed notes as received. Holds no secret.
+     * and PROTOCOL §3's {@code "origin","held","new","proof"} (the same values), both checkpoints the signed notes as
+     * received; {@code proof} is the consistency proof that fails when the sizes differ (standard base64 of each
+     * hash, from the smaller tree to the larger), else empty. Holds no secret.
      */
     static byte[] logForkJson(String document, LogDecision fork) {
         String origin;
@@ -194,8 +196,18 @@ public final class PinFailureReporter {
                 + ",\"refused-checkpoint\":" + Json.quote(new String(fork.refused().bytes(), StandardCharsets.UTF_8))
                 + ",\"origin\":" + Json.quote(origin)
                 + ",\"held\":" + Json.quote(new String(fork.kept().bytes(), StandardCharsets.UTF_8))
-                + ",\"new\":" + Json.quote(new String(fork.refused().bytes(), StandardCharsets.UTF_8)) + ",\"proof\":[]}")
-                .getBytes(StandardCharsets.UTF_8);
+                + ",\"new\":" + Json.quote(new String(fork.refused().bytes(), StandardCharsets.UTF_8))
+                + ",\"proof\":" + proofJson(fork.proof()) + "}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** PROTOCOL §3's {@code proof}: each hash in standard padded base64, in the order given (smaller tree first). */
+    private static String proofJson(List<byte[]> proof) {
+        StringBuilder json = new StringBuilder("[");
+        for (byte[] hash : proof) {
+            if (json.length() > 1) json.append(',');
+            json.append(Json.quote(Base64Codec.encodeStandard(hash)));
+        }
+        return json.append(']').toString();
     }
 
     /**

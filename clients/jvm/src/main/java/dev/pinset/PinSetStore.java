@@ -30,10 +30,13 @@ public final class PinSetStore {
     private static final class Policy {
         final PinSet set;
         final VerifiedDocument document;
+        /** For a bundled document installed with its proof: the proof's checkpoint (the fork block may drop it). */
+        @Nullable final SignedNote bundledCheckpoint;
 
-        Policy(PinSet set, VerifiedDocument document) {
+        Policy(PinSet set, VerifiedDocument document, @Nullable SignedNote bundledCheckpoint) {
             this.set = set;
             this.document = document;
+            this.bundledCheckpoint = bundledCheckpoint;
         }
 
         AcceptedVersion acceptedVersion() {
@@ -88,6 +91,12 @@ public final class PinSetStore {
     /** Digests by certificate: at most {@link #CACHE_CAPACITY} entries, emptied when full (a new chain refills it). */
     private final Map<CertificateKey, Digests> cache = new ConcurrentHashMap<>();
     private static final int CACHE_CAPACITY = 256;
+    /**
+     * The transparency-log state of the updater with a tlog-policy that keeps this store's sets
+     * ({@link PinSetUpdater.Builder#logPolicy}), or {@code null}: with one, every document installed here needs its
+     * proof, and none under a log key that signed a fork is accepted (PROTOCOL §7.4).
+     */
+    @Nullable private volatile LogCheckpoints log;
 
     /**
      * Creates a store with no sets; every document passes through {@code verifier} first. {@code options} are copied:
@@ -108,16 +117,76 @@ public final class PinSetStore {
         return options;
     }
 
-    /** Verifies a freshly fetched document (§5 steps 1–6, rollback against the set in force) and swaps it in. */
+    /**
+     * Verifies a freshly fetched document (§5 steps 1–6, rollback against the set in force) and swaps it in.
+     *
+     * @throws DocumentRejection also {@code notLogged} when an updater with a tlog-policy keeps this store's sets:
+     *     then only the updater, which checks each document's proof (PROTOCOL §7.4), installs fetched documents
+     */
     public VerifiedDocument accept(byte[] bytes, String host, long nowMillis) throws DocumentRejection {
-        String name = HostNames.normalizeLenient(host);
-        return install(verifier.verify(bytes, name, nowMillis, acceptedVersion(name)), name);
+        requireNoLog(host);
+        return acceptLogged(bytes, host, nowMillis);
     }
 
-    /** Installs a document accepted once (persisted) or shipped (bundled): every check but freshness. */
-    public VerifiedDocument installTrusted(byte[] bytes, String host) throws DocumentRejection {
+    /** {@link #accept} for the updater, once the document's proof passed PROTOCOL §7.4. */
+    VerifiedDocument acceptLogged(byte[] bytes, String host, long nowMillis) throws DocumentRejection {
         String name = HostNames.normalizeLenient(host);
-        return install(verifier.verifyIgnoringTime(bytes, name, acceptedVersion(name)), name);
+        return install(verifier.verify(bytes, name, nowMillis, acceptedVersion(name)), name, null);
+    }
+
+    /**
+     * Installs a document accepted once (persisted) or shipped (bundled): every check but freshness.
+     *
+     * @throws DocumentRejection also {@code notLogged} when an updater with a tlog-policy keeps this store's sets: a
+     *     document without its proof is then refused (install a bundled one with its proof:
+     *     {@link #installBundledDocument(String, InputStream, InputStream, LogPolicy)})
+     */
+    public VerifiedDocument installTrusted(byte[] bytes, String host) throws DocumentRejection {
+        requireNoLog(host);
+        return installPersisted(bytes, host);
+    }
+
+    /**
+     * {@link #installTrusted} for the updater's persisted documents: each was accepted with its proof before any fork
+     * was seen after it, so it is the set in force that PROTOCOL §7.4 keeps.
+     */
+    VerifiedDocument installPersisted(byte[] bytes, String host) throws DocumentRejection {
+        String name = HostNames.normalizeLenient(host);
+        return install(verifier.verifyIgnoringTime(bytes, name, acceptedVersion(name)), name, null);
+    }
+
+    private void requireNoLog(String host) throws DocumentRejection {
+        if (log != null) {
+            throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "the document of " + host + " comes without"
+                    + " its proof, and the updater has a tlog-policy (PROTOCOL §7.4)");
+        }
+    }
+
+    /** Called by an updater with a tlog-policy: from now on every install here goes through its checks. */
+    void useLog(LogCheckpoints checkpoints) {
+        this.log = checkpoints;
+    }
+
+    /**
+     * Drops every set installed from a bundle whose proof's checkpoint is signed only by log keys that signed a fork
+     * (PROTOCOL §7.4: no document under them is accepted after the fork), as the updater learns of persisted forks
+     * after the app installed its bundle. Another set (the persisted one) may then be installed.
+     *
+     * @return the hosts whose set was dropped, sorted
+     */
+    List<String> dropBundledSetsUnderForkedKeys(LogCheckpoints checkpoints) {
+        List<String> dropped = new ArrayList<>();
+        for (String host : pinnedHosts()) {
+            Policy policy = policies.get(host);
+            if (policy == null || policy.bundledCheckpoint == null || !checkpoints.isBlocked(policy.bundledCheckpoint)) {
+                continue;
+            }
+            if (policies.remove(host, policy)) dropped.add(host);
+        }
+        if (!dropped.isEmpty()) {
+            for (Runnable listener : changeListeners) listener.run();
+        }
+        return dropped;
     }
 
     /**
@@ -133,12 +202,20 @@ public final class PinSetStore {
 
     /**
      * {@link #installBundledDocuments(File)} under a C2SP tlog-policy (PROTOCOL §7.4): each document also needs its
-     * tlog-proof in {@code DIR/proofs/<host>} (as {@code GET /pins/<host>/proof} serves it), checked by steps 1–2
+     * tlog-proof in {@code DIR/proofs/<host>} or {@code DIR/proof/pins/<host>} (where {@code pinset export --log-from}
+     * writes it; the bytes {@code GET /pins/<host>/proof} serves), checked by steps 1–2
      * (inclusion, the log's signature, the quorum; the trust document's {@code logKeys} count as log keys). Offline
      * there are no tiles, so step 3 waits for the first fetch; a bundled proof never becomes the largest checkpoint.
      * A missing or failing proof refuses the document with {@code notLogged}, as in the Swift client.
      *
-     * @param logPolicy the policy; {@code null} checks no proof
+     * <p>When an updater with a tlog-policy keeps this store's sets, its checks apply to every bundled document
+     * (with {@code logPolicy} {@code null}, under the updater's policy): a document whose proof's checkpoint is
+     * signed only by a log key that signed a fork is refused ({@code notLogged}) until a trust document names another
+     * log key, and a proof whose checkpoint has the size of the largest accepted but another root is a fork
+     * ({@code logFork}), reported as the updater reports one. A bundle installed before the updater existed is
+     * checked again when it loads its persisted forks.
+     *
+     * @param logPolicy the policy; {@code null} checks no proof (without an updater with a policy)
      */
     public Map<String, Object> installBundledDocuments(File directory, @Nullable LogPolicy logPolicy) {
         File pins = new File(directory, "pins");
@@ -158,8 +235,12 @@ public final class PinSetStore {
             byte[] bytes = PinStorage.read(file);
             if (bytes == null) continue;
             try {
-                if (logPolicy != null) checkBundledProof(bytes, new File(new File(directory, "proofs"), name), logPolicy);
-                outcomes.put(name, installTrusted(bytes, name));
+                // proofs/<host>, or where `pinset export --log-from` writes it (PROTOCOL §7.3's mirror file name).
+                File proof = new File(new File(directory, "proofs"), name);
+                if (!proof.isFile()) proof = new File(new File(new File(directory, "proof"), "pins"), name);
+                byte[] proofBytes = proof.length() > MAX_PROOF_BYTES ? null : PinStorage.read(proof);
+                String where = proof.getParentFile().getName().equals("proofs") ? "proofs/" + name : "proof/pins/" + name;
+                outcomes.put(name, installBundled(name, bytes, proofBytes, where, logPolicy));
             } catch (DocumentRejection rejection) {
                 outcomes.put(name, rejection);
             }
@@ -175,35 +256,88 @@ public final class PinSetStore {
      * @param host the host the document must be for
      * @throws IOException when the stream fails
      * @throws DocumentRejection when the document is refused (code {@code tooLarge} when longer than
-     *     {@link DocumentVerifier#MAX_BYTES}); the set in force, if any, stays
+     *     {@link DocumentVerifier#MAX_BYTES}; {@code notLogged} when an updater with a tlog-policy keeps this store's
+     *     sets, since it comes without its proof: use {@link #installBundledDocument(String, InputStream, InputStream,
+     *     LogPolicy)}); the set in force, if any, stays
      */
     public VerifiedDocument installBundledDocument(String host, InputStream input) throws IOException, DocumentRejection {
+        return installBundled(host, readBounded(input, DocumentVerifier.MAX_BYTES, "the bundled document of " + host),
+                null, "the proof of " + host, null);
+    }
+
+    /**
+     * {@link #installBundledDocument(String, InputStream)} under a C2SP tlog-policy, with the document's tlog-proof
+     * read from {@code proof} (as {@code GET /pins/<host>/proof} serves it; on Android the asset
+     * {@code pinset/proofs/<host>}), checked as {@link #installBundledDocuments(File, LogPolicy)} checks a file's.
+     * The caller closes both streams.
+     *
+     * @param logPolicy the policy; {@code null}: the policy of the updater that keeps this store's sets (without one,
+     *     the proof is not checked)
+     * @throws IOException when a stream fails
+     * @throws DocumentRejection when the document is refused ({@code notLogged}, {@code logFork}, {@code tooLarge},
+     *     or any refusal of {@link #installTrusted}); the set in force, if any, stays
+     */
+    public VerifiedDocument installBundledDocument(String host, InputStream input, InputStream proof,
+            @Nullable LogPolicy logPolicy) throws IOException, DocumentRejection {
+        byte[] document = readBounded(input, DocumentVerifier.MAX_BYTES, "the bundled document of " + host);
+        byte[] proofBytes = readBounded(proof, MAX_PROOF_BYTES, "the bundled proof of " + host);
+        return installBundled(host, document, proofBytes, "the proof of " + host, logPolicy);
+    }
+
+    /** A bundled proof's size limit: a checkpoint note and an inclusion proof of at most 63 hashes. */
+    private static final int MAX_PROOF_BYTES = SignedNote.MAX_BYTES + 4096;
+
+    private static byte[] readBounded(InputStream input, int limit, String what) throws IOException, DocumentRejection {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         byte[] buffer = new byte[8192];
         for (int n; (n = input.read(buffer)) > 0; ) {
             bytes.write(buffer, 0, n);
-            if (bytes.size() > DocumentVerifier.MAX_BYTES) {
-                throw new DocumentRejection(DocumentRejection.Code.TOO_LARGE,
-                        "the bundled document of " + host + " is larger than " + DocumentVerifier.MAX_BYTES + " bytes");
+            if (bytes.size() > limit) {
+                throw new DocumentRejection(DocumentRejection.Code.TOO_LARGE, what + " is larger than " + limit + " bytes");
             }
         }
-        return installTrusted(bytes.toByteArray(), host);
+        return bytes.toByteArray();
     }
 
-    private void checkBundledProof(byte[] document, File file, LogPolicy logPolicy) throws DocumentRejection {
-        byte[] proof = file.length() > SignedNote.MAX_BYTES + 4096 ? null : PinStorage.read(file);
-        if (proof == null) {
-            throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "no readable proof at proofs/" + file.getName());
-        }
+    /**
+     * The one path of every bundled document: under {@code given}, else the policy of the updater that keeps this
+     * store's sets, the proof is checked (PROTOCOL §7.4 offline, and the fork block with an updater's state); without
+     * either, no proof is needed.
+     *
+     * @param proof the proof's bytes, {@code null} when there is none
+     * @param proofName where the proof was looked for, for the refusal
+     */
+    private VerifiedDocument installBundled(String host, byte[] document, @Nullable byte[] proof, String proofName,
+            @Nullable LogPolicy given) throws DocumentRejection {
+        String name = HostNames.normalizeLenient(host);
+        LogCheckpoints checkpoints = log;
+        LogPolicy policy = given != null ? given : checkpoints != null ? checkpoints.policy() : null;
+        if (policy == null) return installPersisted(document, name);
+        if (proof == null) throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "no readable proof at " + proofName);
+        LogProof parsed;
         try {
-            new LogProofVerifier(logPolicy.withLogKeysOf(verifier.trustStore() == null ? null : verifier.trustStore().current()), verifier.ed25519()).verify(document, LogProof.parse(proof));
+            parsed = LogProof.parse(proof);
         } catch (LogError e) {
-            throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "proofs/" + file.getName() + ": " + e.getMessage());
+            throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, proofName + ": " + e.getMessage());
         }
+        SignedNote checkpoint;
+        if (checkpoints != null) {
+            checkpoint = checkpoints.checkBundled(name, document, parsed, policy);
+        } else {
+            TrustState keys = verifier.trustStore() == null ? null : verifier.trustStore().current();
+            try {
+                new LogProofVerifier(policy.withLogKeysOf(keys), verifier.ed25519()).verify(document, parsed);
+            } catch (LogError e) {
+                throw new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, proofName + ": " + e.getMessage());
+            }
+            checkpoint = parsed.checkpoint();
+        }
+        return install(verifier.verifyIgnoringTime(document, name, acceptedVersion(name)), name, checkpoint);
     }
 
-    private VerifiedDocument install(VerifiedDocument document, String host) throws DocumentRejection {
-        Policy policy = new Policy(document.pinSet(), document);
+    private VerifiedDocument install(VerifiedDocument document, String host, @Nullable SignedNote bundledCheckpoint)
+            throws DocumentRejection {
+        Policy policy = new Policy(document.pinSet(), document, bundledCheckpoint);
         synchronized (policies) {
             Policy current = policies.get(host);
             if (current != null && policy.acceptedVersion().compareTo(current.acceptedVersion()) < 0) {

@@ -191,7 +191,8 @@ public final class PinSetUpdater {
          * ({@link UpdateEvent.Kind#LOG_FORK}, and to the reporter's {@link PinFailureReporter#reportUri()} and the
          * server's {@code /reports}, never a set's {@code reportUri}), and the set in force stays; after a fork no
          * document under that log key is accepted, across restarts, until a trust document names another
-         * {@code logKeys} entry.
+         * {@code logKeys} entry. The store's own install paths (bundled documents) then pass the same checks
+         * ({@link PinSetStore#installBundledDocuments(java.io.File, LogPolicy)}).
          */
         public Builder logPolicy(LogPolicy policy) {
             this.logPolicy = Objects.requireNonNull(policy, "policy");
@@ -342,7 +343,12 @@ public final class PinSetUpdater {
         store.expectSets(configuration.hosts);
         log = configuration.logPolicy == null ? null : new LogCheckpoints(configuration.logPolicy,
                 store.verifier().ed25519(), store.verifier().trustStore(), storage, configuration.server, this.transport,
-                e -> emit(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, null, 0, e.getMessage())));
+                e -> emit(UpdateEvent.of(UpdateEvent.Kind.PERSISTENCE_FAILED, null, 0, e.getMessage())),
+                (document, fork) -> reportFork(document.startsWith("/pins/") ? document.substring(6) : null, document,
+                        fork));
+        // PROTOCOL §7.4: every path that installs a document in the store (bundled ones included) now passes through
+        // the same log checks and fork block as a fetched one.
+        if (log != null) store.useLog(log);
         trust = store.verifier().trustStore() == null ? null
                 : new TrustRefresher(store.verifier(), configuration.server, this.transport, storage, this.clock, this::emit,
                         log, (document, fork) -> reportFork(null, document, fork));
@@ -537,12 +543,20 @@ public final class PinSetUpdater {
     public synchronized void loadPersisted() {
         if (storage == null) return;
         if (trust != null) trust.loadPersisted();
-        if (log != null) log.loadPersisted();
+        if (log != null) {
+            log.loadPersisted();
+            // A bundle the app installed before this updater knew the persisted forks: a set under a log key that
+            // signed one was accepted after the fork, so it goes (PROTOCOL §7.4); the persisted set comes back below.
+            for (String host : store.dropBundledSetsUnderForkedKeys(log)) {
+                emit(UpdateEvent.rejected(host, new DocumentRejection(DocumentRejection.Code.NOT_LOGGED, "the bundled set"
+                        + " of " + host + " is under a log key that signed a fork: dropped")));
+            }
+        }
         for (String host : configuration.hosts) {
             byte[] bytes = storage.load(host);
             if (bytes == null) continue;
             try {
-                VerifiedDocument document = store.installTrusted(bytes, host);
+                VerifiedDocument document = store.installPersisted(bytes, host);
                 etags.put(host, etagOf(bytes));
                 emit(UpdateEvent.of(UpdateEvent.Kind.LOADED, host, document.pinSet().version(), null));
             } catch (DocumentRejection ignored) {
@@ -674,7 +688,7 @@ public final class PinSetUpdater {
         try {
             decision = log.check("/pins/" + host, response.body(), response.header("etag"), null, () -> {
                 try {
-                    accepted[0] = store.accept(response.body(), host, clock.getAsLong());
+                    accepted[0] = store.acceptLogged(response.body(), host, clock.getAsLong());
                     return true;
                 } catch (DocumentRejection rejection) {
                     refused[0] = rejection;

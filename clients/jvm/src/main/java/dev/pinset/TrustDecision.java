@@ -53,7 +53,8 @@ public final class TrustDecision {
         return allowed;
     }
 
-    /** The pin that matched, for {@link Kind#TRUSTED}. */
+    /** The pin that matched, for {@link Kind#TRUSTED}; {@code null} otherwise. */
+    @Nullable
     public Pin pin() {
         return pin;
     }
@@ -64,7 +65,8 @@ public final class TrustDecision {
         return notedHost;
     }
 
-    /** The failure to report, for the two mismatch kinds. */
+    /** The failure to report, for the two mismatch kinds; {@code null} otherwise. */
+    @Nullable
     public PinFailure failure() {
         return failure;
     }

@@ -3,6 +3,7 @@ package dev.pinset;
 import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
+import javax.annotation.Nullable;
 
 /**
  * The trust in force for a client configured with root keys (PROTOCOL §6.2): which root keys may sign the next
@@ -85,16 +86,19 @@ public final class TrustState {
     }
 
     /** When the trust document was signed (epoch ms); {@code null} at version 0. */
+    @Nullable
     public Long issuedAt() {
         return issuedAt;
     }
 
     /** When the trust document expires (epoch ms); {@code null} at version 0. */
+    @Nullable
     public Long expiresAt() {
         return expiresAt;
     }
 
     /** The trust document exactly as received (a copy); {@code null} at version 0. */
+    @Nullable
     public byte[] document() {
         return document == null ? null : document.clone();
     }

@@ -130,7 +130,8 @@ public final class UpdateEvent {
         return version;
     }
 
-    /** What happened, for logs; never contains key material. */
+    /** What happened, for logs; never contains key material. {@code null} when the kind says it all (e.g. {@link Kind#NOT_MODIFIED}). */
+    @Nullable
     public String detail() {
         return detail;
     }

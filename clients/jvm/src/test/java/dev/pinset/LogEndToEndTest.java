@@ -1,6 +1,7 @@
 package dev.pinset;
 
 import dev.pinset.internal.Json;
+import dev.pinset.internal.MerkleHasher;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -250,6 +251,9 @@ class LogEndToEndTest {
         assertEquals(new String(largest, StandardCharsets.UTF_8), atApp.get("kept-checkpoint"));
         assertEquals(new String(event.offered(), StandardCharsets.UTF_8), atApp.get("refused-checkpoint"));
         assertTrue(reports.isEmpty(), "nothing went to the set's reportUri: " + reports);
+        // PROTOCOL §3: across sizes (5 held, 7 offered) the report carries the consistency proof that fails, from the
+        // smaller tree to the larger, as the rogue log's tiles give it; the rogue server stored it (its notes verify).
+        assertForkProof(atApp, largest, event.offered(), rogue.url + "/log");
 
         // The app restarts: the fork is read back from its storage, so the honest server's next set, signed under the
         // same log key and cosigned, is still refused (PROTOCOL §7.4: until a trust document names another log key);
@@ -262,6 +266,30 @@ class LogEndToEndTest {
         assertEquals(DocumentRejection.Code.NOT_LOGGED, event.rejection().code(), event.toString());
         assertEquals(LogError.Code.UNKNOWN_ORIGIN, event.logError().code(), event.toString());
 
+        // The same honest set bundled with its proof, as `pinset export --log-from` writes them (pins/<host>,
+        // proof/pins/<host>), is refused by every bundled path too (PROTOCOL §7.4, issue 35): its checkpoint is signed
+        // by the log key that signed the fork. A store that knows of no fork installs the same bundle.
+        File bundle = new File(directory, "bundle");
+        processes.run(PinServerProcess.BINARY, "export", "--db", new File(directory, "pinset.sqlite").getPath(), "--out",
+                bundle.getPath(), "--log-from", server.url);
+        byte[] document = Files.readAllBytes(new File(bundle, "pins/" + HOST).toPath());
+        byte[] proof = Files.readAllBytes(new File(bundle, "proof/pins/" + HOST).toPath());
+        assertArrayEquals(get(server.url + "/pins/" + HOST), document);
+        Object outcome = restarted.installBundledDocuments(bundle, policy).get(HOST);
+        assertTrue(outcome instanceof DocumentRejection && ((DocumentRejection) outcome).code()
+                == DocumentRejection.Code.NOT_LOGGED, String.valueOf(outcome));
+        assertTrue(((DocumentRejection) outcome).getMessage().contains("signed a fork"), String.valueOf(outcome));
+        DocumentRejection streamed = org.junit.jupiter.api.Assertions.assertThrows(DocumentRejection.class,
+                () -> restarted.installBundledDocument(HOST, new java.io.ByteArrayInputStream(document),
+                        new java.io.ByteArrayInputStream(proof), policy));
+        assertEquals(DocumentRejection.Code.NOT_LOGGED, streamed.code(), streamed.getMessage());
+        assertEquals(2, version(restarted));
+        PinSetStore unaware = new PinSetStore(new DocumentVerifier(List.of(shipped), null, new JdkEd25519Verifier(),
+                300_000), new PinningOptions());
+        outcome = unaware.installBundledDocuments(bundle, policy).get(HOST);
+        assertTrue(outcome instanceof VerifiedDocument, String.valueOf(outcome));
+        assertEquals(3, version(unaware));
+
         // A client that has seen neither log still refuses the rogue one: no witness cosigned it.
         PinSetStore fresh = new PinSetStore(new DocumentVerifier(List.of(shipped), null, new JdkEd25519Verifier(), 300_000),
                 new PinningOptions());
@@ -270,6 +298,36 @@ class LogEndToEndTest {
         event = new PinSetUpdater(configuration, fresh, null, null, null, null, null).refreshNow(HOST);
         assertEquals(LogError.Code.QUORUM_NOT_MET, event.logError().code(), event.toString());
         assertEquals(0, version(fresh));
+    }
+
+    private static byte[] get(String url) throws IOException {
+        TransportResponse response = new UrlConnectionTransport().get(url, Map.of());
+        assertEquals(200, response.status(), url);
+        return response.body();
+    }
+
+    /**
+     * The fork report's {@code proof} (PROTOCOL §3): standard base64 of the consistency proof from the held checkpoint's
+     * size to the offered one's, as the offered log's tiles give it; it leads from those tiles' root to the offered
+     * root, and fails from the held root.
+     */
+    private static void assertForkProof(Map<String, Object> report, byte[] held, byte[] offered, String tiles)
+            throws Exception {
+        Checkpoint small = Checkpoint.parse(SignedNote.parse(held).text());
+        Checkpoint large = Checkpoint.parse(SignedNote.parse(offered).text());
+        assertTrue(small.size() < large.size(), small.size() + " < " + large.size());
+        TileReader reader = new TileReader(large.size(), tile -> get(tiles + "/" + tile.path()));
+        List<byte[]> expected = reader.consistencyProof(small.size(), large.size());
+        List<?> sent = (List<?>) report.get("proof");
+        assertEquals(expected.size(), sent.size(), String.valueOf(sent));
+        List<byte[]> decoded = new java.util.ArrayList<>();
+        for (int i = 0; i < expected.size(); i++) {
+            assertEquals(java.util.Base64.getEncoder().encodeToString(expected.get(i)), sent.get(i));
+            decoded.add(java.util.Base64.getDecoder().decode((String) sent.get(i)));
+        }
+        assertTrue(MerkleHasher.verifyConsistency(small.size(), large.size(), reader.rootHash(small.size()),
+                large.rootHash(), decoded));
+        assertTrue(!MerkleHasher.verifyConsistency(small.size(), large.size(), small.rootHash(), large.rootHash(), decoded));
     }
 
     @Test

@@ -269,6 +269,120 @@ class LogUpdateTest {
         }
     }
 
+    /** A {@code pinset export}-shaped folder holding one document and, when {@code proof} is not null, its proof. */
+    private File bundle(String name, String document, String proof) throws Exception {
+        File bundle = new File(storage, "bundle-" + name);
+        new File(bundle, "pins").mkdirs();
+        new File(bundle, "proofs").mkdirs();
+        Files.write(new File(bundle, "pins/" + HOST).toPath(), VectorTest.read("log/documents/" + document));
+        if (proof != null) {
+            Files.write(new File(bundle, "proofs/" + HOST).toPath(), VectorTest.read("log/proofs/" + proof + ".proof"));
+        }
+        return bundle;
+    }
+
+    private static String code(Object outcome) {
+        return outcome instanceof DocumentRejection ? ((DocumentRejection) outcome).code().wireName() : "accept";
+    }
+
+    /**
+     * PROTOCOL §7.4 (issue 35), every path that installs a document: after a fork no document under that log key is
+     * accepted, whichever way it comes. The fork is made as the other tests make it (the honest checkpoint held, then
+     * the split view's), then the app restarts without its persisted set: a bundled folder with or without the
+     * policy, a bundled stream with or without its proof, {@code installTrusted} and {@code accept} are all refused,
+     * while the same bundle installs in a store no updater with that fork keeps. A bundle installed before the
+     * updater read the fork back is dropped then; the persisted set in force from before the fork comes back.
+     */
+    @Test
+    void everyInstallPathRefusesADocumentUnderAForkedLogKey() throws Exception {
+        publish("api.example.com-3.json", "valid-proof", "honest");
+        assertEquals(UpdateEvent.Kind.UPDATED, builtUpdater(store()).refreshNow(HOST).kind());
+        publish("api.example.com-666.json", "fork", "rogue");
+        assertEquals(DocumentRejection.Code.LOG_FORK, builtUpdater(store()).refreshNow(HOST).rejection().code());
+        File persisted = new File(storage, HOST + ".pinset.jws.json");
+        byte[] inForce = Files.readAllBytes(persisted.toPath());
+        assertTrue(persisted.delete());
+
+        // The honest document with its honest proof: its checkpoint is signed by the log key that signed the fork.
+        File bundle = bundle("honest", "api.example.com-3.json", "valid-proof");
+        byte[] document = VectorTest.read("log/documents/api.example.com-3.json");
+        byte[] proof = VectorTest.read("log/proofs/valid-proof.proof");
+        LogPolicy policy = LogPolicy.parse(VectorTest.read("log/policy.txt"));
+        assertEquals("accept", code(store().installBundledDocuments(bundle, policy).get(HOST)), "the bundle itself is fine");
+
+        PinSetStore restarted = store();
+        builtUpdater(restarted);
+        Object outcome = restarted.installBundledDocuments(bundle, policy).get(HOST);
+        assertEquals("notLogged", code(outcome), String.valueOf(outcome));
+        assertTrue(((DocumentRejection) outcome).getMessage().contains("signed a fork"), String.valueOf(outcome));
+        assertEquals("notLogged", code(restarted.installBundledDocuments(bundle).get(HOST)), "the updater's policy applies");
+        DocumentRejection refused = org.junit.jupiter.api.Assertions.assertThrows(DocumentRejection.class,
+                () -> restarted.installBundledDocument(HOST, new java.io.ByteArrayInputStream(document),
+                        new java.io.ByteArrayInputStream(proof), null));
+        assertEquals(DocumentRejection.Code.NOT_LOGGED, refused.code());
+        assertTrue(refused.getMessage().contains("signed a fork"), refused.getMessage());
+        refused = org.junit.jupiter.api.Assertions.assertThrows(DocumentRejection.class,
+                () -> restarted.installBundledDocument(HOST, new java.io.ByteArrayInputStream(document)));
+        assertEquals(DocumentRejection.Code.NOT_LOGGED, refused.code(), "a stream without its proof");
+        refused = org.junit.jupiter.api.Assertions.assertThrows(DocumentRejection.class,
+                () -> restarted.installTrusted(document, HOST));
+        assertEquals(DocumentRejection.Code.NOT_LOGGED, refused.code());
+        long now = Rfc3339.parse((String) Json.parseObject(VectorTest.read("manifest.json")).get("now"));
+        refused = org.junit.jupiter.api.Assertions.assertThrows(DocumentRejection.class,
+                () -> restarted.accept(document, HOST, now));
+        assertEquals(DocumentRejection.Code.NOT_LOGGED, refused.code());
+        assertEquals(0, version(restarted));
+
+        // The order of docs/ANDROID.md: the bundle first, then the updater, which reads the fork back and drops it.
+        PinSetStore early = store();
+        assertEquals("accept", code(early.installBundledDocuments(bundle, policy).get(HOST)));
+        assertEquals(3, version(early));
+        events.clear();
+        builtUpdater(early);
+        assertEquals(0, version(early), events.toString());
+        assertTrue(events.stream().anyMatch(e -> e.kind() == UpdateEvent.Kind.REJECTED && HOST.equals(e.host())
+                && e.rejection().code() == DocumentRejection.Code.NOT_LOGGED), events.toString());
+
+        // The persisted set was in force before the fork: PROTOCOL §7.4 keeps it, across the restart too.
+        Files.write(persisted.toPath(), inForce);
+        PinSetStore kept = store();
+        builtUpdater(kept);
+        assertEquals(3, version(kept));
+    }
+
+    /**
+     * A bundled proof whose checkpoint has the size of the largest accepted but another root is a fork by itself
+     * (PROTOCOL §7.4): refused with {@code logFork}, told to the application with both notes, kept, and sent to the
+     * application's address and the pin server's {@code /reports} with an empty {@code proof}; then the log key is
+     * blocked for the honest bundle too.
+     */
+    @Test
+    void aBundledProofOfTheHeldSizeWithAnotherRootIsAForkReportedAndBlocked() throws Exception {
+        new PinStorage(storage).saveCheckpoint("pins.example.com/log", VectorTest.read("log/notes/honest-300.note"));
+        PinSetStore store = store();
+        builtUpdater(store);
+        Object outcome = store.installBundledDocuments(bundle("rogue", "api.example.com-666.json", "fork-same-size"))
+                .get(HOST);
+        assertEquals("logFork", code(outcome), String.valueOf(outcome));
+        assertEquals(0, version(store));
+        UpdateEvent fork = events.stream().filter(e -> e.kind() == UpdateEvent.Kind.LOG_FORK).findFirst().orElseThrow();
+        assertArrayEquals(VectorTest.read("log/notes/honest-300.note"), fork.inForce());
+        assertArrayEquals(VectorTest.read("log/notes/rogue-300.note"), fork.offered());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (reportPaths.size() < 2 && System.nanoTime() < deadline) Thread.sleep(20);
+        assertEquals(List.of("/app-reports", "/reports"), reportPaths.stream().sorted().collect(Collectors.toList()));
+        Map<String, Object> report = Json.parseObject(reports.get(0).getBytes(StandardCharsets.UTF_8));
+        assertEquals("log-fork", report.get("pinset-report"));
+        assertEquals(List.of(), report.get("proof"));
+        assertEquals("/pins/" + HOST, report.get("document"));
+        assertTrue(new File(storage, "log-fork-" + Base64Codec.encodeUrl("pins.example.com/log".getBytes(StandardCharsets.UTF_8))
+                + "-1.json").isFile());
+        outcome = store.installBundledDocuments(bundle("honest", "api.example.com-3.json", "consistent-larger-checkpoint"))
+                .get(HOST);
+        assertEquals("notLogged", code(outcome), String.valueOf(outcome));
+        assertEquals(0, version(store));
+    }
+
     /** A tile of an older tree that the log no longer serves is read from the full tile that replaced it. */
     @Test
     void anOlderPartialTileIsReadFromTheFullOne() throws Exception {

@@ -73,7 +73,42 @@ class LogVectorTest {
             default:
                 assertArrayEquals(read((String) expect.get("kept")), decision.kept().bytes(), name);
                 assertArrayEquals(read((String) expect.get("refused")), decision.refused().bytes(), name);
+                checkForkEvidence(entry, decision);
         }
+    }
+
+    /**
+     * PROTOCOL §3/§7.4: a fork's evidence beside its two notes. Of one size, no proof; across sizes, the consistency
+     * proof from the smaller tree to the larger read from the tiles, which leads from the tiles' root at the smaller
+     * size to the larger root but not from the smaller checkpoint's root (it is the proof that fails). The report
+     * carries it as standard base64, in that order.
+     */
+    static void checkForkEvidence(Map<?, ?> entry, LogDecision decision) throws Exception {
+        String name = (String) entry.get("name");
+        Checkpoint kept = Checkpoint.parse(decision.kept().text());
+        Checkpoint refused = Checkpoint.parse(decision.refused().text());
+        Checkpoint small = kept.size() <= refused.size() ? kept : refused;
+        Checkpoint large = small == kept ? refused : kept;
+        List<String> expected = new ArrayList<>();
+        if (small.size() == large.size()) {
+            assertTrue(decision.proof().isEmpty(), name);
+        } else {
+            File tiles = new File(ROOT, (String) entry.get("tiles"));
+            TileReader reader = new TileReader(large.size(), tile -> servedTile(tiles, tile));
+            List<byte[]> proof = reader.consistencyProof(small.size(), large.size());
+            assertEquals(proof.size(), decision.proof().size(), name);
+            assertTrue(proof.size() > 0, name);
+            for (int i = 0; i < proof.size(); i++) {
+                assertArrayEquals(proof.get(i), decision.proof().get(i), name + " hash " + i);
+                expected.add(Base64Codec.encodeStandard(proof.get(i)));
+            }
+            assertTrue(MerkleHasher.verifyConsistency(small.size(), large.size(), reader.rootHash(small.size()),
+                    large.rootHash(), decision.proof()), name + ": the proof leads from the tiles' root");
+            assertFalse(MerkleHasher.verifyConsistency(small.size(), large.size(), small.rootHash(), large.rootHash(),
+                    decision.proof()), name + ": the proof fails from the smaller checkpoint's root");
+        }
+        Map<String, Object> report = Json.parseObject(PinFailureReporter.logForkJson("/pins/api.example.com", decision));
+        assertEquals(expected, report.get("proof"), name);
     }
 
     /** The decision for one case: a proof that does not parse is refused as the updater refuses it. */

@@ -112,6 +112,42 @@ class UnitTest {
         assertEquals(List.of(), leaks);
     }
 
+    /**
+     * Issue 39: a Kotlin caller gets {@code T?} wherever a value can be missing, so a getter of a public type that
+     * returns {@code null} must say so with {@code @Nullable} (JSR-305, kept at run time). Every public no-argument
+     * getter is called on values where the optional parts are missing: an unpinned host's decision, trust version 0,
+     * events without a host or a detail.
+     */
+    @Test
+    void everyPublicGetterThatReturnsNullIsAnnotatedNullable() throws Exception {
+        Map<?, ?> keys = (Map<?, ?>) Json.parseObject(VectorTest.read("manifest.json")).get("keys");
+        PinSetStore store = new PinSetStore(new DocumentVerifier(VectorTest.keys(List.of("S1"), keys), null,
+                new JdkEd25519Verifier(), 300_000), new PinningOptions());
+        List<Object> values = List.of(
+                store.evaluate(List.of(new byte[] {1}), "unpinned.example.com", 0),
+                TrustState.ofRootKeys(VectorTest.keys(List.of("R1"), keys), 1),
+                UpdateEvent.of(UpdateEvent.Kind.NOT_MODIFIED, "api.example.com", 0, null),
+                UpdateEvent.of(UpdateEvent.Kind.TRUST_FETCH_FAILED, null, 0, "GET /trust failed"));
+        List<String> unannotated = new ArrayList<>();
+        int nulls = 0;
+        for (Object value : values) {
+            for (java.lang.reflect.Method method : value.getClass().getDeclaredMethods()) {
+                int modifiers = method.getModifiers();
+                if (!java.lang.reflect.Modifier.isPublic(modifiers) || java.lang.reflect.Modifier.isStatic(modifiers)
+                        || method.getParameterCount() != 0 || method.getReturnType().isPrimitive()) {
+                    continue;
+                }
+                if (method.invoke(value) != null) continue;
+                nulls++;
+                if (!method.isAnnotationPresent(javax.annotation.Nullable.class)) {
+                    unannotated.add(value.getClass().getSimpleName() + "." + method.getName() + "()");
+                }
+            }
+        }
+        assertTrue(nulls >= 8, "the values exercise the optional parts: " + nulls);
+        assertEquals(List.of(), unannotated);
+    }
+
     @Test
     void rfc3339ParsesAndFormatsAsTheSwiftClientDoes() {
         assertEquals(0L, Rfc3339.parse("1970-01-01T00:00:00Z"));
