@@ -1,4 +1,5 @@
 import Foundation
+import PinSetAdminAPI
 import PinSetCore
 
 extension HostRecords.NewVersion {
