@@ -339,7 +339,7 @@ fi
 if want B4 || want B7; then
     # Seeding through the admin API would be one durable (fsync'd) commit per host: ~100/s here, 15+ minutes
     # for 100,000 hosts. `pinset seed` (hidden, dev/bench only) writes the same signed versions through
-    # PinSetService.replaceMany, 1,000 hosts per transaction. The server is stopped meanwhile and restarted
+    # storage (PinDatabase.seed, no server), 1,000 hosts per transaction. The server is stopped meanwhile and restarted
     # on the seeded database, so its snapshot holds every host.
     stop "$PINSET_PID"
     log "seeding $HOSTS hosts with pinset seed (1,000 per transaction)"

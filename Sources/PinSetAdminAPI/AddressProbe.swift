@@ -28,6 +28,7 @@ public struct AddressProbe: Codable, Sendable, Hashable {
 
     private enum CodingKeys: String, CodingKey { case address, served, leafNotAfter, error, matches }
 
+    /// Decodes a result; `served` may be left out (empty). Encoding is the synthesized one.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         address = try c.decode(String.self, forKey: .address)
@@ -35,14 +36,5 @@ public struct AddressProbe: Codable, Sendable, Hashable {
         leafNotAfter = try c.decodeIfPresent(Date.self, forKey: .leafNotAfter)
         error = try c.decodeIfPresent(String.self, forKey: .error)
         matches = try c.decodeIfPresent(Bool.self, forKey: .matches)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(address, forKey: .address)
-        try c.encode(served, forKey: .served)
-        try c.encodeIfPresent(leafNotAfter, forKey: .leafNotAfter)
-        try c.encodeIfPresent(error, forKey: .error)
-        try c.encodeIfPresent(matches, forKey: .matches)
     }
 }

@@ -48,6 +48,7 @@ public struct HostStatus: Codable, Sendable, Hashable {
         case host, state, checkedAt, pinsMatch, leafNotAfter, warnings, addresses
     }
 
+    /// Decodes a status; `warnings` and `addresses` may be left out (empty). Encoding is the synthesized one.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         host = try c.decode(String.self, forKey: .host)
@@ -57,16 +58,5 @@ public struct HostStatus: Codable, Sendable, Hashable {
         leafNotAfter = try c.decodeIfPresent(Date.self, forKey: .leafNotAfter)
         warnings = try c.decodeIfPresent([Warning].self, forKey: .warnings) ?? []
         addresses = try c.decodeIfPresent([AddressProbe].self, forKey: .addresses) ?? []
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(host, forKey: .host)
-        try c.encode(state, forKey: .state)
-        try c.encodeIfPresent(checkedAt, forKey: .checkedAt)
-        try c.encodeIfPresent(pinsMatch, forKey: .pinsMatch)
-        try c.encodeIfPresent(leafNotAfter, forKey: .leafNotAfter)
-        try c.encode(warnings, forKey: .warnings)
-        try c.encode(addresses, forKey: .addresses)
     }
 }

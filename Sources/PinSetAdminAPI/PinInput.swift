@@ -38,11 +38,9 @@ public struct PinInput: Codable, Sendable, Hashable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case sha256, certificate, type, role, expiresAt, comment, capture
     }
-    private static let members = CodingKeys.allCases.map { $0.rawValue }
 
     public init(from decoder: any Decoder) throws {
-        try StrictKeys.check(decoder, allowed: Self.members, in: "a pin")
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try StrictKeys.container(decoder, keyedBy: CodingKeys.self, in: "a pin")
         sha256 = try container.decodeIfPresent(String.self, forKey: .sha256)
         certificate = try container.decodeIfPresent(String.self, forKey: .certificate)
         type = try container.decodeIfPresent(PinType.self, forKey: .type)

@@ -35,6 +35,15 @@ enum StrictKeys {
         }
     }
 
+    /// The keyed container of `decoder`'s object, once ``check(_:allowed:in:)`` has found no member outside `Key`'s
+    /// cases.
+    static func container<Key: CodingKey & CaseIterable>(
+        _ decoder: any Decoder, keyedBy: Key.Type, in what: String
+    ) throws -> KeyedDecodingContainer<Key> {
+        try check(decoder, allowed: Key.allCases.map(\.stringValue), in: what)
+        return try decoder.container(keyedBy: Key.self)
+    }
+
     /// Decodes `type` from JSON bytes with ``AdminJSON/decoder``, mapping every failure to a
     /// ``RequestBodyError`` that says where and why.
     static func decode<T: Decodable>(_ type: T.Type, from json: [UInt8]) throws(RequestBodyError) -> T {

@@ -26,11 +26,9 @@ public struct SetRequest: Codable, Sendable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable { case pins, includeSubdomains, enforce, reportUri, force }
-    private static let members = CodingKeys.allCases.map { $0.rawValue }
 
     public init(from decoder: any Decoder) throws {
-        try StrictKeys.check(decoder, allowed: Self.members, in: "the request body")
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try StrictKeys.container(decoder, keyedBy: CodingKeys.self, in: "the request body")
         pins = try container.decode([PinInput].self, forKey: .pins)
         includeSubdomains = try container.decodeIfPresent(Bool.self, forKey: .includeSubdomains) ?? false
         enforce = try container.decodeIfPresent(Bool.self, forKey: .enforce) ?? true
@@ -57,11 +55,9 @@ public struct PinsRequest: Codable, Sendable, Hashable {
     public init(pins: [PinInput]) { self.pins = pins }
 
     private enum CodingKeys: String, CodingKey, CaseIterable { case pins, force }
-    private static let members = CodingKeys.allCases.map { $0.rawValue }
 
     public init(from decoder: any Decoder) throws {
-        try StrictKeys.check(decoder, allowed: Self.members, in: "the request body")
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try StrictKeys.container(decoder, keyedBy: CodingKeys.self, in: "the request body")
         pins = try container.decode([PinInput].self, forKey: .pins)
         force = try container.decodeIfPresent(Bool.self, forKey: .force) ?? false
     }

@@ -13,7 +13,8 @@ public enum RFC3339 {
     /// Appends the UTF-8 bytes of ``format(_:)`` to `bytes`, without intermediate strings (``JSONWriter``).
     public static func append(_ date: Date, to bytes: inout [UInt8]) {
         let parts = CivilTime(epochSeconds: Int64(date.timeIntervalSince1970.rounded(.down)))
-        func digits(_ value: Int64, _ width: Int) {
+        // `value` in at least `width` digits, then `separator`.
+        func field(_ value: Int64, _ width: Int, _ separator: Unicode.Scalar) {
             if value < 0 { bytes.append(UInt8(ascii: "-")) }
             let magnitude = Int(value.magnitude)
             var divisor = 1
@@ -27,19 +28,14 @@ public enum RFC3339 {
                 bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
                 divisor /= 10
             }
+            bytes.append(UInt8(ascii: separator))
         }
-        digits(parts.year, 4)
-        bytes.append(UInt8(ascii: "-"))
-        digits(parts.month, 2)
-        bytes.append(UInt8(ascii: "-"))
-        digits(parts.day, 2)
-        bytes.append(UInt8(ascii: "T"))
-        digits(parts.hour, 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(parts.minute, 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(parts.second, 2)
-        bytes.append(UInt8(ascii: "Z"))
+        field(parts.year, 4, "-")
+        field(parts.month, 2, "-")
+        field(parts.day, 2, "T")
+        field(parts.hour, 2, ":")
+        field(parts.minute, 2, ":")
+        field(parts.second, 2, "Z")
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; lowercase `t`/`z` are accepted as RFC 3339 allows.

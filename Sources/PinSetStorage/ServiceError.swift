@@ -40,8 +40,8 @@ package struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// The kind of failure.
     package let code: Code
-    /// The HTTP status (400/400/404/412/422/409/500/503). The server's problem answer (`HTTPProblemError`, in
-    /// PinSetServer, above this target) answers with the same status; a test checks that they agree.
+    /// The HTTP status: the one table of them. The server's problem answer (`HTTPProblemError`, in PinSetServer,
+    /// above this target) takes its status from here; the CLI prints it without the server.
     package var status: Int {
         switch code {
         case .badRequest, .invalidHost: 400

@@ -30,21 +30,16 @@ struct AdminClient {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         if let ifMatch { request.setValue(ifMatch, forHTTPHeaderField: "If-Match") }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await AdminTransport.shared.data(for: request)
-        } catch {
-            throw CLIError("cannot reach \(server): \(error.localizedDescription)")
-        }
-        guard let http = response as? HTTPURLResponse else { throw CLIError("\(server) did not answer HTTP") }
-        guard (200..<300).contains(http.statusCode) else {
+        let (data, answered) = try await CLIHTTP.send(
+            request, unreachable: "cannot reach \(server)", via: AdminTransport.shared.data(for:))
+        guard let status = answered else { throw CLIError("\(server) did not answer HTTP") }
+        guard (200..<300).contains(status) else {
             let problem = try? AdminJSON.decoder.decode(ProblemDetails.self, from: data)
             let served = problem.map { $0.detail.isEmpty ? $0.title : $0.detail } ?? "no detail"
             // The API tells its callers to send "force": true; a CLI user overrides with the --force flag.
             let detail = served.replacingOccurrences(of: "send \"force\": true", with: "pass --force")
             let rule = problem?.rule.map { " [rule \($0)]" } ?? ""
-            throw CLIError("server answered \(http.statusCode): \(detail)\(rule)")
+            throw CLIError("server answered \(status): \(detail)\(rule)")
         }
         return data
     }

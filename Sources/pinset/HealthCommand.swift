@@ -36,14 +36,9 @@ struct HealthCommand: AsyncParsableCommand {
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = "GET"
         let (word, failed) = ready ? ("ready", "not ready") : ("healthy", "unhealthy")
-        let response: URLResponse
-        let body: Data
-        do {
-            (body, response) = try await URLSession.shared.data(for: request)
-        } catch {
-            throw CLIError("\(failed): cannot reach \(url.absoluteString): \(error.localizedDescription)")
-        }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let (body, answered) = try await CLIHTTP.send(
+            request, unreachable: "\(failed): cannot reach \(url.absoluteString)")
+        let status = answered ?? 0
         guard status == 200 else {
             // The problem's detail names what is not ready (it never holds a secret); at most one line of it.
             let detail = (try? AdminJSON.decoder.decode(ProblemDetails.self, from: body)).map {

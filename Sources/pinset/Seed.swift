@@ -1,18 +1,17 @@
 import ArgumentParser
 import Foundation
 import OpenSSLCrypto
-import PinSetAdminAPI
-import PinSetServer
+import PinSetCore
 import PinSetSigning
 import PinSetStorage
 
 /// `pinset seed` (hidden, development and benchmarks only): fills a database with N synthetic hosts.
 ///
 /// Hosts are named `h<i>.bench.example` (i = 0..<N), each with one random current pin and one random backup
-/// pin, enforcing. They are written through ``PinSetService/replaceMany(_:tokenName:)``: the same checks,
-/// versioning and signing as `PUT /admin/hosts/{host}`, but one transaction per batch instead of one per
-/// host, so 100,000 hosts take seconds instead of the ~15 minutes the admin API needs at ~100 durable
-/// commits/s. `make bench` uses it for B4/B7. Not for production data: the history records the token name
+/// pin, enforcing. They are written by ``PinDatabase/seed(_:kid:publicKey:tokenName:signature:)`` (storage, no
+/// server): the same checks, versioning and signing as `PUT /admin/hosts/{host}`, but one transaction per batch
+/// instead of one per host, so 100,000 hosts take seconds instead of the ~15 minutes the admin API needs at ~100
+/// durable commits/s. `make bench` uses it for B4/B7. Not for production data: the history records the token name
 /// "seed".
 struct Seed: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,9 +30,8 @@ struct Seed: ParsableCommand {
 
     func run() throws {
         guard hosts >= 0, batch > 0 else { throw CLIError("hosts must be >= 0 and batch > 0") }
-        let service = try PinSetService(
-            store: PinDatabase(path: db), signingKey: SignerLoader.open(key, pkcs11: pkcs11.settings()),
-            configuration: ServiceConfiguration(), publish: { _ in })
+        let store = try PinDatabase(path: db)
+        let signer = try SignerLoader.open(key, pkcs11: pkcs11.settings())
         let started = Date()
         var next = 0
         while next < hosts {
@@ -41,12 +39,15 @@ struct Seed: ParsableCommand {
             let sets = (next..<end).map { i in
                 (
                     host: "h\(i).bench.example",
-                    request: SetRequest(pins: [
-                        PinInput(sha256: Self.randomPin()), PinInput(sha256: Self.randomPin(), role: .backup),
-                    ])
+                    pins: [Pin(sha256: Self.randomPin()), Pin(sha256: Self.randomPin(), role: .backup)]
                 )
             }
-            _ = try service.replaceMany(sets, tokenName: "seed")
+            try store.seed(sets, kid: signer.kid, publicKey: signer.publicKey, tokenName: "seed") {
+                input throws(ServiceError) in
+                do { return try signer.sign(input) } catch {
+                    throw ServiceError(.unavailable, "the signing key (kid \(signer.kid)) cannot sign: \(error)")
+                }
+            }
             next = end
         }
         print("seeded \(hosts) hosts in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")

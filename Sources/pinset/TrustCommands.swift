@@ -245,16 +245,8 @@ enum MirrorFetch {
     /// `GET base + path`; a readable ``CLIError`` for a transport failure or a status other than 200.
     static func get(base: String, path: String) async throws -> [UInt8] {
         guard let url = URL(string: base.trimmingSuffix("/") + path) else { throw CLIError("bad --server \(base)") }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await URLSession.shared.data(from: url)
-        } catch {
-            throw CLIError("cannot fetch \(url): \(error.localizedDescription)")
-        }
-        if let http = response as? HTTPURLResponse, http.statusCode != 200 {
-            throw CLIError("\(url) answered \(http.statusCode)")
-        }
+        let (data, status) = try await CLIHTTP.send(URLRequest(url: url), unreachable: "cannot fetch \(url)")
+        if let status, status != 200 { throw CLIError("\(url) answered \(status)") }
         return Array(data)
     }
 

@@ -4,7 +4,8 @@ import Testing
 @testable import PinSetServer
 
 /// `ServiceError.status` lives in PinSetStorage (the CLI prints it without the server); the problem answer the server
-/// sends lives in PinSetServer. Both must give every code the same status.
+/// sends lives in PinSetServer and takes its status from there. Every code answers with that status, the generic 500
+/// of a storage failure included.
 @Suite struct ServiceErrorStatusTests {
     @Test func statusMatchesTheProblemAnswer() {
         for code in ServiceError.Code.allCases {

@@ -15,44 +15,32 @@ public enum TrustRules {
         _ bytes: some Collection<UInt8>, after anchor: TrustAnchor, crypto: some TrustCrypto,
         maxBytes: Int = TrustDocument.maxBytes
     ) -> Result<VerifiedTrustDocument, TrustRejection> {
-        let parsed: Parsed
-        switch parse(bytes, crypto: crypto, maxBytes: maxBytes) {
-        case .failure(let rejection): return .failure(rejection)
-        case .success(let value): parsed = value
-        }
-        // 2. at least rootThreshold distinct keys of the trust in force.
-        let oldSigners = parsed.validSigners(among: anchor.rootKeys, crypto: crypto)
-        guard oldSigners.count >= anchor.rootThreshold else {
-            return .failure(
-                TrustRejection(
+        Result { () throws(TrustRejection) in
+            let parsed = try parse(bytes, crypto: crypto, maxBytes: maxBytes).get()
+            // 2. at least rootThreshold distinct keys of the trust in force.
+            let oldSigners = parsed.validSigners(among: anchor.rootKeys, crypto: crypto)
+            guard oldSigners.count >= anchor.rootThreshold else {
+                throw TrustRejection(
                     .thresholdNotMet,
                     "\(oldSigners.count) distinct root key(s) of version \(anchor.version) signed; \(anchor.rootThreshold) are required"
-                ))
-        }
-        // 3. at least its own rootThreshold distinct keys of its own rootKeys.
-        let newSigners = parsed.validSigners(among: parsed.rootKeys, crypto: crypto)
-        guard newSigners.count >= parsed.payload.rootThreshold else {
-            return .failure(
-                TrustRejection(
-                    .newRootsDidNotSign,
-                    "\(newSigners.count) distinct key(s) of its own rootKeys signed version \(parsed.payload.version); its rootThreshold is \(parsed.payload.rootThreshold) (every new root key must co-sign)"
-                ))
-        }
-        // 4. exactly N+1.
-        let version = parsed.payload.version
-        guard version == anchor.version + 1 else {
-            if version <= anchor.version {
-                return .failure(
-                    TrustRejection(.rollback, "version \(version) is not newer than version \(anchor.version) in force")
                 )
             }
-            return .failure(
-                TrustRejection(
+            // 3. at least its own rootThreshold distinct keys of its own rootKeys.
+            let newSigners = try parsed.ownRootSigners(crypto: crypto, note: " (every new root key must co-sign)")
+            // 4. exactly N+1.
+            let version = parsed.payload.version
+            guard version == anchor.version + 1 else {
+                if version <= anchor.version {
+                    throw TrustRejection(
+                        .rollback, "version \(version) is not newer than version \(anchor.version) in force")
+                }
+                throw TrustRejection(
                     .versionNotNext,
                     "version \(version) does not follow version \(anchor.version); fetch /trust/\(anchor.version + 1) first"
-                ))
+                )
+            }
+            return parsed.verified(signers: oldSigners.union(newSigners))
         }
-        return .success(parsed.verified(signers: oldSigners.union(newSigners)))
     }
 
     /// Checks a document that chains from nothing the caller holds: steps 1 and 3 only (structure, and its own
@@ -60,20 +48,10 @@ public enum TrustRules {
     public static func verifySelfSigned(
         _ bytes: some Collection<UInt8>, crypto: some TrustCrypto, maxBytes: Int = TrustDocument.maxBytes
     ) -> Result<VerifiedTrustDocument, TrustRejection> {
-        let parsed: Parsed
-        switch parse(bytes, crypto: crypto, maxBytes: maxBytes) {
-        case .failure(let rejection): return .failure(rejection)
-        case .success(let value): parsed = value
+        Result { () throws(TrustRejection) in
+            let parsed = try parse(bytes, crypto: crypto, maxBytes: maxBytes).get()
+            return parsed.verified(signers: try parsed.ownRootSigners(crypto: crypto, note: ""))
         }
-        let signers = parsed.validSigners(among: parsed.rootKeys, crypto: crypto)
-        guard signers.count >= parsed.payload.rootThreshold else {
-            return .failure(
-                TrustRejection(
-                    .newRootsDidNotSign,
-                    "\(signers.count) distinct key(s) of its own rootKeys signed; its rootThreshold is \(parsed.payload.rootThreshold)"
-                ))
-        }
-        return .success(parsed.verified(signers: signers))
     }
 
     /// Step 5: `issuedAt - skew ≤ now < expiresAt + skew`, or the rule broken.
@@ -121,6 +99,19 @@ public enum TrustRules {
                 if crypto.isValidEd25519Signature(entry.signature, for: entry.input, publicKey: key) {
                     signers.insert(entry.kid)
                 }
+            }
+            return signers
+        }
+
+        /// Step 3: the distinct kids of its own root keys that signed it, or ``TrustRejectionCode/newRootsDidNotSign``
+        /// when they are fewer than its own `rootThreshold` (`note` ends that rejection's detail).
+        func ownRootSigners(crypto: some TrustCrypto, note: String) throws(TrustRejection) -> Set<String> {
+            let signers = validSigners(among: rootKeys, crypto: crypto)
+            guard signers.count >= payload.rootThreshold else {
+                throw TrustRejection(
+                    .newRootsDidNotSign,
+                    "\(signers.count) distinct key(s) of its own rootKeys signed version \(payload.version); its rootThreshold is \(payload.rootThreshold)\(note)"
+                )
             }
             return signers
         }

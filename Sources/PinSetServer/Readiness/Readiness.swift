@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import PinSetAdminAPI
 import PinSetLogServer
 
 /// Whether the server should receive traffic now (`GET /readyz`), as a list of named conditions, apart from
@@ -13,19 +14,9 @@ import PinSetLogServer
 /// Checks run on an HTTP worker thread for every `/readyz`: they must be quick and must not block (a check that
 /// needs slow work caches its result, like ``SignerCheck``). Their reasons go to the client: never a secret.
 package final class Readiness: Sendable {
-    /// A named condition that does not hold, and why.
-    package struct Failure: Sendable, Equatable {
-        /// The condition's name, e.g. `signer`.
-        package let name: String
-        /// Why it does not hold, for an operator. Never a secret.
-        package let detail: String
-
-        /// Creates a failure.
-        package init(name: String, detail: String) {
-            self.name = name
-            self.detail = detail
-        }
-    }
+    /// A named condition that does not hold (e.g. `signer`), and why, for an operator: never a secret. The same
+    /// value `/readyz`'s 503 lists.
+    package typealias Failure = NotReadyCondition
 
     /// A check: `nil` while its condition holds, else why not.
     package typealias Check = @Sendable () -> String?

@@ -21,38 +21,40 @@ extension RequestBodyError: HTTPProblemError {
 }
 
 extension ServiceError: HTTPProblemError {
-    /// The status of ``ServiceError/Code``, with the 422's `rule`. A storage failure is the generic 500: its
-    /// details were logged where it happened.
+    /// The problem answer of ``ServiceError/Code``: its slug and title from here, its status from
+    /// ``ServiceError/status`` (PinSetStorage: the one status table), with the 422's `rule`, the pre-flight report
+    /// and a 429's `Retry-After`. A storage failure is the generic 500: its details were logged where it happened.
     var problem: Problem {
+        if code == .storage { return .internalError }
+        let (slug, title) = Self.problemType(code)
+        var problem = Problem(slug: slug, title: title, status: status, detail: detail)
         switch code {
-        case .badRequest: .badRequest(detail)
-        case .invalidHost: .invalidHost(detail)
-        case .notFound: .notFound(detail)
-        case .preconditionFailed:
-            Problem(slug: "precondition-failed", title: "Precondition failed", status: 412, detail: detail)
         case .unprocessable:
-            Problem(
-                slug: "unprocessable", title: "Safety rule broken", status: 422, detail: detail,
-                rule: rule?.rawValue ?? trustRule?.rawValue, preflight: preflight)
-        case .conflict: Problem(slug: "conflict", title: "Conflict", status: 409, detail: detail)
-        case .unavailable: .unavailable(detail)
-        case .storageFull: Problem(slug: "storage-full", title: "Storage full", status: 503, detail: detail)
-        case .storageReplaced:
-            Problem(slug: "storage-replaced", title: "Database file replaced", status: 503, detail: detail)
-        case .documentDamaged:
-            Problem(slug: "document-damaged", title: "Stored document damaged", status: 503, detail: detail)
-        case .incompatibleDatabase:
-            Problem(slug: "incompatible-database", title: "Incompatible database", status: 503, detail: detail)
-        case .storage: .internalError
-        case .payloadTooLarge:
-            Problem(slug: "payload-too-large", title: "Payload too large", status: 413, detail: detail)
-        case .tooManyRequests: Self.tooMany(detail, retryAfter: retryAfter ?? 60)
+            problem.rule = rule?.rawValue ?? trustRule?.rawValue
+            problem.preflight = preflight
+        case .tooManyRequests: problem.headers = [("Retry-After", String(retryAfter ?? 60))]
+        default: break
         }
+        return problem
     }
 
-    private static func tooMany(_ detail: String, retryAfter: Int) -> Problem {
-        var problem = Problem(slug: "rate-limited", title: "Too many reports", status: 429, detail: detail)
-        problem.headers = [("Retry-After", String(retryAfter))]
-        return problem
+    /// The problem type (slug) and title of each code.
+    private static func problemType(_ code: Code) -> (slug: String, title: String) {
+        switch code {
+        case .badRequest: ("bad-request", "Bad request")
+        case .invalidHost: ("invalid-host", "Invalid host name")
+        case .notFound: ("not-found", "Not found")
+        case .preconditionFailed: ("precondition-failed", "Precondition failed")
+        case .unprocessable: ("unprocessable", "Safety rule broken")
+        case .conflict: ("conflict", "Conflict")
+        case .unavailable: ("unavailable", "Service unavailable")
+        case .storageFull: ("storage-full", "Storage full")
+        case .storageReplaced: ("storage-replaced", "Database file replaced")
+        case .documentDamaged: ("document-damaged", "Stored document damaged")
+        case .incompatibleDatabase: ("incompatible-database", "Incompatible database")
+        case .storage: ("internal", "Internal error")  // not reached: a storage failure is `.internalError`
+        case .payloadTooLarge: ("payload-too-large", "Payload too large")
+        case .tooManyRequests: ("rate-limited", "Too many reports")
+        }
     }
 }

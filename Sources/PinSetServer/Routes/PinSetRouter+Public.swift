@@ -43,7 +43,7 @@ extension PinSetRouter {
                 "not ready: " + failures.map { "\($0.name) (\($0.detail))" }.joined(separator: "; "))
             problem.slug = "not-ready"
             problem.title = "Not ready"
-            problem.notReady = failures.map { NotReadyCondition(name: $0.name, detail: $0.detail) }
+            problem.notReady = failures
             throw problem
         }
         let names = readiness.names.map { #""\#($0)""# }.joined(separator: ",")

@@ -2,6 +2,7 @@ import Foundation
 import MicroHTTPD
 import PinSetAdminAPI
 import PinSetCore
+import PinSetStorage
 
 /// An RFC 9457 problem detail, the body of every error answer (``ProblemDetails`` on the wire), with the
 /// headers that go with it.
@@ -41,15 +42,9 @@ struct Problem: Error, Sendable {
 
     private var body: [UInt8] { (try? AdminJSON.encoder.encode(details)).map { [UInt8]($0) } ?? [] }
 
-    static func badRequest(_ detail: String) -> Problem {
-        Problem(slug: "bad-request", title: "Bad request", status: 400, detail: detail)
-    }
-    static func invalidHost(_ detail: String) -> Problem {
-        Problem(slug: "invalid-host", title: "Invalid host name", status: 400, detail: detail)
-    }
-    static func notFound(_ detail: String) -> Problem {
-        Problem(slug: "not-found", title: "Not found", status: 404, detail: detail)
-    }
+    // The problems that are also a ``ServiceError``'s take their slug, title and status from it: one table.
+    static func badRequest(_ detail: String) -> Problem { ServiceError(.badRequest, detail).problem }
+    static func notFound(_ detail: String) -> Problem { ServiceError(.notFound, detail).problem }
     static func unauthorized(_ detail: String) -> Problem {
         Problem(
             slug: "unauthorized", title: "Unauthorized", status: 401, detail: detail,
@@ -61,9 +56,7 @@ struct Problem: Error, Sendable {
             detail: "this resource accepts \(allowed.joined(separator: ", "))",
             headers: [("Allow", allowed.joined(separator: ", "))])
     }
-    static func unavailable(_ detail: String) -> Problem {
-        Problem(slug: "unavailable", title: "Service unavailable", status: 503, detail: detail)
-    }
+    static func unavailable(_ detail: String) -> Problem { ServiceError(.unavailable, detail).problem }
     static let internalError = Problem(
         slug: "internal", title: "Internal error", status: 500,
         detail: "the server failed to handle the request; the cause is in the server log")

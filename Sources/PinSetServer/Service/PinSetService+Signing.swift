@@ -5,33 +5,12 @@ import PinSetLogServer
 import PinSetStorage
 
 extension PinSetService {
-    /// Signs `set` with the active key: returns the document and the payload JSON it carries.
+    /// Signs `set` with the active key: returns the document and the payload JSON it carries
+    /// (``PublishedDocument/signing(_:kid:signature:)``).
     func sign(_ set: PinSet) throws(ServiceError) -> (PublishedDocument, [UInt8]) {
-        let payload = set.encodedJSON()
-        let unsigned = SignedDocument(
-            protected: Base64URL.encode(SignedDocument.protectedHeader(kid: signingKey.kid)),
-            payload: Base64URL.encode(payload), signature: "")
-        // Refused before signing (issue 40: never sign what clients refuse): an Ed25519 signature is 86 characters
-        // of base64url, so the signed document's size is known now.
-        guard unsigned.serialized.count + 86 <= SignedDocument.maxSignedBytes else {
-            throw Self.documentTooLarge(payload.count)
-        }
-        var signed = unsigned
-        signed.signature = Base64URL.encode(try signature(unsigned.signingInput))
-        let document = PublishedDocument(
-            host: set.host, version: set.version, body: signed.serialized, kid: signingKey.kid,
-            issuedAt: set.issuedAt, expiresAt: set.expiresAt)
+        let signed = try PublishedDocument.signing(set, kid: signingKey.kid, signature: signature)
         noteIssued(set.issuedAt)
-        return (document, payload)
-    }
-
-    /// The 422 of a set whose signed document would exceed ``SignedDocument/maxSignedBytes``.
-    static func documentTooLarge(_ payloadBytes: Int) -> ServiceError {
-        ServiceError(
-            PinSetError(
-                .documentTooLarge,
-                "the signed document would be larger than \(SignedDocument.maxSignedBytes) bytes (its payload is \(payloadBytes) bytes); shorten the pins' comments or remove pins"
-            ))
+        return signed
     }
 
     /// The key's signature of `input`, or a 503 when the key cannot sign now (a hardware token removed): reads

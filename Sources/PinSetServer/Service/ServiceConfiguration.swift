@@ -1,5 +1,6 @@
 import Foundation
 import PinSetProbe
+import PinSetStorage
 
 /// How the pin set service signs and publishes documents. Every field has a default.
 package struct ServiceConfiguration: Sendable {
@@ -24,7 +25,7 @@ package struct ServiceConfiguration: Sendable {
 
     /// Creates a configuration; every parameter has the default documented on its property.
     package init(
-        documentLifetime: TimeInterval = 14 * 86_400, refreshInterval: TimeInterval = 3_600,
+        documentLifetime: TimeInterval = PublishedDocument.defaultLifetime, refreshInterval: TimeInterval = 3_600,
         resignAfter: TimeInterval? = nil, defaultReportURI: String? = nil
     ) {
         self.documentLifetime = documentLifetime

@@ -182,12 +182,9 @@ extension PinSetService {
             includeSubdomains: planned.includeSubdomains, enforce: planned.enforce, pins: planned.pins,
             reportUri: planned.reportUri)
         let (document, payload) = try sign(set)
-        let old = current?.pins.map { $0.sha256 } ?? []
-        let new = planned.pins.map { $0.sha256 }
         let version = HostRecords.NewVersion(
-            set: set, payload: payload, document: document, retired: planned.retired, tokenName: tokenName,
-            change: planned.change, added: new.filter { !old.contains($0) }, removed: old.filter { !new.contains($0) },
-            forced: checked?.report.forced ?? false)
+            set: set, payload: payload, document: document, after: current?.pins ?? [], retired: planned.retired,
+            tokenName: tokenName, change: planned.change, forced: checked?.report.forced ?? false)
         let hostId = try HostRecords.save(db, version, existingId: current?.id)
         let state = HostState(
             id: hostId, name: host, version: set.version, includeSubdomains: set.includeSubdomains,
