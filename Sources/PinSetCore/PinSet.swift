@@ -78,19 +78,27 @@ public struct PinSet: Codable, JSONMembers, Sendable, Hashable {
 
     /// Decodes a payload from JSON bytes and checks its structure (host form, version ≥ 1, each pin's fields).
     public static func decode(json: some Collection<UInt8>) throws -> PinSet {
-        let canonical =
-            json.withContiguousStorageIfAvailable(decodeCanonical)
-            ?? Array(json).withUnsafeBufferPointer(decodeCanonical)
-        let set = try canonical ?? JSONDecoder().decode(PinSet.self, from: Data(json))
-        guard (try? HostName.normalize(set.host)) == set.host else {
-            throw PinSetError(.invalidHost, "payload host \"\(set.host.prefix(80))\" is not a normalised DNS name")
-        }
-        guard set.version >= 1 else { throw PinSetError(.invalidDocument, "payload version must be at least 1") }
-        guard set.pins.count <= maxPins else {
-            throw PinSetError(.tooManyPins, "a set holds at most \(maxPins) pins")
-        }
-        for pin in set.pins { try pin.validate() }
+        let set = try canonical(json: json) ?? JSONDecoder().decode(PinSet.self, from: Data(json))
+        try set.checkStructure()
         return set
+    }
+
+    /// The payload read as the server writes it (``encodedJSON()``, byte for byte), unchecked; `nil` for any other
+    /// bytes. Such bytes name each member once (the writer writes each once), so they repeat no member name.
+    package static func canonical(json: some Collection<UInt8>) -> PinSet? {
+        json.withContiguousStorageIfAvailable(decodeCanonical) ?? Array(json).withUnsafeBufferPointer(decodeCanonical)
+    }
+
+    /// The structure ``decode(json:)`` checks: host form, version ≥ 1, at most ``maxPins`` pins, each pin's fields.
+    package func checkStructure() throws {
+        guard (try? HostName.normalize(host)) == host else {
+            throw PinSetError(.invalidHost, "payload host \"\(host.prefix(80))\" is not a normalised DNS name")
+        }
+        guard version >= 1 else { throw PinSetError(.invalidDocument, "payload version must be at least 1") }
+        guard pins.count <= Self.maxPins else {
+            throw PinSetError(.tooManyPins, "a set holds at most \(Self.maxPins) pins")
+        }
+        for pin in pins { try pin.validate() }
     }
 
     /// The write-time safety rules of PROTOCOL §4, checked against `now`.

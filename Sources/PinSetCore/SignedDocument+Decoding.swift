@@ -9,10 +9,19 @@ extension SignedDocument {
     /// paths accept and refuse the same bodies.
     /// - Throws: the `JSONDecoder` error when `json` is not such an object.
     public static func decode(json: some Collection<UInt8>) throws -> SignedDocument {
+        try decodeNotingForm(json: json).document
+    }
+
+    /// ``decode(json:)``, and whether `json` was the compact form the server writes (read by the direct scan).
+    /// A compact body holds each of its three members once and nothing else, so it repeats no member name: the
+    /// client's verifier looks for repeated members (PROTOCOL §5 step 1) only in the other bodies (B8).
+    package static func decodeNotingForm(json: some Collection<UInt8>) throws -> (
+        document: SignedDocument, compact: Bool
+    ) {
         let compact =
             json.withContiguousStorageIfAvailable(scanCompact) ?? Array(json).withUnsafeBufferPointer(scanCompact)
-        if let compact { return compact }
-        return try JSONDecoder().decode(SignedDocument.self, from: Data(json))
+        if let compact { return (compact, true) }
+        return (try JSONDecoder().decode(SignedDocument.self, from: Data(json)), false)
     }
 
     /// `{"protected":"…","payload":"…","signature":"…"}` with nothing else, or `nil` (then `JSONDecoder` decides).

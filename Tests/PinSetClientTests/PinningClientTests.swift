@@ -176,6 +176,27 @@ import Testing
         #expect(pinning.statuses.map(\.host) == ["example.com"])
     }
 
+    /// `withResource` runs under the lock `rotate()` takes: nothing it starts meets a retired resource (a task
+    /// created in an invalidated `URLSession` raises, which `PinnedSession.data(for:)` relies on this to avoid).
+    @Test(.blocking) func nothingStartsOnARetiredResource() {
+        final class Box: Sendable {
+            let retired = Locked(false)
+        }
+        let resource = PinnedResource(make: { Box() }, retire: { $0.retired.withLock { $0 = true } })
+        let violations = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 5) { worker in
+            for _ in 0..<(worker == 0 ? 300 : 3_000) {
+                if worker == 0 {
+                    resource.rotate()
+                } else if resource.withResource({ $0.retired.withLock { $0 } }) {
+                    violations.withLock { $0 += 1 }
+                }
+            }
+        }
+        #expect(resource.generation == 300)
+        #expect(violations.withLock { $0 } == 0)
+    }
+
     @Test func pinnedResourcesAreReplacedWhenASetTightens() async throws {
         let pinning = try client(configuration(), startsPolling: false)
         let retired = Locked<[Int]>([])

@@ -183,6 +183,7 @@ import TransparencyLog
         let stored = try FileManager.default.contentsOfDirectory(atPath: storage.directory.path)
             .filter { $0.hasPrefix("log-fork-") }
         #expect(stored.count == 1)
+        #expect(storage.loadForks(origin: LogServer.origin).first?.proof == [], "one size: the notes are the evidence")
         #expect(storage.loadCheckpoint(origin: LogServer.origin) == honestCheckpoint)
 
         // A client that has seen neither log: refused all the same, the quorum is not met.
@@ -196,6 +197,65 @@ import TransparencyLog
         }
         #expect(unwitnessed.code == .notLogged && unwitnessed.detail.contains("quorumNotMet"))
         #expect(fresh.pinSet(for: Self.host) == nil)
+    }
+
+    /// Issue 35 / PROTOCOL §3: a fork found across two sizes is reported with the consistency proof that failed
+    /// (smaller size to larger, base64 of each hash): it leads to the rogue checkpoint's root and gives another root
+    /// than the held checkpoint's, so the report proves the fork by itself.
+    @Test func aForkAcrossSizesIsReportedWithTheConsistencyProofThatFailed() async throws {
+        let world = try World()
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let storage = PinStorage(directory: world.directory.appendingPathComponent("client"))
+        let honest = try LogServer(logKey: world.logKey, witnesses: world.witnesses)
+        let v1 = world.document(version: 1)
+        #expect(
+            try honest.publish((0..<40).map(Self.filler) + [String(decoding: v1, as: UTF8.self)]) == [200, 200])
+        let transport = LogTransport()
+        try transport.serve(v1, host: Self.host, index: 40, from: honest)
+        let updater = world.updater(try world.manager(), transport, storage: storage)
+        guard case .updated(_, 1) = await updater.refreshNow(host: Self.host) else {
+            Issue.record("version 1 was not accepted")
+            return
+        }
+        await updater.stop()
+        let held = try Checkpoint(text: try #require(storage.loadCheckpoint(origin: LogServer.origin)).text)
+        #expect(held.size == 41)
+
+        // The same log key, another leaf 40, grown to 300 with a rogue version 666 at leaf 299.
+        let rogue = try LogServer(logKey: world.logKey, witnesses: world.witnesses)
+        let rogueDocument = world.document(version: 666)
+        _ = try rogue.publish(
+            (0..<40).map(Self.filler) + [Self.filler(-1)] + (41..<299).map(Self.filler)
+                + [String(decoding: rogueDocument, as: UTF8.self)])
+        let rogueTransport = LogTransport()
+        try rogueTransport.serve(rogueDocument, host: Self.host, index: 299, from: rogue)
+        let restarted = try world.manager()
+        let again = world.updater(restarted, rogueTransport, storage: storage)
+        await again.loadPersisted()
+        guard case .rejected(_, let forked) = await again.refreshNow(host: Self.host) else {
+            Issue.record("the rogue document was accepted")
+            return
+        }
+        #expect(forked.code == .logFork)
+        await again.stop()
+
+        let reports = storage.loadForks(origin: LogServer.origin)
+        #expect(reports.count == 1)
+        let report = try #require(reports.first)
+        let rogueTree = MerkleTree(hasher: hasher, reader: rogue.reader())
+        let expected = try rogueTree.consistencyProof(from: 41, to: 300)
+        #expect(!expected.isEmpty)
+        #expect(report.proof == expected.map { Base64.encode($0) })
+        let proof = try (report.proof ?? []).map { try #require(Base64.decode($0)) }
+        #expect(proof.allSatisfy { $0.count == 32 })
+        let rogueRoot = try Checkpoint(text: try rogue.log.proof(index: 299).checkpoint.text).rootHash
+        // The proof leads to the rogue root from the rogue tree's own size-41 root, not from the held one.
+        #expect(
+            hasher.verifyConsistency(
+                oldSize: 41, newSize: 300, oldRoot: try rogueTree.rootHash(size: 41), newRoot: rogueRoot, proof: proof))
+        #expect(
+            !hasher.verifyConsistency(
+                oldSize: 41, newSize: 300, oldRoot: held.rootHash, newRoot: rogueRoot, proof: proof))
     }
 
     @Test(.blocking) func aBundledDocumentNeedsItsProofUnderAPolicy() throws {

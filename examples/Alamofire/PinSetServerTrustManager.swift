@@ -36,13 +36,21 @@ struct PinSetTrustEvaluator: ServerTrustEvaluating {
 }
 
 extension PinningClient {
-    /// An Alamofire `Session` pinned by this client and replaced after every swap that tightens (the old one
-    /// finishes its requests), so that no resumed TLS session outlives the set that allowed it. Read `resource` at
-    /// each use; never keep the session it returns.
-    func alamofireSession() -> PinnedResource<Session> {
+    /// An Alamofire `Session` pinned by this client and replaced after every swap that tightens, so that no resumed
+    /// TLS session outlives the set that allowed it. Read `resource` at each use; never keep the session it returns.
+    ///
+    /// The old `Session` is kept for `grace` seconds (default 60) so that its running requests can finish, then
+    /// released: Alamofire's `Session.deinit` fails what is still running (`AFError.sessionDeinitialized`) and
+    /// invalidates its `URLSession`. It is not invalidated earlier on purpose: Alamofire creates a request's task
+    /// later, on its own queue, and a task created in an invalidated `URLSession` raises an exception.
+    func alamofireSession(grace: TimeInterval = 60) -> PinnedResource<Session> {
         let trustManager = trustManager
         return pinnedResource(
             make: { Session(serverTrustManager: PinSetServerTrustManager(trustManager: trustManager)) },
-            retire: { $0.session.finishTasksAndInvalidate() })
+            retire: { old in
+                DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + grace) {
+                    withExtendedLifetime(old) {}
+                }
+            })
     }
 }

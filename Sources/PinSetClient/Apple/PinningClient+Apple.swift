@@ -9,18 +9,30 @@
         /// ``PinnedSession/session`` at each use, or call ``PinnedSession/data(for:)``, which also turns a pin
         /// refusal into a ``PinRefusal``.
         /// - Parameters:
-        ///   - configuration: copied; default `.default`. A background configuration works the same way (its
-        ///     tasks are answered by ``taskDelegate``).
+        ///   - configuration: copied; default `.default`.
         ///   - delegateQueue: default `nil` (a serial queue of URLSession's own).
+        ///
+        /// - Warning: A background configuration (`.background(withIdentifier:)`) gets a session that is made once
+        ///   and **never recreated**: Apple allows one session per background identifier (a second one, made while
+        ///   the first finishes its transfers, is undefined behaviour), and the transfers run in a system process
+        ///   whose TLS sessions no new session of the app reaches. Its delegate answers trust challenges only, so
+        ///   the app cannot receive a download through it, and ``PinnedSession/data(for:)`` does not work there
+        ///   (background sessions take no completion handlers). For background transfers, give the session your
+        ///   own delegate and call ``handle(_:task:completionHandler:)`` from its task-level challenge method.
         public func makeSession(
             configuration: URLSessionConfiguration = .default, delegateQueue: OperationQueue? = nil
         ) -> PinnedSession {
             nonisolated(unsafe) let configuration = configuration.copy() as! URLSessionConfiguration
             nonisolated(unsafe) let queue = delegateQueue
             let delegate = taskDelegate
-            let resource = pinnedResource(
-                make: { URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue) },
-                retire: { $0.finishTasksAndInvalidate() })
+            let make: @Sendable () -> URLSession = {
+                URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+            }
+            let retire: @Sendable (URLSession) -> Void = { $0.finishTasksAndInvalidate() }
+            // One session per background identifier (Apple): such a session is not rotated.
+            let resource =
+                configuration.identifier == nil
+                ? pinnedResource(make: make, retire: retire) : PinnedResource(make: make, retire: retire)
             return PinnedSession(resource: resource, failures: failures)
         }
 
@@ -66,30 +78,42 @@
 
         /// The session to use now (do not keep it: after a swap that tightens it is invalidated and a new one
         /// takes its place; tasks already running on the old one finish).
+        ///
+        /// - Warning: A task created on a session read just before such a swap meets an invalidated session, for
+        ///   which Foundation raises an exception. ``data(for:)`` and ``withSession(_:)`` create their task under the
+        ///   lock the swap takes; prefer them.
         public var session: URLSession { resource.resource }
 
-        /// `session.dataTask(with:)`, awaited; a pin refusal throws ``PinRefusal`` instead of the bare
-        /// `URLError.cancelled`.
+        /// Runs `body` with the session in force, before any swap can invalidate it: create and resume the task
+        /// inside `body`, and keep it short (it holds the lock a swap takes).
+        public func withSession<R>(_ body: (URLSession) throws -> R) rethrows -> R {
+            try resource.withResource(body)
+        }
+
+        /// `session.dataTask(with:completionHandler:)`, awaited; a pin refusal throws ``PinRefusal`` instead of the
+        /// bare `URLError.cancelled`. Not for a background configuration: background sessions take no completion
+        /// handlers (Foundation raises an exception).
         public func data(for request: URLRequest) async throws -> (Data, URLResponse) {
-            let session = session
             let failures = failures
             let identifier = Locked<Int?>(nil)
             return try await withCheckedThrowingContinuation { continuation in
-                let task = session.dataTask(with: request) { data, response, error in
-                    if let error {
-                        if let id = identifier.withLock({ $0 }), let refusal = failures.refusal(task: id) {
-                            continuation.resume(throwing: refusal)
+                withSession { session in
+                    let task = session.dataTask(with: request) { data, response, error in
+                        if let error {
+                            if let id = identifier.withLock({ $0 }), let refusal = failures.refusal(task: id) {
+                                continuation.resume(throwing: refusal)
+                            } else {
+                                continuation.resume(throwing: error)
+                            }
+                        } else if let response {
+                            continuation.resume(returning: (data ?? Data(), response))
                         } else {
-                            continuation.resume(throwing: error)
+                            continuation.resume(throwing: URLError(.badServerResponse))
                         }
-                    } else if let response {
-                        continuation.resume(returning: (data ?? Data(), response))
-                    } else {
-                        continuation.resume(throwing: URLError(.badServerResponse))
                     }
+                    identifier.withLock { $0 = task.taskIdentifier }
+                    task.resume()
                 }
-                identifier.withLock { $0 = task.taskIdentifier }
-                task.resume()
             }
         }
 

@@ -26,6 +26,14 @@ public final class PinnedResource<Resource>: @unchecked Sendable {
     /// The resource to use now.
     public var resource: Resource { current.withLock { $0.resource } }
 
+    /// Runs `body` with the resource in force, under the lock that ``rotate()`` takes to replace it: what `body`
+    /// starts on it (a task) starts before that resource is retired, never on a retired one (a `URLSession` raises
+    /// an exception for a task created after `finishTasksAndInvalidate()`). Keep `body` short, and do not rotate
+    /// or close this resource from it.
+    public func withResource<R>(_ body: (Resource) throws -> R) rethrows -> R {
+        try current.withLock { try body($0.resource) }
+    }
+
     /// How many times it was replaced.
     public var generation: Int { current.withLock { $0.generation } }
 

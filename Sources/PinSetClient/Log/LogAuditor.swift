@@ -134,12 +134,13 @@ final class LogAuditor: Sendable {
             // Step 3 from the larger tree's tiles, whichever checkpoint is larger (a smaller one must be consistent
             // with the one held too); tiles that do not lead to the larger root are no fork, only no proof.
             let kept: VerifiedCheckpoint
-            switch await consistent(verified, with: basis, verifier: verifier) {
+            let (consistency, forkProof) = await consistent(verified, with: basis, verifier: verifier)
+            switch consistency {
             case .success(let larger): kept = larger
             case .failure(.fork(let fork)):
                 // §7.4: after a fork, no document under that log key until a trust document names another one.
                 checkpoints.recordFork(fork, verifier: verifier)
-                reportFork(fork, document: document)
+                reportFork(fork, proof: forkProof, document: document)
                 return .fork(fork)
             case .failure(.refused(let error)): return .notLogged(error.description)
             }
@@ -159,9 +160,9 @@ final class LogAuditor: Sendable {
         return .notLogged("the log's largest checkpoint kept moving while this document was checked; try again")
     }
 
-    private func reportFork(_ fork: LogFork, document: String) {
+    private func reportFork(_ fork: LogFork, proof: [TreeHash], document: String) {
         events.yield(.logFork(document: document, fork))
-        let report = LogForkReport(fork, document: document, at: clock())
+        let report = LogForkReport(fork, document: document, at: clock(), proof: proof)
         if let storage {
             do { try storage.saveFork(report) } catch { events.yield(.logPersistenceFailed(error)) }
         }
@@ -173,14 +174,19 @@ final class LogAuditor: Sendable {
     /// PROTOCOL §7.4 step 3 for `verified` against `basis`, from the log's tiles (C2SP tlog-tiles) of the larger of
     /// the two trees, each fetched once (``LogProofVerifier/checkConsistency(_:with:tiles:)``). The tiles are not
     /// trusted: one that does not lead to the larger root refuses the document, it proves no fork.
+    ///
+    /// With a fork across two sizes it also returns the consistency proof that failed (PROTOCOL §3's `proof`): the
+    /// one the tiles give from the smaller size to the larger, which leads to the larger root and not from the
+    /// smaller checkpoint's root. Empty otherwise (one size: the two notes are the evidence).
     func consistent(_ verified: VerifiedCheckpoint, with basis: VerifiedCheckpoint?, verifier: LogProofVerifier) async
-        -> Result<VerifiedCheckpoint, LogRejection>
+        -> (Result<VerifiedCheckpoint, LogRejection>, forkProof: [TreeHash])
     {
         guard let basis, basis.checkpoint.size != verified.checkpoint.size else {
-            return Result { () throws(LogRejection) in
+            let result = Result { () throws(LogRejection) in
                 try verifier.checkConsistency(
                     verified, with: basis, tiles: MerkleTree(hasher: hasher, reader: NoTiles()))
             }
+            return (result, [])
         }
         let size = max(basis.checkpoint.size, verified.checkpoint.size)
         let base = logURL(origin: verified.checkpoint.origin)
@@ -195,17 +201,27 @@ final class LogAuditor: Sendable {
                 return bytes
             }
             tiles.missing = nil
+            let tree = MerkleTree(hasher: hasher, reader: reader)
             let result = Result { () throws(LogRejection) in
-                try verifier.checkConsistency(verified, with: basis, tiles: MerkleTree(hasher: hasher, reader: reader))
+                try verifier.checkConsistency(verified, with: basis, tiles: tree)
             }
-            guard let tile = tiles.missing else { return result }
+            guard let tile = tiles.missing else {
+                // The fork was judged from this very proof (MerkleTree.judgePrefix reads it first), so its tiles
+                // are all held and nothing more is fetched; the origins differ when it came from no proof at all.
+                guard case .failure(.fork) = result, basis.checkpoint.origin == verified.checkpoint.origin else {
+                    return (result, [])
+                }
+                let small = min(basis.checkpoint.size, verified.checkpoint.size)
+                return (result, (try? tree.consistencyProof(from: small, to: size)) ?? [])
+            }
             do {
                 tiles.bytes[tile] = try await fetch(tile, base: base)
             } catch {
-                return .failure(.refused(LogError(.missingHash, "no consistency proof can be had: \(error.detail)")))
+                let error = LogError(.missingHash, "no consistency proof can be had: \(error.detail)")
+                return (.failure(.refused(error)), [])
             }
         }
-        return .failure(.refused(LogError(.missingHash, "a consistency proof needed more than 128 tiles")))
+        return (.failure(.refused(LogError(.missingHash, "a consistency proof needed more than 128 tiles"))), [])
     }
 
     /// A tile's bytes: the partial tile, or (once the log has grown past it) the first hashes of the full one.

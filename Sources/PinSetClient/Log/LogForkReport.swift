@@ -10,7 +10,7 @@ import TransparencyLog
 ///
 /// ```json
 /// {"pinset-report":"log-fork","date-time":"2026-11-25T12:00:00Z","document":"/pins/api.example.com",
-///  "origin":"pins.example.com/log","held":"<signed note>","new":"<signed note>","proof":[],
+///  "origin":"pins.example.com/log","held":"<signed note>","new":"<signed note>","proof":["<base64>",…],
 ///  "log-origin":"pins.example.com/log","kept-checkpoint":"<signed note>","refused-checkpoint":"<signed note>"}
 /// ```
 ///
@@ -38,8 +38,11 @@ public struct LogForkReport: Codable, Sendable, Hashable {
     public var held: String?
     /// PROTOCOL §3's name of ``refusedCheckpoint``: the new checkpoint.
     public var new: String?
-    /// PROTOCOL §3: the consistency proof that fails between the two (base64 hashes); empty when the sizes are
-    /// equal (two notes of one size with different roots are evidence by themselves) or when it was not kept.
+    /// PROTOCOL §3: the consistency proof that fails between the two, from the smaller tree to the larger
+    /// (C2SP/RFC 6962 order), each 32-byte hash in standard padded base64. It leads to the larger checkpoint's root
+    /// and gives another root than the smaller checkpoint's at that size. Empty when the sizes are equal (two notes
+    /// of one size with different roots are evidence by themselves), when the origins differ, or when it was not
+    /// kept.
     public var proof: [String]?
 
     /// The value of ``report``.
@@ -52,7 +55,13 @@ public struct LogForkReport: Codable, Sendable, Hashable {
     }
 
     /// Creates the report of `fork`, seen at `date` on the proof of `document`.
-    public init(_ fork: LogFork, document: String, at date: Date) {
+    /// - Parameters:
+    ///   - fork: both signed notes.
+    ///   - document: the path whose proof carried the refused checkpoint.
+    ///   - date: when the fork was seen.
+    ///   - proof: the consistency proof that failed, smaller tree to larger (see ``proof``); default none, which is
+    ///     right for two checkpoints of one size.
+    public init(_ fork: LogFork, document: String, at date: Date, proof: [[UInt8]] = []) {
         report = Self.kind
         dateTime = RFC3339.format(date)
         self.document = document
@@ -62,7 +71,7 @@ public struct LogForkReport: Codable, Sendable, Hashable {
         origin = logOrigin
         held = keptCheckpoint
         new = refusedCheckpoint
-        proof = []
+        self.proof = proof.map { Base64.encode($0) }
     }
 
     /// The JSON body, without escaped slashes.
