@@ -288,6 +288,70 @@ import TransparencyLog
         #expect(manager.pinSet(for: Self.host)?.version == 1)
     }
 
+    /// PROTOCOL §7.4 for a bundled document: a proof of the held size with another root is a fork even with no
+    /// cosignature (a fork needs no quorum). It is refused as `logFork`, the log key is trusted no more, and the
+    /// updater of the manager keeps the fork as it keeps one a fetched proof showed. The proof is read where
+    /// `pinset export --log-from` writes it (`proof/pins/<host>`).
+    @Test func aBundledProofOfTheHeldSizeWithAnotherRootIsAForkWithoutAQuorum() async throws {
+        let world = try World()
+        defer { try? FileManager.default.removeItem(at: world.directory) }
+        let storage = PinStorage(directory: world.directory.appendingPathComponent("client"))
+        let honest = try LogServer(logKey: world.logKey, witnesses: world.witnesses)
+        let v1 = world.document(version: 1)
+        #expect(
+            try honest.publish((0..<40).map(Self.filler) + [String(decoding: v1, as: UTF8.self)]) == [200, 200])
+        let transport = LogTransport()
+        try transport.serve(v1, host: Self.host, index: 40, from: honest)
+        let first = world.updater(try world.manager(), transport, storage: storage)
+        guard case .updated(_, 1) = await first.refreshNow(host: Self.host) else {
+            Issue.record("version 1 was not accepted")
+            return
+        }
+        await first.stop()
+
+        // The thief's log: the same key, another leaf 40 (a rogue version 666), the same size. The witnesses refuse
+        // to cosign it (409), so its proof carries the log's signature only.
+        let rogue = try LogServer(logKey: world.logKey, witnesses: world.witnesses)
+        rogue.witnessSizes = honest.witnessSizes
+        let rogueDocument = world.document(version: 666)
+        #expect(
+            try rogue.publish((0..<40).map(Self.filler) + [String(decoding: rogueDocument, as: UTF8.self)])
+                == [409, 409])
+        let export = world.directory.appendingPathComponent("export")
+        for folder in ["pins", "proof/pins"] {
+            try FileManager.default.createDirectory(
+                at: export.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try Data(rogueDocument).write(to: export.appendingPathComponent("pins/\(Self.host)"))
+        try Data(try rogue.log.proof(index: 40).bytes).write(
+            to: export.appendingPathComponent("proof/pins/\(Self.host)"))
+
+        // A client restarted from storage (the held checkpoint of 41), its updater made before the bundle is read.
+        let manager = try world.manager()
+        let updater = world.updater(manager, transport, storage: storage)
+        await updater.loadPersisted()
+        let outcome = try #require(manager.installBundledDocuments(directory: export)[Self.host])
+        #expect(throws: DocumentRejection.self) { try outcome.get() }
+        if case .failure(let rejection) = outcome { #expect(rejection.code == .logFork, "\(rejection)") }
+        #expect(manager.pinSet(for: Self.host)?.version == 1)
+        let events = await updater.stopAndCollect()
+        #expect(events.contains { if case .logFork("/pins/\(Self.host)", _) = $0 { true } else { false } })
+        let reports = storage.loadForks(origin: LogServer.origin)
+        #expect(reports.count == 1)
+        #expect(reports.first?.proof == [], "one size: the two notes are the evidence")
+
+        // The log key is trusted no more: the honest document with its own, cosigned proof is refused too.
+        try Data(v1).write(to: export.appendingPathComponent("pins/\(Self.host)"))
+        try Data(try honest.log.proof(index: 40).bytes).write(
+            to: export.appendingPathComponent("proof/pins/\(Self.host)"))
+        let honestAgain = try #require(manager.installBundledDocuments(directory: export)[Self.host])
+        #expect(throws: DocumentRejection.self) { try honestAgain.get() }
+        // A client that knows of no fork installs that same honest bundle from proof/pins/.
+        let fresh = try world.manager()
+        _ = try #require(fresh.installBundledDocuments(directory: export)[Self.host]).get()
+        #expect(fresh.pinSet(for: Self.host)?.version == 1)
+    }
+
     @Test(.blocking) func anInvalidPolicyIsRefusedAtConfigurationNamingTheLine() {
         var options = PinningOptions()
         #expect {

@@ -56,6 +56,10 @@ final class LogAuditor: Sendable {
         self.reporter = reporter
         self.clock = clock
         self.events = events
+        // A fork a bundled document shows is reported and kept as a fetched one's (PROTOCOL §7.4).
+        checkpoints.onBundledFork { [weak self] fork, document in
+            self?.reportFork(fork, proof: [], document: document)
+        }
     }
 
     /// Installs the persisted largest checkpoint of every policy log that still verifies, and leaves out again the

@@ -13,6 +13,8 @@ final class LogCheckpoints: Sendable {
     /// Log keys that signed both notes of a fork: no document under them is accepted any more (PROTOCOL §7.4),
     /// until a trust document names another key in `logKeys`.
     private let forked = Locked<Set<VerifierKey>>([])
+    /// Told of each fork a bundled document's proof shows (``onBundledFork(_:)``).
+    private let forkHandler = Locked<(@Sendable (LogFork, String) -> Void)?>(nil)
 
     init(policy: LogPolicy) {
         self.policy = policy
@@ -92,25 +94,46 @@ final class LogCheckpoints: Sendable {
 }
 
 extension LogCheckpoints {
-    /// A bundled document's proof read from `file`: PROTOCOL §7.4 steps 1–2, and step 3 against a largest
-    /// checkpoint of the same size only (equal sizes need no tiles). `nil` when it holds.
-    func checkBundled(_ entry: [UInt8], proof file: URL, trust: TrustState?) -> DocumentRejection? {
-        guard let data = FileManager.default.contents(atPath: file.path) else {
-            return DocumentRejection(.notLogged, "no proof beside the bundled document (\(file.lastPathComponent))")
+    /// A bundled document's proof read from the first of `files` that exists: PROTOCOL §7.4 steps 1–2, and step 3
+    /// against a largest checkpoint of the same size only (equal sizes need no tiles). `nil` when it holds.
+    ///
+    /// As for a fetched document, a fork needs no quorum: a checkpoint of the held size with another root, signed
+    /// by the log key, is a fork whether witnesses cosigned it or not. It is recorded (its log key is trusted no
+    /// more), told to the fork handler (``onBundledFork(_:)``: the updater reports and keeps it), and refused.
+    func checkBundled(_ entry: [UInt8], proof files: [URL], document: String, trust: TrustState?)
+        -> DocumentRejection?
+    {
+        guard let data = files.lazy.compactMap({ FileManager.default.contents(atPath: $0.path) }).first else {
+            let names = files.map { $0.deletingLastPathComponent().lastPathComponent + "/" + $0.lastPathComponent }
+            return DocumentRejection(
+                .notLogged, "no proof beside the bundled document (\(names.joined(separator: " or ")))")
         }
+        let verifier = verifier(trust: trust)
         let verified: VerifiedCheckpoint
         do {
-            verified = try verifier(trust: trust).verify(entry: entry, proof: try LogProof(parsing: data))
+            verified = try verifier.verifyInclusion(entry: entry, proof: try LogProof(parsing: data))
         } catch {
             return DocumentRejection(.notLogged, "the bundled proof: \(error)")
         }
         if let held = largest(origin: verified.checkpoint.origin), held.checkpoint.size == verified.checkpoint.size,
             held.checkpoint.rootHash != verified.checkpoint.rootHash
         {
+            let fork = LogFork(kept: held.note, refused: verified.note)
+            recordFork(fork, verifier: verifier)
+            forkHandler.withLock { $0 }?(fork, document)
             return DocumentRejection(
                 .logFork,
                 "the bundled proof's checkpoint has the size of the largest accepted but another root: the log forked")
         }
+        do { try verifier.requireQuorum(verified) } catch {
+            return DocumentRejection(.notLogged, "the bundled proof: \(error)")
+        }
         return nil
+    }
+
+    /// Sets what is done with a fork a bundled document showed (``checkBundled(_:proof:document:trust:)``): the
+    /// updater of this manager reports it and keeps it in storage, as it does a fork a fetched proof showed.
+    func onBundledFork(_ handler: @escaping @Sendable (LogFork, _ document: String) -> Void) {
+        forkHandler.withLock { $0 = handler }
     }
 }

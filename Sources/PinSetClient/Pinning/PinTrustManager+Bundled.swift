@@ -11,11 +11,13 @@ extension PinTrustManager {
     /// A refused file (tampered, another host's, signed by an unknown key) changes nothing and does not stop the
     /// others.
     ///
-    /// With a tlog-policy (``PinningOptions/logPolicy``), each document needs its C2SP tlog-proof in
-    /// `directory/proofs/<host>` (as `GET /pins/<host>/proof` serves it): PROTOCOL §7.4 steps 1–2 are checked, and
-    /// step 3 only against a largest checkpoint of the same size (offline there are no tiles). A missing or
-    /// failing proof refuses the document (``DocumentRejectionCode/notLogged``, or
-    /// ``DocumentRejectionCode/logFork``). A bundled proof never becomes the largest checkpoint.
+    /// With a tlog-policy (``PinningOptions/logPolicy``), each document needs its C2SP tlog-proof (as
+    /// `GET /pins/<host>/proof` serves it) in `directory/proof/pins/<host>`, where `pinset export --log-from` writes
+    /// it, or in `directory/proofs/<host>`: PROTOCOL §7.4 steps 1–2 are checked, and step 3 only against a largest
+    /// checkpoint of the same size (offline there are no tiles). A missing or failing proof refuses the document
+    /// (``DocumentRejectionCode/notLogged``, or ``DocumentRejectionCode/logFork``). A bundled proof never becomes the
+    /// largest checkpoint. A fork it shows is handled as a fetched one's: the log key is trusted no more, and the
+    /// updater (``PinSetUpdater``) of this manager reports the fork and keeps it.
     ///
     /// In an Apple app, add the export directory to the target as a *folder reference*, so that its `pins/`
     /// folder keeps its layout, and pass `Bundle.main.url(forResource: "pinset-export", withExtension: nil)`.
@@ -36,9 +38,14 @@ extension PinTrustManager {
             case .success(let read): bytes = read
             }
             if let log {
-                let proof = directory.appendingPathComponent("proofs", isDirectory: true)
-                    .appendingPathComponent(name, isDirectory: false)
-                if let refusal = log.checkBundled(bytes, proof: proof, trust: trustStore?.current) {
+                // Where `pinset export --log-from` writes it (PROTOCOL §7.3's mirror names), or `proofs/<host>`.
+                let proofs = [
+                    directory.appendingPathComponent("proof/pins", isDirectory: true),
+                    directory.appendingPathComponent("proofs", isDirectory: true),
+                ].map { $0.appendingPathComponent(name, isDirectory: false) }
+                if let refusal = log.checkBundled(
+                    bytes, proof: proofs, document: "/pins/\(name)", trust: trustStore?.current)
+                {
                     outcomes[name] = .failure(refusal)
                     continue
                 }
