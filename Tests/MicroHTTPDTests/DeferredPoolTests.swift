@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Locking
 import MicroHTTPD
 import TestSupport
@@ -31,7 +32,7 @@ import Testing
             case "/defer":
                 return .deferred { [pause] _ in
                     usleep(pause)
-                    return .dynamic(status: 200, headers: [], body: Array(String(gettid()).utf8))
+                    return .dynamic(status: 200, headers: [], body: Array(DeferredPoolTests.threadNumber().utf8))
                 }
             case "/hold":
                 return .deferred { [gate, entered] _ in
@@ -44,6 +45,19 @@ import Testing
             }
         }
     }
+
+    /// A number for the calling thread, new for each thread (never reused, unlike a `pthread_t`).
+    static func threadNumber() -> String {
+        if let number = Thread.current.threadDictionary["DeferredPoolTests.number"] as? Int { return String(number) }
+        let number = counter.withLock {
+            $0 += 1
+            return $0
+        }
+        Thread.current.threadDictionary["DeferredPoolTests.number"] = number
+        return String(number)
+    }
+
+    private static let counter = Locked(0)
 
     @Test func sequentialDeferredRequestsReuseOneThread() throws {
         let server = try HTTPServer(
