@@ -20,9 +20,23 @@ public protocol HTTPHandler: Sendable {
     /// NUL would end the path early: `/pins/a.example%00.evil` must not serve `a.example`). Called once, when the
     /// server starts. Default: a short `application/problem+json`.
     func badPathResponse() -> PreparedResponse
+
+    /// The `503` the wrapper sends when a request would defer its work (``HTTPResponse/deferred(_:)``) while
+    /// ``HTTPServerConfiguration/maxSuspended`` requests already wait for theirs. Called once, when the server
+    /// starts. Default: a short `application/problem+json` with `Retry-After: 1`.
+    func overloadedResponse() -> PreparedResponse
 }
 
 extension HTTPHandler {
+    /// The default `503` when too many requests wait for deferred work.
+    public func overloadedResponse() -> PreparedResponse {
+        PreparedResponse(
+            status: 503, headers: [("Content-Type", "application/problem+json"), ("Retry-After", "1")],
+            body: Array(
+                #"{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"too many requests are waiting for the server; retry after 1 second"}"#
+                    .utf8))
+    }
+
     /// The default `400` for a path with a control character.
     public func badPathResponse() -> PreparedResponse {
         PreparedResponse(

@@ -38,6 +38,8 @@ public final class HTTPServer: @unchecked Sendable {
             c.requestTimeoutSeconds >= 0 && c.requestTimeoutSeconds <= 86_400 * 365, "requestTimeoutSeconds")
         try require(c.maxBodyBytes >= 0, "maxBodyBytes")
         try require(c.connectionMemoryLimit >= 4096, "connectionMemoryLimit")
+        try require(c.maxSuspended >= 1, "maxSuspended")
+        try require(c.deferredThreads >= 1, "deferredThreads")
         guard var address = SocketAddress(literal: c.bindAddress, port: c.port) else {
             throw HTTPServerError(.invalidBindAddress(c.bindAddress))
         }
@@ -45,7 +47,7 @@ public final class HTTPServer: @unchecked Sendable {
         _ = MHDCallbacks.installPanic
         let context = ServerContext(
             handler: handler, maxBodyBytes: c.maxBodyBytes, requestTimeoutSeconds: c.requestTimeoutSeconds,
-            maxSuspended: c.maxSuspended, errorLog: c.errorLog)
+            maxSuspended: c.maxSuspended, deferredThreads: c.deferredThreads, errorLog: c.errorLog)
         let cls = Unmanaged.passUnretained(context).toOpaque()
         let clsArg = OpaquePointer(cls)
         var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_ITC.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
@@ -125,6 +127,7 @@ public final class HTTPServer: @unchecked Sendable {
                 while context.counters.withLock({ $0.inFlight }) > 0 && Self.now() < flush { usleep(5_000) }
             }
             context.deadlines?.stop()
+            context.deferredPool.stop()
             MHD_stop_daemon(daemon)
             self.daemon = nil
         }

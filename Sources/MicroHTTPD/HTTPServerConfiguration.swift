@@ -38,9 +38,17 @@ public struct HTTPServerConfiguration: Sendable {
     /// that ends within a few hundred bytes of the pool's size (it closes without an answer, or waits for the
     /// request deadline). API fuzzing reaches ~8 KiB heads, never ~32 KiB ones, so the default stays 32 KiB.
     public var connectionMemoryLimit: Int
-    /// Most requests suspended at once while their ``HTTPResponse/deferred(_:)`` work runs, each on a thread
-    /// of its own; past it, deferred work runs on the worker thread. Default 256.
+    /// Most requests suspended at once while their ``HTTPResponse/deferred(_:)`` work runs or waits for one of
+    /// the ``deferredThreads``; past it, a request that would defer gets `503` with `Retry-After` (the handler's
+    /// ``HTTPHandler/overloadedResponse()``). Default 256.
     public var maxSuspended: Int
+    /// Most threads running ``HTTPResponse/deferred(_:)`` work at once. They are started when needed and then
+    /// reused; past this many busy ones, deferred work waits (its connection suspended) for a free thread.
+    /// Default 32.
+    ///
+    /// - Warning: deferred work may wait seconds (a write's probe): with too few threads, slow writes delay the
+    ///   others queued behind them. GETs never wait for these threads.
+    public var deferredThreads: Int
     /// Receives libmicrohttpd's own error messages (a failed `accept` when the process is out of file descriptors,
     /// a socket error), one line each, from its threads. Default `nil`: they are dropped.
     /// - Warning: called on libmicrohttpd's threads, possibly often: it must be quick (rate-limit the logging).
@@ -57,9 +65,11 @@ public struct HTTPServerConfiguration: Sendable {
         requestTimeoutSeconds: Int = 30,
         maxBodyBytes: Int = 65_536,
         connectionMemoryLimit: Int = 32_768,
-        maxSuspended: Int = 256
+        maxSuspended: Int = 256,
+        deferredThreads: Int = 32
     ) {
         self.maxSuspended = maxSuspended
+        self.deferredThreads = deferredThreads
         self.bindAddress = bindAddress
         self.port = port
         self.threads = threads

@@ -80,14 +80,13 @@ enum MHDCallbacks {
             return answer(response, context: context, on: connection, state: state)
         }
         guard let ticket = context.register(connection, state) else {
-            // Too many suspended already: the work runs here, as if it had not been deferred.
-            return answer(work(request), context: context, on: connection, state: state)
+            // Too many waiting already: 503 with Retry-After, rather than a queue without bound or work that
+            // holds this worker thread (and the GETs behind it).
+            return queue(context.overloaded, on: connection, state: state)
         }
         let detached = request.detached()
         MHD_suspend_connection(connection)
-        let thread = Thread { context.resume(ticket, with: work(detached)) }
-        thread.name = "pinset.deferred"
-        thread.start()
+        context.start(ticket, work, detached)
         return .YES
     }
 

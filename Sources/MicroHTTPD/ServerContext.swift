@@ -28,6 +28,10 @@ final class ServerContext: @unchecked Sendable {
     let internalError: PreparedResponse
     /// The 400 answer to a path with a control character once decoded.
     let badPath: PreparedResponse
+    /// The 503 answer (with `Retry-After`) when ``maxSuspended`` requests already wait for deferred work.
+    let overloaded: PreparedResponse
+    /// The threads that run deferred work.
+    let deferredPool: DeferredPool
 
     /// A connection suspended while its deferred work runs.
     struct Suspended: @unchecked Sendable {
@@ -44,7 +48,7 @@ final class ServerContext: @unchecked Sendable {
 
     init(
         handler: any HTTPHandler, maxBodyBytes: Int, requestTimeoutSeconds: Int, maxSuspended: Int,
-        errorLog: (@Sendable (String) -> Void)? = nil
+        deferredThreads: Int = 32, errorLog: (@Sendable (String) -> Void)? = nil
     ) {
         self.errorLog = errorLog
         self.maxSuspended = maxSuspended
@@ -54,6 +58,8 @@ final class ServerContext: @unchecked Sendable {
         payloadTooLarge = handler.payloadTooLargeResponse(limit: maxBodyBytes)
         internalError = handler.internalErrorResponse()
         badPath = handler.badPathResponse()
+        overloaded = handler.overloadedResponse()
+        deferredPool = DeferredPool(maxThreads: deferredThreads)
     }
 
     /// Deferred work still running (its connection may already have been resumed by shutdown).
@@ -72,6 +78,18 @@ final class ServerContext: @unchecked Sendable {
         }
         if ticket != nil { running.withLock { $0 += 1 } }
         return ticket
+    }
+
+    /// Runs `work` for the connection of `ticket` on the pool, then resumes it with the answer; when shutdown has
+    /// already answered the connection before a thread was free, the work is dropped unrun.
+    func start(_ ticket: Int, _ work: @escaping @Sendable (HTTPRequest) -> HTTPResponse, _ request: HTTPRequest) {
+        deferredPool.submit { [self] in
+            guard suspended.withLock({ $0.byTicket[ticket] != nil }) else {
+                running.withLock { $0 -= 1 }
+                return
+            }
+            resume(ticket, with: work(request))
+        }
     }
 
     /// Ends the deferred work of `ticket`: resumes its connection with `response`, unless shutdown already did.

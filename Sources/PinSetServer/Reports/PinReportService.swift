@@ -19,6 +19,8 @@ package final class PinReportService: Sendable {
     let forks: LogForks?
     /// Reports naming hosts without a set, from every address together (``ReportConfiguration/otherHostsPerMinute``).
     private let otherHosts: ReportRateLimiter
+    /// Commits pin failure reports in groups.
+    private let writer: ReportWriter
 
     /// Creates the service over an open store; `service` answers which pins are current. Without a log, fork
     /// reports are refused (nothing to verify their notes against).
@@ -34,6 +36,7 @@ package final class PinReportService: Sendable {
         self.configuration = configuration
         self.forks = forks
         otherHosts = ReportRateLimiter(perMinute: configuration.otherHostsPerMinute)
+        writer = ReportWriter(store: store, maxRows: configuration.rowsPerClass)
     }
 
     /// The outcome of one stored report.
@@ -44,13 +47,36 @@ package final class PinReportService: Sendable {
         package let duplicate: Bool
     }
 
-    /// Decodes, checks and stores one report: a TrustKit pin failure report, or a client's transparency-log fork
-    /// report (`"pinset-report":"log-fork"`, see ``submitLogFork(json:now:)``).
+    /// A report that passed ``check(json:now:)``: a pin failure report ready to store, or a log-fork report,
+    /// already stored.
+    package struct Checked: Sendable {
+        let entry: ReportWriter.Entry?
+        let stored: Stored
+    }
+
+    /// Decodes, checks and stores one report (``check(json:now:)`` then ``store(_:)``).
+    package func submit(json: [UInt8], now: Date = Date()) throws(ServiceError) -> Stored {
+        try store(check(json: json, now: now))
+    }
+
+    /// Stores a checked report with the others that arrive meanwhile (one transaction) and returns once it is
+    /// committed. It may wait for a commit: call it off libmicrohttpd's threads.
+    ///
+    /// - Throws: 429 with `Retry-After` when too many reports already wait to be stored; a storage error.
+    package func store(_ checked: Checked) throws(ServiceError) -> Stored {
+        guard let entry = checked.entry else { return checked.stored }
+        return Stored(host: checked.stored.host, duplicate: try writer.store(entry))
+    }
+
+    /// Decodes and checks one report, without storing it: a TrustKit pin failure report, or a client's
+    /// transparency-log fork report (`"pinset-report":"log-fork"`, see ``submitLogFork(json:now:)``), which is
+    /// stored here (they are rare, and only stored when their notes verify).
     ///
     /// - Throws: 400 when the body is not a TrustKit report: invalid JSON, a missing or mistyped core field, a
     ///   host that is not a DNS name, or a chain whose first certificate is not a PEM certificate; or when it is
-    ///   a pinset report of another kind, or a malformed log-fork report.
-    package func submit(json: [UInt8], now: Date = Date()) throws(ServiceError) -> Stored {
+    ///   a pinset report of another kind, or a malformed log-fork report; 413 for a report over
+    ///   ``ReportConfiguration/maxReportBytes``; 429 when reports for hosts without a set come too fast.
+    package func check(json: [UInt8], now: Date = Date()) throws(ServiceError) -> Checked {
         if let name = JSONRepeatedMembers.first(in: json) {
             throw ServiceError(
                 .badRequest, "the member \"\(name.prefix(40))\" appears twice in one object; send each member once")
@@ -60,7 +86,7 @@ package final class PinReportService: Sendable {
                 throw ServiceError(
                     .badRequest, "unknown pinset-report \"\(kind.prefix(40))\": this server takes log-fork")
             }
-            return try submitLogFork(json: json, now: now)
+            return Checked(entry: nil, stored: try submitLogFork(json: json, now: now))
         }
         let report: PinFailureReport
         do {
@@ -105,17 +131,10 @@ package final class PinReportService: Sendable {
             fingerprint: Self.fingerprint(report), host: host, notedHost: report.hostname.lowercased(),
             leafPin: leafPin, matchesCurrentPin: matches, enforce: report.enforcePinning, knownPins: report.knownPins,
             chain: report.validatedCertificateChain, pinned: pinned)
-        let seconds = StoredTime.seconds(now)
-        let cutoff = StoredTime.seconds(now.addingTimeInterval(-configuration.retention))
-        let maxRows = configuration.rowsPerClass
-        let duplicate = try store.serializedWrite { db in
-            try db.inTransaction {
-                try ReportTable.record(db, stored, seconds: seconds, cutoff: cutoff, maxRows: maxRows)
-                return .commit
-            }
-            return try ReportTable.count(db, fingerprint: stored.fingerprint) ?? 1 > 1
-        }
-        return Stored(host: host, duplicate: duplicate)
+        let entry = ReportWriter.Entry(
+            row: stored, seconds: StoredTime.seconds(now),
+            cutoff: StoredTime.seconds(now.addingTimeInterval(-configuration.retention)))
+        return Checked(entry: entry, stored: Stored(host: host, duplicate: false))
     }
 
     /// Reports grouped by host and leaf pin, latest first; `host` filters on the pinned or the connected host.

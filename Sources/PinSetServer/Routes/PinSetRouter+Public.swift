@@ -81,7 +81,8 @@ extension PinSetRouter {
     }
 
     /// `POST /reports`: rate-limited per source address (per /64 for IPv6, the forwarded address behind a trusted
-    /// proxy), then stored (or counted, when a duplicate).
+    /// proxy) and checked here, on the worker thread (a 4xx at once); then stored (or counted, when a duplicate)
+    /// off it, in a group commit with the reports that arrive meanwhile, and answered `204` once committed.
     func receiveReport(_ context: RouteContext) throws -> HTTPResponse {
         let sender = reportSender.key(
             remote: context.request.remoteAddress, forwardedFor: context.request.header("X-Forwarded-For"))
@@ -92,9 +93,16 @@ extension PinSetRouter {
             problem.headers = [("Retry-After", String(wait))]
             throw problem
         }
-        let stored = try reports.submit(json: context.request.body)
-        metrics.report(host: snapshot.contains(stored.host) ? stored.host : nil)
-        return .dynamic(status: 204, headers: [], body: [])
+        let checked = try reports.check(json: context.request.body)
+        return .deferred { [self] _ in
+            do {
+                let stored = try reports.store(checked)
+                metrics.report(host: snapshot.contains(stored.host) ? stored.host : nil)
+                return .dynamic(status: 204, headers: [], body: [])
+            } catch {
+                return problemResponse(for: error, path: "/reports")
+            }
+        }
     }
 
     /// `GET /trust` and `GET /trust/{version}`: a pre-built answer, or `304`, or `404`.

@@ -140,7 +140,11 @@ final class PinSetRouter: HTTPHandler {
         }
         switch route.action {
         case .answer(let handler):
-            return try handler(self, context)
+            // A handler may answer `.deferred` once it has checked the request (`POST /reports` stores off the
+            // worker thread): its answer is counted, and its error answered, when the work ends.
+            let response = try handler(self, context)
+            guard case .deferred(let work) = response else { return response }
+            return .deferred { [self] detached in counted(answer(path) { work(detached) }, label) }
         case .write(let makeCommand):
             let command = try makeCommand(self, context)
             guard service.waits(command) else { return try written(service.execute(command), command) }
@@ -223,6 +227,13 @@ final class PinSetRouter: HTTPHandler {
     }
 
     func internalErrorResponse() -> PreparedResponse { Problem.internalError.prepared }
+
+    func overloadedResponse() -> PreparedResponse {
+        var problem = Problem.unavailable(
+            "too many requests are waiting for the server (writes, reports); retry after 1 second")
+        problem.headers = [("Retry-After", "1")]
+        return problem.prepared
+    }
 
     func badPathResponse() -> PreparedResponse {
         Problem.badRequest(

@@ -19,7 +19,7 @@ package enum ReportTable {
     }
 
     /// One received report, as stored.
-    package struct NewReport {
+    package struct NewReport: Sendable {
         package var fingerprint: [UInt8]
         package var host: String
         package var notedHost: String
@@ -71,20 +71,43 @@ package enum ReportTable {
     /// day, and drops what is older than `cutoff` or beyond `maxRows`. Runs inside the caller's transaction.
     package static func record(_ db: Database, _ report: NewReport, seconds: Int64, cutoff: Int64, maxRows: Int) throws
     {
-        try db.execute(
-            sql: """
-                INSERT INTO pinReport (fingerprint, host, notedHost, leafPin, matchesCurrentPin, enforce,
-                    knownPins, chain, count, firstSeen, lastSeen)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
-                ON CONFLICT(fingerprint) DO UPDATE SET count = count + 1, lastSeen = excluded.lastSeen,
-                    matchesCurrentPin = excluded.matchesCurrentPin
-                """,
-            arguments: [
-                Data(report.fingerprint), report.host, report.notedHost, report.leafPin, report.matchesCurrentPin,
-                report.enforce, json(report.knownPins), json(report.chain), seconds, seconds,
-            ])
-        try prunePinReports(db, pinned: report.pinned, cutoff: cutoff, maxRows: maxRows)
-        try countDay(db, host: report.host, seconds: seconds, cutoff: cutoff, maxRows: maxRows)
+        _ = try record(db, [(report, seconds)], cutoff: cutoff, maxRows: maxRows)
+    }
+
+    /// Stores a group of reports, each received at its `seconds`, as ``record(_:_:seconds:cutoff:maxRows:)`` does
+    /// for one, then prunes once for the whole group (one transaction for many reports: the caller's). Returns,
+    /// per report, whether it repeated an earlier identical report (only its counter went up).
+    package static func record(
+        _ db: Database, _ reports: [(report: NewReport, seconds: Int64)], cutoff: Int64, maxRows: Int
+    ) throws -> [Bool] {
+        var duplicates: [Bool] = []
+        duplicates.reserveCapacity(reports.count)
+        for (report, seconds) in reports {
+            try db.execute(
+                sql: """
+                    INSERT INTO pinReport (fingerprint, host, notedHost, leafPin, matchesCurrentPin, enforce,
+                        knownPins, chain, count, firstSeen, lastSeen)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+                    ON CONFLICT(fingerprint) DO UPDATE SET count = count + 1, lastSeen = excluded.lastSeen,
+                        matchesCurrentPin = excluded.matchesCurrentPin
+                    """,
+                arguments: [
+                    Data(report.fingerprint), report.host, report.notedHost, report.leafPin, report.matchesCurrentPin,
+                    report.enforce, json(report.knownPins), json(report.chain), seconds, seconds,
+                ])
+            duplicates.append(try count(db, fingerprint: report.fingerprint) ?? 1 > 1)
+            try db.execute(
+                sql: """
+                    INSERT INTO pinReportDay (host, day, count) VALUES (?, ?, 1)
+                    ON CONFLICT(host, day) DO UPDATE SET count = count + 1
+                    """,
+                arguments: [report.host, ReportTable.day(seconds)])
+        }
+        for pinned in [true, false] where reports.contains(where: { $0.report.pinned == pinned }) {
+            try prunePinReports(db, pinned: pinned, cutoff: cutoff, maxRows: maxRows)
+        }
+        if !reports.isEmpty { try pruneDays(db, cutoff: cutoff, maxRows: maxRows) }
+        return duplicates
     }
 
     /// How many times the report with `fingerprint` arrived (`nil`: none kept).
@@ -92,16 +115,9 @@ package enum ReportTable {
         try Int.fetchOne(db, sql: "SELECT count FROM pinReport WHERE fingerprint = ?", arguments: [Data(fingerprint)])
     }
 
-    /// Counts one report for `host` on the UTC day of `seconds`; drops days older than `cutoff` and, of the names
-    /// without a set, the oldest rows beyond `maxRows` (a pinned host's days are bounded by the retention: a flood
-    /// of other names never drops them).
-    private static func countDay(_ db: Database, host: String, seconds: Int64, cutoff: Int64, maxRows: Int) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO pinReportDay (host, day, count) VALUES (?, ?, 1)
-                ON CONFLICT(host, day) DO UPDATE SET count = count + 1
-                """,
-            arguments: [host, ReportTable.day(seconds)])
+    /// Drops days older than `cutoff` and, of the names without a set, the oldest day rows beyond `maxRows` (a
+    /// pinned host's days are bounded by the retention: a flood of other names never drops them).
+    private static func pruneDays(_ db: Database, cutoff: Int64, maxRows: Int) throws {
         try db.execute(sql: "DELETE FROM pinReportDay WHERE day < ?", arguments: [ReportTable.day(cutoff)])
         try db.execute(
             sql: """
