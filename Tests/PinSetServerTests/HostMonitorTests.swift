@@ -106,11 +106,12 @@ final class WebhookListener: HTTPHandler, @unchecked Sendable {
     }
 
     /// Issue 22 item 3, scaled to a unit test: 300 hosts behind one loopback TLS host (a `*.mon.test` mapping), a
-    /// 3-second interval and 16 hosts at once; every host gets a stored result within one pass, the pass ends
-    /// within the interval and /metrics says how long it took. (`bench/monitor.sh` runs 10,000 hosts.)
+    /// 8-second interval and 16 hosts at once; every host gets a stored result within one pass, the pass ends
+    /// within the interval and /metrics says how long it took. (`bench/monitor.sh` runs 10,000 hosts and measures
+    /// the speed; a pass here takes about a second on a quiet machine, over 4 s under the full suite on 2 cores.)
     @Test func aPassProbesEveryHostWithinTheIntervalAndReportsItsDuration() throws {
         let host = try TLSTestHost()
-        let interval = 3.0
+        let interval = 8.0
         let count = 300
         let server = try TestServer(
             probes: ProbeConfiguration(
