@@ -9,11 +9,7 @@ import Locking
 
 /// The database's three files (the database, its `-wal` and its `-shm`), identified by device and inode when the
 /// store opened them: SQLite keeps its descriptors on those inodes, so a file renamed over, restored by `mv` or
-/// deleted under a running server is no longer what SQLite writes to.
-///
-/// Once the server watches the files (``watchContent(identity:)``), ``changed()`` costs one `stat` (the database
-/// file's path), one `read` of the folder's inotify queue (``FolderEvents``: the `-wal` and `-shm` are looked at with
-/// `stat` only after an event about their names) and one `pread`; without inotify, three `stat` calls and the `pread`.
+/// deleted under a running server is no longer what SQLite writes to. ``changed()`` costs three `stat` calls.
 ///
 /// A copy over the live file (`cp backup.sqlite pinset.sqlite`) keeps its inode: for that, the server marks the
 /// database's header with an identity (``watchContent(identity:)``) and ``changed()`` also reads the header's
@@ -33,22 +29,6 @@ package final class DatabaseFiles: Sendable {
     /// file drops every POSIX lock this process holds on it, SQLite's included.
     private let content = Locked<(identity: Int32, armed: Bool, descriptor: Int32)?>(nil)
 
-    /// `PINSET_MEASURE_FILE_WATCH`, for bench/filewatch.sh only (never in production): `off` makes ``changed()``
-    /// report nothing, `stat` looks at all three paths with `stat` on every check (no inotify), so that the watch's
-    /// cost on writes is measured with one binary.
-    static let measurement = getenv("PINSET_MEASURE_FILE_WATCH").map { String(cString: $0) }
-
-    /// The folder's inotify queue while the server watches (``watchContent(identity:)``), and the change found.
-    private let watch = Locked<NameWatch>(NameWatch())
-
-    /// What ``namesChanged()`` keeps between looks.
-    private struct NameWatch {
-        var events: FolderEvents?
-        /// Whether the queue is new and not yet looked with.
-        var fresh = false
-        var found: (file: String, what: String)?
-    }
-
     /// Offset of `user_version` in SQLite's 100-byte header (a big-endian 32-bit integer).
     static let userVersionOffset: off_t = 60
 
@@ -67,47 +47,17 @@ package final class DatabaseFiles: Sendable {
     /// The first file that is no longer the one recorded (deleted, or another inode at its path), with what
     /// happened to it; `nil` while all are the same.
     package func changed() -> (file: String, what: String)? {
-        if Self.measurement == "off" { return nil }
-        if let replaced = namesChanged() { return replaced }
-        return contentChanged() ? (path, "overwritten with other content (a copy over the live file?)") : nil
-    }
-
-    /// The first recorded file that is no longer at its path (kept once found: a replaced file stays replaced).
-    /// The database file's own path is looked at with `stat` every time (that also catches a folder above it
-    /// renamed, a mount over it, a symbolic link in the path pointed elsewhere); the `-wal` and `-shm`, which live in
-    /// the same folder, only when its inotify queue had an event about them since the last look. The queue is read
-    /// before the `stat` calls, under the lock: a change either finished before the read (seen as an event) or
-    /// after it (seen by the next look), never in between unseen.
-    private func namesChanged() -> (file: String, what: String)? {
-        watch.withLock { state in
-            if let found = state.found { return found }
-            // The -wal and -shm too: without a queue, on its first look (changes before it was set up raised no
-            // event), or when it had an event about them.
-            let all = state.events.map { state.fresh || Self.measurement == "stat" || $0.arrived() } ?? true
-            state.fresh = false
-            for (suffix, device, inode) in identities where suffix.isEmpty || all {
-                let file = path + suffix
-                guard let now = Self.identity(file) else {
-                    state.found = (file, "deleted")
-                    return state.found
-                }
-                if now.device != device || now.inode != inode {
-                    state.found = (file, "replaced by another file")
-                    return state.found
-                }
-            }
-            return nil
+        for (suffix, device, inode) in identities {
+            let file = path + suffix
+            guard let now = Self.identity(file) else { return (file, "deleted") }
+            if now.device != device || now.inode != inode { return (file, "replaced by another file") }
         }
+        return contentChanged() ? (path, "overwritten with other content (a copy over the live file?)") : nil
     }
 
     /// Watches the database file's header for `identity` from now on: once the file carries it, a header
     /// without it means the file's bytes were replaced in place.
     func watchContent(identity: Int32) {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        let name = URL(fileURLWithPath: path).lastPathComponent
-        // Set up before the first look (``changed()`` stats every file while the queue is new or had events).
-        let events = FolderEvents(folder: folder, names: [name, name + "-wal", name + "-shm"])
-        watch.withLock { $0 = NameWatch(events: events, fresh: true, found: $0.found) }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         content.withLock { $0 = (identity, Self.headerIdentity(descriptor) == identity, descriptor) }
@@ -115,7 +65,6 @@ package final class DatabaseFiles: Sendable {
 
     /// Stops watching the header and closes its descriptor: call it only once SQLite's connections are closed.
     func stopWatchingContent() {
-        watch.withLock { $0.events = nil }
         content.withLock { watched in
             if let descriptor = watched?.descriptor { close(descriptor) }
             watched = nil
