@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/filewatch.sh: what the file watch (issue 41: the database, -wal and -shm checked before and after each
 # write, Sources/PinSetStorage/Storage/DatabaseFiles.swift) costs a write. B13's no-log row (4 writers, --preflight
-# off, no log), with the watch on and with it off (PINSET_MEASURE_WITHOUT_FILE_WATCH=1, a measurement switch only),
+# off, no log), with the watch on and with it off (PINSET_MEASURE_FILE_WATCH=off, a measurement switch only),
 # alternated round by round on fresh databases; each run prints writes/s and the server's CPU per write
 # (utime + stime from /proc, over the run). Prints medians per mode at the end.
 #   PINSET=.build/release/pinset WATCH_ROUNDS=4 WATCH_SECONDS=6 bash bench/filewatch.sh
@@ -19,10 +19,10 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 run() {
     rm -f "$TMP"/pinset.sqlite*
     TOKEN="$("$PINSET" token create --db "$TMP/pinset.sqlite" --name bench | tail -n 1)"
-    if [ "$1" = off ]; then export PINSET_MEASURE_WITHOUT_FILE_WATCH=1; else unset PINSET_MEASURE_WITHOUT_FILE_WATCH; fi
+    if [ "$1" = off ]; then export PINSET_MEASURE_FILE_WATCH=off; else unset PINSET_MEASURE_FILE_WATCH; fi
     serve_pinset "$TMP/pinset.log" --db "$TMP/pinset.sqlite" --key "$TMP/key.pem" --threads 2 --preflight off \
         --monitor-interval 0
-    unset PINSET_MEASURE_WITHOUT_FILE_WATCH
+    unset PINSET_MEASURE_FILE_WATCH
     local before after line rate
     before="$(cpu_ticks "$PID")"
     line="$(taskset -c "$LOAD_CPU" python3 "$HERE/preflight_writers.py" "$PORT" "$TOKEN" 4 "$SECONDS_PER_RUN" bench.test)"
