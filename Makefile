@@ -135,8 +135,8 @@ bench: release hsm-deps
 format-lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
-# Issue 41's operator faults against the release binary, one line per fault (docs/OPERATOR-FAULTS.md): about
-# 80 s; faults 6 and 8 need root. OLD=path/to/an/older/pinset plays them on it too (its BAD lines are expected
+# Issue 41's operator faults against the release binary, one line per fault (docs/OPERATOR-FAULTS.md): under
+# a minute; faults 6 and 8 need root. OLD=path/to/an/older/pinset plays them on it too (its BAD lines are expected
 # and do not fail the target). Not part of `make test`: OperatorFaultTests covers the same faults in-process.
 fault-drill: release test-deps
 	python3 scripts/fault_drill.py $$($(SWIFT) build -c release --show-bin-path)/pinset
