@@ -508,8 +508,9 @@ def main():
                 drill.stop_all()
                 for path in drill.immutable:
                     subprocess.run(["chattr", "-i", path])
-                for mount in drill.mounts:
-                    subprocess.run(["umount", mount])
+                for mount in drill.mounts:  # lazily if still busy, so that the folder can go
+                    if subprocess.run(["umount", mount], capture_output=True).returncode != 0:
+                        subprocess.run(["umount", "-l", mount])
             what = what.replace(arguments.root, "TMP")
             failures += 0 if ok else 1
             print(f"{fault_id:>3} {name:<32} {'ok ' if ok else 'BAD'} lost {lost} corrupt-served {corrupt} "
