@@ -29,6 +29,10 @@ package final class DatabaseFiles: Sendable {
     /// file drops every POSIX lock this process holds on it, SQLite's included.
     private let content = Locked<(identity: Int32, armed: Bool, descriptor: Int32)?>(nil)
 
+    /// `PINSET_MEASURE_FILE_WATCH=off`, for bench/filewatch.sh only (never in production: it turns the watch off):
+    /// ``changed()`` then reports nothing, so that the watch's cost on writes is measured with one binary.
+    static let measurementOnlyWatchOff = getenv("PINSET_MEASURE_FILE_WATCH").map { String(cString: $0) } == "off"
+
     /// Offset of `user_version` in SQLite's 100-byte header (a big-endian 32-bit integer).
     static let userVersionOffset: off_t = 60
 
@@ -47,6 +51,7 @@ package final class DatabaseFiles: Sendable {
     /// The first file that is no longer the one recorded (deleted, or another inode at its path), with what
     /// happened to it; `nil` while all are the same.
     package func changed() -> (file: String, what: String)? {
+        if Self.measurementOnlyWatchOff { return nil }
         for (suffix, device, inode) in identities {
             let file = path + suffix
             guard let now = Self.identity(file) else { return (file, "deleted") }

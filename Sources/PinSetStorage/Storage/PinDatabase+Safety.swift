@@ -33,6 +33,11 @@ extension PinDatabase {
     /// calls it; the CLI's commands, which open the same file while a server runs, do not change the identity.
     /// `pinset backup` clears it in the copy, so a restored backup never carries the identity of the live file.
     package func watchContent() {
+        if DatabaseFiles.measurementOnlyWatchOff {
+            logger.warning(
+                "PINSET_MEASURE_FILE_WATCH=off: the file watch is off (for benchmarks only); a database file replaced or deleted under this server will not be noticed"
+            )
+        }
         do {
             let identity = try pool.writeWithoutTransaction { db -> Int32 in
                 var identity = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
