@@ -72,6 +72,8 @@ import Testing
         #expect(loaded.hosts == hosts.count - damaged.count)
         #expect(loaded.damaged == damaged.sorted())
         #expect(loaded.storeCPUSeconds > 0)
+        #expect(loaded.newestIssuedAt == (try fixture.store.read { db in try HostRecords.newestIssuedAt(db) }))
+        #expect(loaded.newestIssuedAt != nil)
         for host in damaged {
             #expect(!snapshot.contains(host) && snapshot.isDamaged(host))
         }

@@ -96,7 +96,7 @@ package final class PinSetServerApp: Sendable {
             ])
         try Self.refuseDamagedFile(problems, store: store, configuration: configuration, logger: logger)
         try Self.refuseDamaged(loaded.damaged, store: store, configuration: configuration, logger: logger)
-        if let refusal = try service.clockRefusalAtStart() {
+        if let refusal = try service.clockRefusalAtStart(newestIssuedAt: .some(loaded.newestIssuedAt)) {
             throw StartupError(code: .clockAhead, description: refusal)
         }
         let reports = PinReportService(
@@ -252,7 +252,7 @@ package final class PinSetServerApp: Sendable {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             do {
-                try store.read { db in try log.preload(from: db) }
+                try store.readMapped { db in try log.preload(from: db) }
             } catch {
                 logger.warning(
                     "reading the transparency log ahead failed; its load reads it again",

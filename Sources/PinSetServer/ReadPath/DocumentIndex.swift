@@ -57,6 +57,8 @@ final class DocumentIndex: Sendable {
         var checkMilliseconds = 0
         /// CPU seconds of the thread that checked and stored the documents (the reading thread's are the caller's).
         var storeCPUSeconds: Double = 0
+        /// The largest `issuedAt` of the stored documents, damaged ones included (`nil` without documents).
+        var newestIssuedAt: Date?
     }
 
     /// How many documents the reading thread copies before handing them to the storing thread.
@@ -73,11 +75,12 @@ final class DocumentIndex: Sendable {
     func load(from store: PinDatabase) throws(ServiceError) -> Loaded {
         let handoff = BatchHandoff<ResourceBatch>(limit: 8)
         let stored = StoreThread(documents: documents, handoff: handoff)
-        do {
-            try store.read { db in
+        let newest: Date?
+        do throws(ServiceError) {
+            newest = try store.read { db in
                 documents.reserveCapacity(try HostRecords.documentCount(db))
                 var batch = ResourceBatch(capacity: Self.batchSize)
-                try HostRecords.forEachDocument(db) { version, host, etag, body in
+                let newest = try HostRecords.forEachDocument(db) { version, host, etag, body in
                     batch.append(key: host, etag: etag, body: body, version: version)
                     if batch.count == Self.batchSize {
                         handoff.put(batch)
@@ -85,6 +88,7 @@ final class DocumentIndex: Sendable {
                     }
                 }
                 handoff.put(batch)
+                return newest
             }
         } catch {
             handoff.finish()
@@ -94,6 +98,7 @@ final class DocumentIndex: Sendable {
         handoff.finish()
         var loaded = stored.wait()
         loaded.hosts = count
+        loaded.newestIssuedAt = newest
         loaded.damaged.sort()
         damagedHosts.withLock { $0 = Set(loaded.damaged) }
         return loaded
