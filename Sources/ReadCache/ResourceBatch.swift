@@ -1,5 +1,5 @@
-/// Resources copied from their source on one thread, to be checked and stored in a ``ResourceIndex`` on another
-/// (``ResourceIndex/insert(_:accepting:)``): a bulk load's two halves run side by side. Each resource is copied
+/// Resources copied from their source on one thread, to be checked (``keep(where:)``) and stored in a
+/// ``ResourceIndex`` on another (``ResourceIndex/insert(_:)``): a bulk load's two halves run side by side. Each resource is copied
 /// once, into the allocation the index keeps.
 ///
 /// `@unchecked Sendable`: a batch moves whole from the thread that fills it to the one that stores it, and the
@@ -21,30 +21,27 @@ public struct ResourceBatch: @unchecked Sendable {
 
     /// How many resources the batch holds.
     public var count: Int { resources.count }
+
+    /// Keeps only the resources `accept` accepts, given each one's ETag and body (a bulk load's check of every
+    /// stored body against its ETag); returns the keys of those removed, in batch order.
+    public mutating func keep(
+        where accept: (_ etag: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> Bool
+    ) -> [String] {
+        var refused: [String] = []
+        resources.removeAll { resource in
+            let sound = resource.withETag { etag in resource.withBody { body in accept(etag, body) } }
+            if !sound { refused.append(resource.withKey { String(decoding: $0, as: UTF8.self) }) }
+            return !sound
+        }
+        return refused
+    }
 }
 
 extension ResourceIndex {
-    /// Stores the resources of `batch` that `accept` accepts, given each one's ETag and body (a bulk load's check
-    /// of every stored body against its ETag), as ``insert(key:etag:body:version:)`` would one by one; returns
-    /// the keys of those refused, in batch order. `accept` runs outside the lock; the accepted resources are then
-    /// stored under one lock for the whole batch, so readers may wait for that long (a few milliseconds for
-    /// thousands: meant for start-up, before any request).
-    public func insert(
-        _ batch: ResourceBatch,
-        accepting accept: (_ etag: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer) -> Bool
-    ) -> [String] {
-        var refused: [String] = []
-        var accepted: [ResourceBytes] = []
-        accepted.reserveCapacity(batch.resources.count)
-        for resource in batch.resources {
-            let sound = resource.withETag { etag in resource.withBody { body in accept(etag, body) } }
-            if sound {
-                accepted.append(resource)
-            } else {
-                refused.append(resource.withKey { String(decoding: $0, as: UTF8.self) })
-            }
-        }
-        insert(contentsOf: accepted)
-        return refused
+    /// Stores the resources of `batch` as ``insert(key:etag:body:version:)`` would one by one (an older version
+    /// never replaces a newer one), under one lock for the whole batch: readers may wait that long (a few
+    /// milliseconds for thousands; meant for start-up, before any request).
+    public func insert(_ batch: ResourceBatch) {
+        insert(contentsOf: batch.resources)
     }
 }
