@@ -108,13 +108,16 @@ package final class PinSetServerApp: Sendable {
         Self.warnIfNotDelegated(trust, kid: key.kid, logger: logger)
         self.trust = trust
         if let logPublisher {
-            logPreload?.wait()
+            logPreload?.done.wait()
+            let loadCPU = QuickCheck.threadCPUSeconds()
             let loaded = try logPublisher.load()
             logger.info(
                 "loaded the transparency log",
                 metadata: [
                     "origin": "\(logPublisher.log.origin)", "treeSize": "\(loaded.treeSize)",
                     "appended": "\(loaded.appended)", "proofs": "\(loaded.proofs)",
+                    "preloadCpuMs": "\(Int((logPreload?.cpuSeconds.withLock { $0 } ?? 0) * 1000))",
+                    "loadCpuMs": "\(Int((QuickCheck.threadCPUSeconds() - loadCPU) * 1000))",
                 ])
             try logPublisher.forks.load()
             logPublisher.forks.alert(to: configuration.service.probes.alertWebhook)
@@ -246,11 +249,20 @@ package final class PinSetServerApp: Sendable {
     }
 
     /// Reads the transparency log's hashes on a thread of its own (``LogState/preload(from:)``), beside the
-    /// documents' load; the semaphore is signalled when it ends. A failure is only logged: the log's load then
-    /// reads every entry itself, and reports what is wrong.
-    private static func startLogPreload(_ log: LogState, store: PinDatabase, logger: Logger) -> DispatchSemaphore {
+    /// documents' load; `done` is signalled when it ends, `cpuSeconds` is then its thread's CPU (start-up's log
+    /// line, for bench/scale.sh). A failure is only logged: the log's load then reads every entry itself, and
+    /// reports what is wrong.
+    private static func startLogPreload(_ log: LogState, store: PinDatabase, logger: Logger) -> (
+        done: DispatchSemaphore, cpuSeconds: Locked<TimeInterval>
+    ) {
         let done = DispatchSemaphore(value: 0)
+        let cpuSeconds = Locked<TimeInterval>(0)
         let thread = Thread {
+            let startedCPU = QuickCheck.threadCPUSeconds()
+            defer {
+                cpuSeconds.withLock { $0 = QuickCheck.threadCPUSeconds() - startedCPU }
+                done.signal()
+            }
             do {
                 try store.readMapped { db in try log.preload(from: db) }
             } catch {
@@ -258,11 +270,10 @@ package final class PinSetServerApp: Sendable {
                     "reading the transparency log ahead failed; its load reads it again",
                     metadata: ["error": "\(error)"])
             }
-            done.signal()
         }
         thread.name = "pinset.log-preload"
         thread.start()
-        return done
+        return (done, cpuSeconds)
     }
 
     /// A damaged file (``PinDatabase/quickCheck()`` found problems) refuses to start unless
