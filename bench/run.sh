@@ -33,6 +33,9 @@
 #   ROUNDS=5 DURATION=5           rounds and seconds per wrk run (every run is bounded)
 #   CONNECTIONS=50                wrk -c
 #   HOSTS=100000                  hosts seeded for B4/B7 (with the hidden `pinset seed`, see below)
+#   SCALE_DIR=                    B4/B7 on a database bench/scale.sh seeded (HOSTS hosts in SCALE_DIR/pinset.sqlite,
+#                                 its key SCALE_DIR/key.pem) instead of seeding one: a million hosts in seconds, e.g.
+#                                 HOSTS=1000000 SCALE_DIR=/tmp/pinset-scale ONLY="B4" bash bench/run.sh (B4 vs B4f at 1M)
 #   PUTS=5000                     transactions per B6 baseline (and floor) round
 #   SERVER_CPU=0 LOAD_CPU=1       taskset cores for the servers and for wrk
 #   ONLY="B0 B1 B2 B3 B4 B5 B6 B7 B7L B8 B8j B10 B11 B13 H"  subset to run (B8: client.sh, B8j: jvm.sh); add I1 for callgrind instruction counts (slow)
@@ -347,8 +350,16 @@ if want B4 || want B7; then
     # storage (PinDatabase.seed, no server), 1,000 hosts per transaction. The server is stopped meanwhile and restarted
     # on the seeded database, so its snapshot holds every host.
     stop "$PINSET_PID"
-    log "seeding $HOSTS hosts with pinset seed (1,000 per transaction)"
-    "$PINSET" seed --db "$DB" --key "$TMP/key.pem" --hosts "$HOSTS" >&2
+    if [ -n "${SCALE_DIR:-}" ]; then
+        # bench/scale.sh's seeded database, used in place (the server only reads it and stamps its identity).
+        DB="$SCALE_DIR/pinset.sqlite"
+        [ -f "$SCALE_DIR/seeded-$HOSTS" ] || { log "$SCALE_DIR holds no $HOSTS-host database (run bench/scale.sh)"; exit 2; }
+        cp "$SCALE_DIR/key.pem" "$TMP/key.pem"
+        log "B4/B7 on $DB ($HOSTS hosts, seeded by bench/scale.sh)"
+    else
+        log "seeding $HOSTS hosts with pinset seed (1,000 per transaction)"
+        "$PINSET" seed --db "$DB" --key "$TMP/key.pem" --hosts "$HOSTS" >&2
+    fi
     start_server "$TMP/pinset.log" "$PINSET" serve --db "$DB" --key "$TMP/key.pem" --port "$PINSET_PORT" \
         --threads 1 --bind 127.0.0.1
     PINSET_PID=$LAST_PID

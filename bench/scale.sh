@@ -87,8 +87,10 @@ if [ "$LOG" = 1 ]; then
 fi
 
 # start NAME BINARY DB WARM: prints "<seconds to /healthz> <CPU seconds by then> <VmRSS kB> <warm VmRSS kB or 0> <loadMs> <quickCheckMs>
-# <hashCheckMs> <loadCpuMs> <quickCheckCpuMs>" (the server's own figures from its log line, -1 when it does not
-# give them) and stops the server.
+# <hashCheckMs> <loadCpuMs> <quickCheckCpuMs> <storeCpuMs>" (the server's own figures from its log line, -1 when it
+# does not give them: storeCpuMs is the CPU of the thread that checks and stores the documents beside the reading
+# one, since issue 36 item 6's two-thread load) <log preloadCpuMs> <log loadCpuMs> (with LOG=1: the thread that reads
+# the log's hashes beside the documents, and the log's load after them; -1 without) and stops the server.
 start() {
     local name="$1" binary="$2" db="$3" warm="$4" port t0 t1 rss warm_rss=0 line
     port="$(free_port)"
@@ -116,14 +118,16 @@ start() {
     wait "$PID" 2>/dev/null || true
     PID=""
     line="$(grep -m1 'loaded published documents' "$DIR/server-$name.log" || true)"
-    python3 - "$t0" "$t1" "$rss" "$warm_rss" "$line" "$cpu" <<'PY'
+    logline="$(grep -m1 'loaded the transparency log' "$DIR/server-$name.log" || true)"
+    python3 - "$t0" "$t1" "$rss" "$warm_rss" "$line" "$cpu" "$logline" <<'PY'
 import re, sys
 t0, t1, rss, warm, line, cpu = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
-def field(name):
-    m = re.search(name + r'\W+(\d+)', line)
+def field(name, text=line):
+    m = re.search(r'\b' + name + r'\W+(\d+)', text)
     return m.group(1) if m else "-1"
 print(f"{t1 - t0:.3f} {cpu} {rss} {warm} {field('loadMs')} {field('quickCheckMs')} {field('hashCheckMs')} "
-      f"{field('loadCpuMs')} {field('quickCheckCpuMs')}")
+      f"{field('loadCpuMs')} {field('quickCheckCpuMs')} {field('storeCpuMs')} {field('preloadCpuMs', sys.argv[7])} "
+      f"{field('loadCpuMs', sys.argv[7])}")
 PY
 }
 
@@ -183,8 +187,9 @@ rows = {}
 for line in open(sys.argv[3]):
     name, _, *values = line.split()
     rows.setdefault(name, []).append([float(x) for x in values])
-# base, base_cpu, qc, qc_cpu, start, start_cpu, rss, warm, load_ms, qc_ms, hash_ms, load_cpu_ms, qc_cpu_ms
-B, BC, Q, QC, S, SC, RSS, WARM, LOAD, QMS, HMS, LCPU, QCPU = range(13)
+# base, base_cpu, qc, qc_cpu, start, start_cpu, rss, warm, load_ms, qc_ms, hash_ms, load_cpu_ms, qc_cpu_ms, store_cpu_ms,
+# log_preload_cpu_ms, log_load_cpu_ms
+B, BC, Q, QC, S, SC, RSS, WARM, LOAD, QMS, HMS, LCPU, QCPU, STORE, PRE, LOGLOAD = range(16)
 goal_kb = 1.5 if withlog else 1.2
 tag = "l" if withlog else ""
 for name, rs in rows.items():
@@ -199,21 +204,31 @@ for name, rs in rows.items():
         f"{med(SC):.2f} s", f"{med(BC):.2f} s", [r[SC] / r[BC] for r in rs], "≤ 2×", 2)
     split = [r for r in rs if r[LCPU] >= 0 and r[QCPU] >= 0 and r[LOAD] > 0]
     if split:
-        # Per round, in CPU seconds: the load (its hash check's share of the load's wall time applied to its CPU),
-        # quick_check, and the rest (opening, the key, the listener).
+        # Per round, in CPU seconds: the reading thread, the storing thread (0 for a binary that loads on one thread),
+        # the hash check (on the storing thread; inside the load, its share of the load's wall time applied to its
+        # CPU, for a binary without one), quick_check, and the rest (opening, the key, the listener). On two cores
+        # the three threads run side by side: the reading one, or half of all three, whichever is longer.
+        # The log's preload (LOG=1) also runs beside the documents, on a thread of its own.
         def parts(r):
-            load, qc = r[LCPU] / 1000, r[QCPU] / 1000
-            hashing = load * r[HMS] / r[LOAD]
-            rest = max(r[SC] - load - qc, 0)
-            return load, qc, hashing, rest
-        two = [(rest + max(load, qc)) for load, qc, hashing, rest in map(parts, split)]
-        row(f"B7a{tag}-2", "the same, two cores, estimated (rest + the longer of load and quick_check)",
+            load, qc, store = r[LCPU] / 1000, r[QCPU] / 1000, max(r[STORE], 0) / 1000
+            pre = max(r[PRE], 0) / 1000
+            hashing = r[HMS] / 1000 if r[STORE] >= 0 else load * r[HMS] / r[LOAD]
+            rest = max(r[SC] - load - store - qc - pre, 0)
+            return load, store, qc, hashing, rest, pre
+        def two_cores(load, store, qc, rest, pre):
+            return rest + max(load, store, qc, pre, (load + store + qc + pre) / 2)
+        two = [two_cores(load, store, qc, rest, pre) for load, store, qc, hashing, rest, pre in map(parts, split)]
+        row(f"B7a{tag}-2", "the same, two cores, estimated (rest + the reading thread or half the load's threads and quick_check's)",
             f"{statistics.median(two):.2f} s", f"{med(BC):.2f} s", [t / r[BC] for t, r in zip(two, split)], "≤ 2×", 2)
-        one_share = [(qc + hashing) / r[SC] for (load, qc, hashing, rest), r in zip(map(parts, split), split)]
-        two_share = [1 - (rest + load - hashing) / (rest + max(load, qc)) for load, qc, hashing, rest in map(parts, split)]
+        one_share = [(qc + hashing) / r[SC] for (load, store, qc, hashing, rest, pre), r in zip(map(parts, split), split)]
+        def without_checks(load, store, qc, hashing, rest, pre):
+            if store > 0:
+                return two_cores(load, store - hashing, 0, rest, pre)
+            return two_cores(load - hashing, 0, 0, rest, pre)
+        two_share = [1 - without_checks(*x) / two_cores(x[0], x[1], x[2], x[4], x[5]) for x in map(parts, split)]
         p = [parts(r) for r in split]
-        detail = (f"load {statistics.median(x[0] for x in p):.2f} s CPU (hash check {statistics.median(x[2] for x in p):.2f} s of it), "
-                  f"quick_check {statistics.median(x[1] for x in p):.2f} s CPU")
+        detail = (f"reading {statistics.median(x[0] for x in p):.2f} s CPU, storing {statistics.median(x[1] for x in p):.2f} s "
+                  f"(hash check {statistics.median(x[3] for x in p):.2f} s), quick_check {statistics.median(x[2] for x in p):.2f} s CPU")
         for label, shares, cores in ((f"B7s{tag}", one_share, "one core"), (f"B7s{tag}-2", two_share, "two cores, estimated")):
             m = statistics.median(shares)
             print(f"| {label} | {name}: what the start-up checks cost, {cores}: {detail} | {m * 100:.0f}% of start-up | — | "

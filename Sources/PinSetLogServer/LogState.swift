@@ -18,6 +18,8 @@ package final class LogState: Sendable {
     private let signer: NoteSigner
     private let hasher: MerkleHasher
     private let memory = Locked(Memory())
+    /// The hashes ``preload(from:)`` read, taken by ``load(from:)``.
+    private let preloaded = Locked<SubtreeHashes?>(nil)
 
     private struct Memory {
         /// The leaves' complete subtrees at every level, for proofs, roots and tiles.
@@ -52,10 +54,15 @@ package final class LogState: Sendable {
     /// read.
     /// - Throws: ``LogErrorCode/inconsistent`` when the stored entries have a gap, or the stored checkpoint does
     ///   not match them.
+    ///
+    /// After ``preload(from:)`` it reads only the entries appended since (none, when nothing wrote in between).
     package func load(from db: Database) throws {
-        var hashes = SubtreeHashes()
+        var hashes = preloaded.withLock { preloaded in
+            defer { preloaded = nil }
+            return preloaded ?? SubtreeHashes()
+        }
         hashes.reserve(leaves: try LogTable.size(db))
-        try LogTable.forEachLeafHash(db) { index, leafHash in
+        try LogTable.forEachLeafHash(db, from: hashes.leafCount) { index, leafHash in
             guard index == hashes.leafCount, leafHash.count == SubtreeHashes.hashBytes else {
                 throw LogError(.inconsistent, "the stored log has no entry \(hashes.leafCount), or a bad hash there")
             }
@@ -80,6 +87,23 @@ package final class LogState: Sendable {
             size = body.size
         }
         memory.withLock { $0 = Memory(hashes: hashes, checkpoint: checkpoint, checkpointSize: size) }
+    }
+
+    /// Reads every stored entry's hash ahead of ``load(from:)`` (start-up: the long part of the log's load, in a
+    /// read transaction, on a thread of its own beside the documents' load), which then reads only the entries
+    /// appended since. Entries are only ever appended, so the hashes read here stay a prefix of the stored log.
+    /// - Throws: ``LogErrorCode/inconsistent`` as ``load(from:)``; nothing is kept then, and ``load(from:)``
+    ///   reads every entry itself.
+    package func preload(from db: Database) throws {
+        var hashes = SubtreeHashes()
+        hashes.reserve(leaves: try LogTable.size(db))
+        try LogTable.forEachLeafHash(db) { index, leafHash in
+            guard index == hashes.leafCount, leafHash.count == SubtreeHashes.hashBytes else {
+                throw LogError(.inconsistent, "the stored log has no entry \(hashes.leafCount), or a bad hash there")
+            }
+            hashes.append(leafHash: leafHash, hasher: hasher)
+        }
+        preloaded.withLock { $0 = hashes }
     }
 
     /// Appends `entries` (documents' exact bytes) inside the caller's write transaction, at the end of what the

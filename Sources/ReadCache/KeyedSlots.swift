@@ -1,3 +1,5 @@
+internal import CPrefetch
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -83,8 +85,13 @@ struct KeyedSlots<Element: KeyedByBytes> {
     /// element left out (the replaced one, or `element` itself), so the caller can release it outside its lock.
     mutating func insert(_ element: Element, replaces: (_ current: Element) -> Bool) -> Element? {
         if (count + 1) * 2 > slots.count { resize(to: slots.count * 2) }
-        return element.withKey { key in
-            let hash = Self.hash(key)
+        return insert(element, hash: element.withKey { Self.hash($0) }, replaces: replaces)
+    }
+
+    /// ``insert(_:replaces:)`` with the key's hash already computed and room already made.
+    @inline(__always)
+    private mutating func insert(_ element: Element, hash: Int, replaces: (_ current: Element) -> Bool) -> Element? {
+        element.withKey { key in
             let tag = Self.tag(hash)
             var index = hash & mask
             while tags[index] != 0 {
@@ -100,6 +107,37 @@ struct KeyedSlots<Element: KeyedByBytes> {
             count += 1
             return nil
         }
+    }
+
+    /// Stores every element of `elements` as ``insert(_:replaces:)`` would, `replaces` being given the element
+    /// there and the new one; returns the elements replaced. A bulk load: the hashes of a group of keys are
+    /// computed first and their slots prefetched, so that the table's cache misses (one or two per insert among a
+    /// million elements) overlap instead of coming one at a time.
+    mutating func insert(
+        contentsOf elements: [Element], replaces: (_ current: Element, _ new: Element) -> Bool
+    ) -> [Element] {
+        reserveCapacity(count + elements.count)
+        var replaced: [Element] = []
+        let group = 16
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: group) { hashes in
+            var start = 0
+            while start < elements.count {
+                let end = min(start + group, elements.count)
+                for index in start..<end {
+                    let hash = elements[index].withKey { Self.hash($0) }
+                    hashes[index - start] = hash
+                    tags.withUnsafeBufferPointer { cprefetch($0.baseAddress! + (hash & mask), 1) }
+                    slots.withUnsafeBufferPointer { cprefetch($0.baseAddress! + (hash & mask), 1) }
+                }
+                for index in start..<end {
+                    let element = elements[index]
+                    let left = insert(element, hash: hashes[index - start]) { replaces($0, element) }
+                    if let left, left !== element { replaced.append(left) }
+                }
+                start = end
+            }
+        }
+        return replaced
     }
 
     /// How many slots the table has (a power of two, at least twice ``count``).

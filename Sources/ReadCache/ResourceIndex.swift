@@ -79,6 +79,18 @@ public final class ResourceIndex: Sendable {
         return left !== resource
     }
 
+    /// Stores `resources` under one lock, each as ``insert(_:)`` would (an older version never replaces a newer
+    /// one). The table slots they land in are looked up ahead of the stores (``KeyedSlots/insert(contentsOf:replaces:)``).
+    func insert(contentsOf resources: [ResourceBytes]) {
+        let released: [ResponseClock.Entry] = state.withLock { state in
+            let replaced = state.resources.insert(contentsOf: resources) { current, new in
+                current.version <= new.version
+            }
+            return replaced.compactMap { state.responses.retire($0) }
+        }
+        _ = released
+    }
+
     /// Makes room for `count` resources in all before a bulk load.
     public func reserveCapacity(_ count: Int) {
         state.withLock { $0.resources.reserveCapacity(count) }

@@ -45,3 +45,42 @@ import Testing
         #expect(copy?.etag == document("a.example", version: 3).etag)
     }
 }
+
+/// The start-up load (``DocumentIndex/load(from:)``) from a real SQLite file, over several of its batches: every
+/// sound document served, every damaged one named and not served.
+@Suite(.blocking) struct DocumentIndexLoadTests {
+    @Test func loadsEveryDocumentAcrossBatchesAndNamesTheDamagedOnes() throws {
+        let fixture = try ServiceFixture()
+        let hosts = (0..<9_000).map { "h\($0).load.example" }
+        for start in stride(from: 0, to: hosts.count, by: 1_000) {
+            _ = try fixture.service.replaceMany(
+                hosts[start..<start + 1_000].map { ($0, ServiceFixture.validSet()) }, tokenName: "tester")
+        }
+        // One damaged document in the first batch, two in later ones (the reading thread hands over 4,096 at once).
+        let damaged = ["h17.load.example", "h5000.load.example", "h8999.load.example"]
+        try fixture.store.serializedWrite { db in
+            for host in damaged {
+                try db.execute(
+                    sql: """
+                        UPDATE document SET body = CAST(replace(CAST(body AS TEXT), 'ey', 'eX') AS BLOB)
+                        WHERE hostId = (SELECT id FROM host WHERE name = ?)
+                        """, arguments: [host])
+            }
+        }
+        let snapshot = DocumentIndex(maxAge: 60)
+        let loaded = try snapshot.load(from: fixture.store)
+        #expect(loaded.hosts == hosts.count - damaged.count)
+        #expect(loaded.damaged == damaged.sorted())
+        #expect(loaded.storeCPUSeconds > 0)
+        #expect(loaded.newestIssuedAt == (try fixture.store.read { db in try HostRecords.newestIssuedAt(db) }))
+        #expect(loaded.newestIssuedAt != nil)
+        for host in damaged {
+            #expect(!snapshot.contains(host) && snapshot.isDamaged(host))
+        }
+        for host in ["h0.load.example", "h4095.load.example", "h4096.load.example", "h8998.load.example"] {
+            let served = try #require(snapshot.document(host), "\(host)")
+            #expect(served.etag == PublishedDocument.etag(for: served.body))
+            #expect(!snapshot.isDamaged(host))
+        }
+    }
+}

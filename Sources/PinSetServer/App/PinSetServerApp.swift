@@ -77,6 +77,8 @@ package final class PinSetServerApp: Sendable {
         // connection), so that it costs start-up little more than the load alone where a second core is free.
         let loadCPU = QuickCheck.threadCPUSeconds()
         let integrity = Self.startQuickCheck(store)
+        // The log's hashes are read beside the documents too (read-only); its load below then reads what is new.
+        let logPreload = logPublisher.map { Self.startLogPreload($0.log, store: store, logger: logger) }
         let loaded = try snapshot.load(from: store)
         let loadedAt = Date()
         let loadCPUSeconds = QuickCheck.threadCPUSeconds() - loadCPU
@@ -88,12 +90,13 @@ package final class PinSetServerApp: Sendable {
                 "hosts": "\(loaded.hosts)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
                 "loadMs": "\(Int(loadedAt.timeIntervalSince(started) * 1000))",
                 "quickCheckMs": "\(Int(quickCheckSeconds * 1000))", "hashCheckMs": "\(loaded.checkMilliseconds)",
-                "loadCpuMs": "\(Int(loadCPUSeconds * 1000))", "quickCheckCpuMs": "\(Int(integrity.cpuSeconds * 1000))",
+                "loadCpuMs": "\(Int(loadCPUSeconds * 1000))", "storeCpuMs": "\(Int(loaded.storeCPUSeconds * 1000))",
+                "quickCheckCpuMs": "\(Int(integrity.cpuSeconds * 1000))",
                 "kid": "\(key.kid)",
             ])
         try Self.refuseDamagedFile(problems, store: store, configuration: configuration, logger: logger)
         try Self.refuseDamaged(loaded.damaged, store: store, configuration: configuration, logger: logger)
-        if let refusal = try service.clockRefusalAtStart() {
+        if let refusal = try service.clockRefusalAtStart(newestIssuedAt: .some(loaded.newestIssuedAt)) {
             throw StartupError(code: .clockAhead, description: refusal)
         }
         let reports = PinReportService(
@@ -105,12 +108,16 @@ package final class PinSetServerApp: Sendable {
         Self.warnIfNotDelegated(trust, kid: key.kid, logger: logger)
         self.trust = trust
         if let logPublisher {
+            logPreload?.done.wait()
+            let loadCPU = QuickCheck.threadCPUSeconds()
             let loaded = try logPublisher.load()
             logger.info(
                 "loaded the transparency log",
                 metadata: [
                     "origin": "\(logPublisher.log.origin)", "treeSize": "\(loaded.treeSize)",
                     "appended": "\(loaded.appended)", "proofs": "\(loaded.proofs)",
+                    "preloadCpuMs": "\(Int((logPreload?.cpuSeconds.withLock { $0 } ?? 0) * 1000))",
+                    "loadCpuMs": "\(Int((QuickCheck.threadCPUSeconds() - loadCPU) * 1000))",
                 ])
             try logPublisher.forks.load()
             logPublisher.forks.alert(to: configuration.service.probes.alertWebhook)
@@ -239,6 +246,34 @@ package final class PinSetServerApp: Sendable {
         thread.name = "pinset.quick-check"
         thread.start()
         return check
+    }
+
+    /// Reads the transparency log's hashes on a thread of its own (``LogState/preload(from:)``), beside the
+    /// documents' load; `done` is signalled when it ends, `cpuSeconds` is then its thread's CPU (start-up's log
+    /// line, for bench/scale.sh). A failure is only logged: the log's load then reads every entry itself, and
+    /// reports what is wrong.
+    private static func startLogPreload(_ log: LogState, store: PinDatabase, logger: Logger) -> (
+        done: DispatchSemaphore, cpuSeconds: Locked<TimeInterval>
+    ) {
+        let done = DispatchSemaphore(value: 0)
+        let cpuSeconds = Locked<TimeInterval>(0)
+        let thread = Thread {
+            let startedCPU = QuickCheck.threadCPUSeconds()
+            defer {
+                cpuSeconds.withLock { $0 = QuickCheck.threadCPUSeconds() - startedCPU }
+                done.signal()
+            }
+            do {
+                try store.readMapped { db in try log.preload(from: db) }
+            } catch {
+                logger.warning(
+                    "reading the transparency log ahead failed; its load reads it again",
+                    metadata: ["error": "\(error)"])
+            }
+        }
+        thread.name = "pinset.log-preload"
+        thread.start()
+        return (done, cpuSeconds)
     }
 
     /// A damaged file (``PinDatabase/quickCheck()`` found problems) refuses to start unless

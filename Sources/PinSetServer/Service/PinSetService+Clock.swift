@@ -41,10 +41,17 @@ extension PinSetService {
     }
 
     /// At start-up: why the clock must not be trusted (``clockRefusal(now:newest:)``), or `nil`; logs a clock
-    /// behind the newest document.
-    func clockRefusalAtStart() throws(ServiceError) -> String? {
+    /// behind the newest document. `newestIssuedAt` is the largest `issuedAt` stored when the caller has read it
+    /// already (start-up's load does, ``HostRecords/forEachDocument(_:_:)``); `nil` reads it here (a scan).
+    func clockRefusalAtStart(newestIssuedAt known: Date?? = nil) throws(ServiceError) -> String? {
         let now = clock()
-        let newest = try refreshNewestIssuedAt()
+        let newest: Date?
+        if let known {
+            newest = known
+            clockState.withLock { $0.newestIssuedAt = known }
+        } else {
+            newest = try refreshNewestIssuedAt()
+        }
         if let refusal = clockRefusal(now: now, newest: newest) { return refusal }
         if let newest, newest > now.addingTimeInterval(configuration.clockSkew) {
             logger.warning(

@@ -18,10 +18,13 @@ package enum LogTable {
         }
     }
 
-    /// Calls `body` with every entry's index and leaf hash in index order (start-up), without reading or copying
-    /// the entries' bodies; the hash is valid during the call only.
-    package static func forEachLeafHash(_ db: Database, _ body: (Int, Data) throws -> Void) throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT leafIndex, leafHash FROM logEntry ORDER BY leafIndex")
+    /// Calls `body` with every entry's index and leaf hash in index order (start-up), from index `first` on,
+    /// without copying the entries' bodies; the hash is valid during the call only.
+    package static func forEachLeafHash(_ db: Database, from first: Int = 0, _ body: (Int, Data) throws -> Void) throws
+    {
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT leafIndex, leafHash FROM logEntry WHERE leafIndex >= ? ORDER BY leafIndex",
+            arguments: [first])
         while let row = try rows.next() {
             try body(row[0], row.dataNoCopy(atIndex: 1) ?? Data())
         }
