@@ -26,7 +26,8 @@ package enum LogTable {
             db, sql: "SELECT leafIndex, leafHash FROM logEntry WHERE leafIndex >= ? ORDER BY leafIndex",
             arguments: [first])
         while let row = try rows.next() {
-            try body(row[0], row.dataNoCopy(atIndex: 1) ?? Data())
+            let index: Int = row[0]
+            try row.withUnsafeData(atIndex: 1) { try body(index, $0 ?? Data()) }
         }
     }
 
@@ -39,7 +40,7 @@ package enum LogTable {
         var entries: [[UInt8]] = []
         entries.reserveCapacity(indices.count)
         while let row = try rows.next() {
-            entries.append(row.dataNoCopy(atIndex: 0).map { [UInt8]($0) } ?? [])
+            entries.append(try row.withUnsafeData(atIndex: 0) { $0.map { [UInt8]($0) } ?? [] })
         }
         return entries
     }
