@@ -5,6 +5,7 @@ import dev.pinset.internal.MerkleHasher;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
@@ -168,6 +169,21 @@ class LogEndToEndTest {
         return accepted == null ? 0 : accepted.version();
     }
 
+    /**
+     * Waits (at most 10 s) until the proof at {@code url} carries a cosignature besides the log's own signature: a
+     * signed note's signature lines start with an em dash (C2SP signed-note).
+     */
+    private static void awaitCosignedProof(String url) throws IOException, InterruptedException {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            String proof = new String(get(url), StandardCharsets.UTF_8);
+            if (proof.lines().filter(line -> line.startsWith("\u2014 ")).count() >= 2) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        fail("no cosigned proof at " + url + " after 10 s");
+    }
+
     /** Refreshes until the event is not a quorum refusal (cosignatures arrive just after the write's answer). */
     private static UpdateEvent refreshWhileCosigning(PinSetUpdater updater) throws InterruptedException {
         UpdateEvent event = updater.refreshNow(HOST);
@@ -269,6 +285,9 @@ class LogEndToEndTest {
         // The same honest set bundled with its proof, as `pinset export --log-from` writes them (pins/<host>,
         // proof/pins/<host>), is refused by every bundled path too (PROTOCOL §7.4, issue 35): its checkpoint is signed
         // by the log key that signed the fork. A store that knows of no fork installs the same bundle.
+        // The refusal above came before any witness round: wait until the served proof is cosigned, so that the export
+        // holds a proof that meets the quorum (else the unaware store below refuses it for the quorum, not the fork).
+        awaitCosignedProof(server.url + "/pins/" + HOST + "/proof");
         File bundle = new File(directory, "bundle");
         processes.run(PinServerProcess.BINARY, "export", "--db", new File(directory, "pinset.sqlite").getPath(), "--out",
                 bundle.getPath(), "--log-from", server.url);
