@@ -429,7 +429,7 @@ CLIENT_ROWS="$TMP/client-rows.md"
 : >"$CLIENT_ROWS"
 if want B8 && [ -f "$HERE/client.sh" ]; then
     log "B8/B9: bash bench/client.sh"
-    bash "$HERE/client.sh" | grep '^| *B[89]' >>"$CLIENT_ROWS" || log "bench/client.sh failed or gave no B8/B9 rows"
+    bash "$HERE/client.sh" | grep -E '^\| *B(8|9|12)[a-z]? ' >>"$CLIENT_ROWS" || log "bench/client.sh failed or gave no B8/B9 rows"
 fi
 
 # ---------------------------------------------------------------- B10: the monitor at 10,000 hosts (issue 22)
@@ -463,7 +463,7 @@ fi
 # ---------------------------------------------------------------- B8j/B9j: the JVM client (issue 23)
 if want B8j && [ -f "$HERE/jvm.sh" ]; then
     log "B8j/B9j: bash bench/jvm.sh"
-    bash "$HERE/jvm.sh" | grep '^| *B[89]j' >>"$CLIENT_ROWS" || log "bench/jvm.sh failed or gave no B8j/B9j rows"
+    bash "$HERE/jvm.sh" | grep -E '^\| *B(8|9|12)j ' >>"$CLIENT_ROWS" || log "bench/jvm.sh failed or gave no B8j/B9j rows"
 fi
 
 # ---------------------------------------------------------------- H: keys in hardware (issue 25)
