@@ -32,24 +32,36 @@ import Testing
 
     /// Past its capacity the writer answers 429 with Retry-After at once, rather than queue without bound.
     @Test func aFullQueueAnswersTooManyRequests() throws {
+        let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let writer = ReportWriter(capacity: 1) { entries throws(ServiceError) in
+            entered.signal()
             release.wait()
             return entries.map { _ in false }
         }
         let done = DispatchGroup()
-        // One report in the commit (blocked), one waiting in the queue: the queue is full.
-        for index in 0..<2 {
-            DispatchQueue.global().async(group: done) {
-                _ = try? writer.store(ReportWriter.Entry(row: Self.row("q\(index).example"), seconds: 1, cutoff: 0))
-            }
-            usleep(100_000)
+        // One report in the commit (blocked), one waiting in the queue: the queue is full. Each step is awaited, not
+        // slept on: were the test's own report the first, it would commit it and wait for a release never sent.
+        DispatchQueue.global().async(group: done) {
+            _ = try? writer.store(ReportWriter.Entry(row: Self.row("q0.example"), seconds: 1, cutoff: 0))
         }
+        #expect(entered.wait(timeout: .now() + 30) == .success)
+        DispatchQueue.global().async(group: done) {
+            _ = try? writer.store(ReportWriter.Entry(row: Self.row("q1.example"), seconds: 1, cutoff: 0))
+        }
+        var polls = 0
+        while writer.waiting < 1 && polls < 3000 {  // at most 30 s
+            usleep(10_000)
+            polls += 1
+        }
+        #expect(writer.waiting == 1)
         var refused: ServiceError?
-        do {
-            _ = try writer.store(ReportWriter.Entry(row: Self.row("late.example"), seconds: 1, cutoff: 0))
-        } catch {
-            refused = error
+        if writer.waiting == 1 {
+            do {
+                _ = try writer.store(ReportWriter.Entry(row: Self.row("late.example"), seconds: 1, cutoff: 0))
+            } catch {
+                refused = error
+            }
         }
         release.signal()
         release.signal()

@@ -52,6 +52,13 @@ final class ReportWriter: @unchecked Sendable {
         }
     }
 
+    /// How many reports wait for the next commit (tests: to know the queue is full before the next `store`).
+    var waiting: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.count
+    }
+
     /// Stores `entry` and returns once it is committed: whether it repeated an earlier identical report.
     ///
     /// - Throws: 429 (with `Retry-After: 1`) when ``capacity`` reports already wait; the commit's error otherwise.
