@@ -86,6 +86,9 @@ import Testing
         let removed = try server.client.request("DELETE", path, headers: server.auth)
         #expect(removed.status == 422, "\(removed.text)")
         #expect(try removed.json()["rule"] as? String == "would-lock-out")
+        // force is true or false, nothing else (schemathesis sent junk and got 200).
+        let junk = try server.client.request("DELETE", path + "?force=yes", headers: server.auth)
+        #expect(junk.status == 400, "\(junk.text)")
         let forced = try server.client.request("DELETE", path + "?force=true", headers: server.auth)
         #expect(forced.status == 200, "\(forced.text)")
     }

@@ -82,7 +82,13 @@ extension PinSetRouter {
     func removePin(_ context: RouteContext) throws -> WriteCommand {
         _ = try context.host()  // a malformed host is the first thing wrong with the request
         let sha256 = try PinSetService.pinHash(path: String(context.parameters[1]))
-        return try command(.remove(sha256: sha256, force: context.request.query("force") == "true"), context)
+        let force: Bool
+        switch context.request.query("force") {
+        case nil, "false": force = false
+        case "true": force = true
+        default: throw Problem.badRequest("the query parameter force is true or false")
+        }
+        return try command(.remove(sha256: sha256, force: force), context)
     }
 
     /// One write command on the path's host (normalised once, ``RouteContext/host()``) as the caller.
