@@ -105,6 +105,26 @@ import TransparencyLog
         storage.loadCheckpoint(origin: LogServer.origin).flatMap { try? Checkpoint(text: $0.text).size }
     }
 
+    /// An honest log with version 1 at leaf 40 (cosigned), accepted by an updater that keeps the checkpoint of 41
+    /// in `storage`; `nil` (an issue recorded) when it was not accepted.
+    func acceptVersionOneAtLeaf40(_ world: World, _ storage: PinStorage) async throws
+        -> (honest: LogServer, v1: [UInt8], transport: LogTransport)?
+    {
+        let honest = try LogServer(logKey: world.logKey, witnesses: world.witnesses)
+        let v1 = world.document(version: 1)
+        #expect(
+            try honest.publish((0..<40).map(Self.filler) + [String(decoding: v1, as: UTF8.self)]) == [200, 200])
+        let transport = LogTransport()
+        try transport.serve(v1, host: Self.host, index: 40, from: honest)
+        let updater = world.updater(try world.manager(), transport, storage: storage)
+        guard case .updated(_, 1) = await updater.refreshNow(host: Self.host) else {
+            Issue.record("version 1 was not accepted")
+            return nil
+        }
+        await updater.stop()
+        return (honest, v1, transport)
+    }
+
     static func filler(_ n: Int) -> String { #"{"filler":\#(n)}"# }
 
     @Test func aLoggedDocumentIsAcceptedTheLogGrowsThroughTilesAndAForkIsRefusedAfterARestart() async throws {
@@ -206,18 +226,7 @@ import TransparencyLog
         let world = try World()
         defer { try? FileManager.default.removeItem(at: world.directory) }
         let storage = PinStorage(directory: world.directory.appendingPathComponent("client"))
-        let honest = try LogServer(logKey: world.logKey, witnesses: world.witnesses)
-        let v1 = world.document(version: 1)
-        #expect(
-            try honest.publish((0..<40).map(Self.filler) + [String(decoding: v1, as: UTF8.self)]) == [200, 200])
-        let transport = LogTransport()
-        try transport.serve(v1, host: Self.host, index: 40, from: honest)
-        let updater = world.updater(try world.manager(), transport, storage: storage)
-        guard case .updated(_, 1) = await updater.refreshNow(host: Self.host) else {
-            Issue.record("version 1 was not accepted")
-            return
-        }
-        await updater.stop()
+        guard let (honest, v1, transport) = try await acceptVersionOneAtLeaf40(world, storage) else { return }
         let held = try Checkpoint(text: try #require(storage.loadCheckpoint(origin: LogServer.origin)).text)
         #expect(held.size == 41)
 
@@ -296,18 +305,7 @@ import TransparencyLog
         let world = try World()
         defer { try? FileManager.default.removeItem(at: world.directory) }
         let storage = PinStorage(directory: world.directory.appendingPathComponent("client"))
-        let honest = try LogServer(logKey: world.logKey, witnesses: world.witnesses)
-        let v1 = world.document(version: 1)
-        #expect(
-            try honest.publish((0..<40).map(Self.filler) + [String(decoding: v1, as: UTF8.self)]) == [200, 200])
-        let transport = LogTransport()
-        try transport.serve(v1, host: Self.host, index: 40, from: honest)
-        let first = world.updater(try world.manager(), transport, storage: storage)
-        guard case .updated(_, 1) = await first.refreshNow(host: Self.host) else {
-            Issue.record("version 1 was not accepted")
-            return
-        }
-        await first.stop()
+        guard let (honest, v1, transport) = try await acceptVersionOneAtLeaf40(world, storage) else { return }
 
         // The thief's log: the same key, another leaf 40 (a rogue version 666), the same size. The witnesses refuse
         // to cosign it (409), so its proof carries the log's signature only.
