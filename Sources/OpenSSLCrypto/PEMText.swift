@@ -50,7 +50,7 @@ enum PEMText {
                     }
                     result.append(Block(label: current, der: der))
                     label = nil
-                } else if line.contains(":") {
+                } else if line.utf8.contains(UInt8(ascii: ":")) {  // not Foundation's `contains`: CFStringFind
                     throw CryptoError(.invalidPEM, "PEM block \(current) has headers (encrypted PEM is not supported)")
                 } else {
                     body += line

@@ -113,5 +113,9 @@ import TransparencyLog
         }
         let (status, _, text) = try await post(server, Array(#"{"pinset-report":"log-fork"}"#.utf8))
         #expect(status == 400 && text.contains("missing field"), "\(text)")
+        // The member's name spelled with a JSON escape is the same member (the server decodes a body for it only
+        // when the bytes name it or hold a `\u` escape).
+        let (escaped, _, why) = try await post(server, Array(#"{"pinset\u002dreport":"other"}"#.utf8))
+        #expect(escaped == 400 && why.contains(#"unknown pinset-report \"other\""#), "\(why)")
     }
 }

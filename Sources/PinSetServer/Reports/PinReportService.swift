@@ -81,7 +81,7 @@ package final class PinReportService: Sendable {
             throw ServiceError(
                 .badRequest, "the member \"\(name.prefix(40))\" appears twice in one object; send each member once")
         }
-        if let kind = try? JSONDecoder().decode(ReportKind.self, from: Data(json)).kind {
+        if Self.mayNameAKind(json), let kind = try? JSONDecoder().decode(ReportKind.self, from: Data(json)).kind {
             guard kind == "log-fork" else {
                 throw ServiceError(
                     .badRequest, "unknown pinset-report \"\(kind.prefix(40))\": this server takes log-fork")
@@ -174,6 +174,21 @@ package final class PinReportService: Sendable {
                 String(report.includeSubdomains), String(report.enforcePinning), String(report.validationResult),
             ] + report.validatedCertificateChain + ["|"] + report.knownPins
         return SHA256Digest.hash(Array(parts.joined(separator: "\n").utf8))
+    }
+
+    /// Whether `json` may hold a `pinset-report` member: it names it, or it holds a `\u` escape (which could spell
+    /// it). A TrustKit report does neither, and is then decoded once, not twice (a junk flood's CPU, issue 40's B5r).
+    static func mayNameAKind(_ json: [UInt8]) -> Bool {
+        let name = Array("pinset-report".utf8)
+        for index in json.indices {
+            if json[index] == UInt8(ascii: "\\"), json.index(after: index) < json.endIndex,
+                json[index + 1] == UInt8(ascii: "u")
+            {
+                return true
+            }
+            if json[index] == name[0], json[index...].starts(with: name) { return true }
+        }
+        return false
     }
 
     static func describe(_ error: any Error) -> String {
