@@ -8,8 +8,9 @@ public enum HTTPResponse {
     case dynamic(status: Int, headers: [(String, String)], body: [UInt8])
     /// An answer that waits on something slow (a network probe): the wrapper copies the request
     /// (``HTTPRequest/isDetached``), suspends the connection so that the worker thread goes on serving other
-    /// connections, runs `work` on a thread of its own and resumes the connection with its answer. Beyond
-    /// ``HTTPServerConfiguration/maxSuspended`` waiting requests, `work` runs at once on the worker thread.
+    /// connections, runs `work` on a thread of the deferred pool and resumes the connection with its answer. Beyond
+    /// ``HTTPServerConfiguration/maxSuspended`` waiting requests, the answer is the handler's 503
+    /// (`overloadedResponse`) and `work` is released without running.
     /// `work` must not answer `.deferred` again (that is answered with the internal error response).
     case deferred(@Sendable (HTTPRequest) -> HTTPResponse)
 }

@@ -118,6 +118,32 @@ import Testing
         #expect(Set(answered).subtracting(stored).isEmpty, "acknowledged but not stored")
     }
 
+    /// Reports checked off the request thread hold at most `limit` places of the deferred pool: past it, 429; a
+    /// place frees when its work ran or when the work was dropped unrun (the pool's own 503).
+    @Test func reportsHoldAtMostTheirShareOfTheDeferredPool() throws {
+        let admission = ReportAdmission(limit: 2)
+        var first = admission.enter()
+        var work: (@Sendable () -> Void)? = { [ticket = admission.enter()] in withExtendedLifetime(ticket) {} }
+        #expect(first != nil && admission.current == 2 && admission.enter() == nil)
+        first = nil  // its work ran
+        #expect(admission.current == 1)
+        work = nil  // the work dropped unrun
+        #expect(admission.current == 0 && work == nil)
+    }
+
+    /// The server answers 429 with Retry-After, on the request thread, once the reports' places are taken (none
+    /// here), and GETs go on.
+    @Test func aServerWhoseReportPlacesAreTakenAnswersTooManyRequests() throws {
+        let server = try TestServer(reports: ReportConfiguration(maxChecking: 0))
+        #expect(try server.put("bank.example.com", pinPair()).status == 201)
+        let pem = try ReportsTests.certificate(in: server.directory, name: "leaf").pem
+        let answer = try server.client.request(
+            "POST", "/reports", body: ReportBoundsTests.report("bank.example.com", chain: [pem]))
+        #expect(answer.status == 429 && answer.header("Retry-After") == "1", "\(answer.status)")
+        #expect(String(decoding: answer.body, as: UTF8.self).contains("being checked"))
+        #expect(try server.client.request("GET", "/pins/bank.example.com").status == 200)
+    }
+
     static func row(_ host: String) -> ReportTable.NewReport {
         ReportTable.NewReport(
             fingerprint: Array(host.utf8), host: host, notedHost: host, leafPin: "", matchesCurrentPin: false,

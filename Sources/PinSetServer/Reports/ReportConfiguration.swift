@@ -27,12 +27,15 @@ package struct ReportConfiguration: Sendable {
     /// against the address the header names (the rightmost one that is not a trusted proxy). Default none: the
     /// header is ignored.
     package var trustedProxies: [String]
+    /// The most reports checked or stored at once on the deferred pool; past it, 429 with `Retry-After` at once.
+    /// Default 64: a quarter of the pool's 256 places, so that a flood of reports never takes those writes need.
+    package var maxChecking: Int
 
     /// Creates a configuration; every parameter has the default documented on its property.
     package init(
         retention: TimeInterval = 30 * 86_400, maxRows: Int = 100_000, perAddressPerMinute: Int = 30,
         otherHostsPerMinute: Int = 120, maxReportBytes: Int = 16_384, maxTotalBytes: Int = 64 << 20,
-        trustedProxies: [String] = []
+        trustedProxies: [String] = [], maxChecking: Int = 64
     ) {
         self.retention = retention
         self.maxRows = maxRows
@@ -41,6 +44,7 @@ package struct ReportConfiguration: Sendable {
         self.maxReportBytes = maxReportBytes
         self.maxTotalBytes = maxTotalBytes
         self.trustedProxies = trustedProxies
+        self.maxChecking = maxChecking
     }
 
     /// Whether `text` is an IPv4 or IPv6 address, as ``trustedProxies`` takes them.

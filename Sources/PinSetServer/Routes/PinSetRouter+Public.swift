@@ -94,9 +94,18 @@ extension PinSetRouter {
             throw problem
         }
         // Decoding and checking a report (JSON, PEM, X.509: 50-100 µs) runs on the deferred pool too, never on the
-        // thread that answers GET /pins (issue 40's B5r: a flood of junk reports must not slow reads).
+        // thread that answers GET /pins (issue 40's B5r: a flood of junk reports must not slow reads); at most
+        // `reportAdmission.limit` at once, so that reports never fill the pool's places that writes need.
+        guard let ticket = reportAdmission.enter() else {
+            var problem = Problem(
+                slug: "rate-limited", title: "Too many reports", status: 429,
+                detail: "too many reports are being checked; retry after 1 second")
+            problem.headers = [("Retry-After", "1")]
+            throw problem
+        }
         let body = context.request.body
         return .deferred { [self] _ in
+            defer { withExtendedLifetime(ticket) {} }
             do {
                 let stored = try reports.store(try reports.check(json: body))
                 metrics.report(host: snapshot.contains(stored.host) ? stored.host : nil)

@@ -18,6 +18,8 @@ final class PinSetRouter: HTTPHandler {
     let reports: PinReportService
     let trust: TrustService
     let reportLimiter: ReportRateLimiter
+    /// Caps the reports on the deferred pool (``ReportConfiguration/maxChecking``).
+    let reportAdmission: ReportAdmission
     /// Whose budget a report spends (``ReportClientAddress``).
     let reportSender: ReportClientAddress
     let keys: CachedResource
@@ -49,6 +51,7 @@ final class PinSetRouter: HTTPHandler {
         self.service = service
         self.reports = reports
         self.reportLimiter = ReportRateLimiter(perMinute: reports.configuration.perAddressPerMinute)
+        reportAdmission = ReportAdmission(limit: reports.configuration.maxChecking)
         reportSender = ReportClientAddress(trustedProxies: reports.configuration.trustedProxies)
         self.store = store
         self.metrics = metrics
