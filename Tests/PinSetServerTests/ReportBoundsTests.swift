@@ -109,5 +109,12 @@ import Testing
         #expect(a != sender.key(remote: "2001:db8:1:3::1", forwardedFor: nil))
         #expect(sender.key(remote: "::ffff:192.0.2.7", forwardedFor: nil) == "192.0.2.7")
         #expect(sender.key(remote: "192.0.2.7", forwardedFor: "198.51.100.1") == "192.0.2.7")
+        #expect(a == "20010db800010002::/64")
+        // Behind a trusted proxy: the rightmost hop that is not a proxy, spaces and tabs around entries ignored.
+        let proxied = ReportClientAddress(trustedProxies: ["127.0.0.1", "10.0.0.9"])
+        #expect(
+            proxied.key(remote: "127.0.0.1", forwardedFor: "198.51.100.1, \t203.0.113.4\t , 10.0.0.9") == "203.0.113.4")
+        #expect(proxied.key(remote: "127.0.0.1", forwardedFor: " 2001:db8:9:9::5 ") == "20010db800090009::/64")
+        #expect(proxied.key(remote: "127.0.0.1", forwardedFor: "  ,") == "127.0.0.1")
     }
 }
