@@ -179,11 +179,7 @@ struct Serve: AsyncParsableCommand {
         let termination = StopSignal()
         let app: PinSetServerApp
         do {
-            // On the main thread: the start-up load allocates every document (0.9 GB at a million hosts) on the
-            // thread that runs it, and glibc grows the main thread's heap with brk in large steps where a pool
-            // thread's arena grows a page at a time, one mprotect each (0.3 s of CPU at a million hosts). It also
-            // keeps seconds of blocking work off Swift's cooperative pool.
-            app = try await MainActor.run { try PinSetServerApp(configuration: configuration, logger: logger) }
+            app = try PinSetServerApp(configuration: configuration, logger: logger)
         } catch {
             throw CLIError("cannot start: \(error)")
         }
