@@ -114,6 +114,8 @@ let package = Package(
             dependencies: [
                 "OpenSSLCrypto", "PinSetCore", "PinSetAdminAPI", "Locking",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: serverTrait)),
+                // HostRecords.forEachDocument reads the start-up load's columns straight from SQLite's statement.
+                .product(name: "GRDBSQLite", package: "GRDB.swift", condition: .when(traits: serverTrait)),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: serverTrait)),
             ]
         ),

@@ -8,8 +8,14 @@
 #              on two                                                                                goal <= 20%
 #   RSS        after start-up and one request, and (WARM=1, first round only) once every host was answered
 #              with a 200 and a 304 (bench/all_hosts.lua), per host                        goal <= 1.2 KB (1.5 log)
-# With LOG=1 every server starts on one copy of the database with --log-key whose log already holds every host (the
+# With LOG=1 every server starts on a copy of the database with --log-key whose log already holds every host (the
 # first start, which logs them all, is made once and kept in DIR; not timed).
+# Each binary starts on its own copy (DIR/NAME-pinset.sqlite, DIR/NAME-log.sqlite, made once and started once before
+# the rounds, not timed): a binary with a newer migration upgrades its copy there, and an older binary would refuse
+# that copy. Delete them to start over.
+#   checks     CHECKS_OFF="NAME ..." also starts those binaries with PINSET_MEASURE_STARTUP_CHECKS=off (no
+#              quick_check, no hash check; a measurement-only switch) in the same rounds, as NAME-off: the checks'
+#              share of start-up, measured, is (on - off) / on, in wall-clock and CPU time          goal <= 20%
 #
 #   bash bench/scale.sh NAME=BINARY [NAME=BINARY ...]
 #   HOSTS=1000000 ROUNDS=3 bash bench/scale.sh before=/work/pinset-before after=.build/release/pinset
@@ -20,11 +26,11 @@
 # inside names the source host: fine for the server's start-up and read path, not for a client that verifies.
 # Environment (all optional): HOSTS=1000000 SEED=10000 DIR=/tmp/pinset-scale (kept between runs: the seeded
 # database is reused) ROUNDS=3 WARM=0 LOG=0 SERVER_CPU=0 (a list such as 0,1 lets quick_check use the second
-# core, as on a real multi-core host) LOAD_CPU=1. Every wait is bounded.
+# core, as on a real multi-core host) LOAD_CPU=1 CHECKS_OFF="". Every wait is bounded.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 HOSTS="${HOSTS:-1000000}" SEED="${SEED:-10000}" DIR="${DIR:-/tmp/pinset-scale}" ROUNDS="${ROUNDS:-3}"
-WARM="${WARM:-0}" LOG="${LOG:-0}" SERVER_CPU="${SERVER_CPU:-0}" LOAD_CPU="${LOAD_CPU:-1}"
+WARM="${WARM:-0}" LOG="${LOG:-0}" SERVER_CPU="${SERVER_CPU:-0}" LOAD_CPU="${LOAD_CPU:-1}" CHECKS_OFF="${CHECKS_OFF:-}"
 ORIGIN="bench.test/log"
 [ $# -ge 1 ] || { echo "usage: $0 NAME=BINARY [NAME=BINARY ...]" >&2; exit 2; }
 for tool in sqlite3 curl python3 taskset; do
@@ -92,11 +98,13 @@ fi
 # one, since issue 36 item 6's two-thread load) <log preloadCpuMs> <log loadCpuMs> (with LOG=1: the thread that reads
 # the log's hashes beside the documents, and the log's load after them; -1 without) and stops the server.
 start() {
-    local name="$1" binary="$2" db="$3" warm="$4" port t0 t1 rss warm_rss=0 line
+    local name="$1" binary="$2" db="$3" warm="$4" checks="${5:-on}" port t0 t1 rss warm_rss=0 line
+    local environment=()
+    [ "$checks" = off ] && environment=(PINSET_MEASURE_STARTUP_CHECKS=off)
     port="$(free_port)"
     : >"$DIR/server-$name.log"
     t0=$(date +%s.%N)
-    taskset -c "$SERVER_CPU" "$binary" serve --db "$db" --key "$DIR/key.pem" --port "$port" --bind 127.0.0.1 \
+    env "${environment[@]}" taskset -c "$SERVER_CPU" "$binary" serve --db "$db" --key "$DIR/key.pem" --port "$port" --bind 127.0.0.1 \
         --threads 1 --preflight off --monitor-interval 0 "${LOG_ARGS[@]}" >>"$DIR/server-$name.log" 2>&1 &
     PID=$!
     for _ in $(seq 1 60000); do
@@ -158,20 +166,45 @@ if [ "$LOG" = 1 ] && [ ! -f "$DIR/logged-$HOSTS" ]; then
     touch "$DIR/logged-$HOSTS"
 fi
 
+# Each binary's own copy, started once (a newer binary migrates it there; not timed).
+copy_of() {
+    local name="$1" source="$DB"
+    [ "$LOG" = 1 ] && source="$LOG_DB"
+    echo "$DIR/$name-$(basename "$source")"
+}
+for spec in "$@"; do
+    name="${spec%%=*}" binary="${spec#*=}"
+    copy="$(copy_of "$name")"
+    if [ ! -f "$copy.started" ]; then
+        rm -f "$copy" "$copy-wal" "$copy-shm"
+        source="$DB"
+        [ "$LOG" = 1 ] && source="$LOG_DB"
+        cp --reflink=auto "$source" "$copy"
+        log "$name: first start on its own copy (migrations, if any): $(start "$name" "$binary" "$copy" 0 | cut -d' ' -f1) s"
+        touch "$copy.started"
+    fi
+done
+
 RESULTS="$DIR/results.txt"
 : >"$RESULTS"
 log "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq 1 "$ROUNDS"); do
     for spec in "$@"; do
         name="${spec%%=*}" binary="${spec#*=}"
-        db="$DB"
-        [ "$LOG" = 1 ] && db="$LOG_DB"
+        db="$(copy_of "$name")"
         warm=$(( round == 1 && WARM == 1 ))
-        base="$(floor)"
-        qc="$(quick_check)"
-        result="$(start "$name" "$binary" "$db" "$warm")"
-        echo "$name $round $base $qc $result" >>"$RESULTS"
-        log "round $round $name: sqlite3 $base s (wall, CPU), quick_check $qc s; start-up s, CPU s, RSS kB, warm kB, load ms, quick_check ms, hash ms: $result (load $(cut -d' ' -f1 /proc/loadavg))"
+        runs=(on)
+        [[ " $CHECKS_OFF " == *" $name "* ]] && runs=(on off)
+        for checks in "${runs[@]}"; do
+            label="$name"
+            [ "$checks" = off ] && label="$name-off"
+            base="$(floor)"
+            qc="$(quick_check)"
+            result="$(start "$label" "$binary" "$db" "$warm" "$checks")"
+            echo "$label $round $base $qc $result" >>"$RESULTS"
+            log "round $round $label: sqlite3 $base s (wall, CPU), quick_check $qc s; start-up s, CPU s, RSS kB, warm kB, load ms, quick_check ms, hash ms: $result (load $(cut -d' ' -f1 /proc/loadavg))"
+            warm=0
+        done
     done
 done
 
@@ -240,4 +273,15 @@ for name, rs in rows.items():
         per = warm[0] / hosts
         print(f"| B7c{tag} | {name}: RSS once every host got a 200 and a 304 | {warm[0] / 1024:.1f} MB | — | "
               f"{per:.2f} KB per host | ≤ {goal_kb} KB | {'PASS' if per <= goal_kb else 'FAIL'} |")
+    # CHECKS_OFF: the same binary without its start-up checks, in the same rounds: the checks' share, measured.
+    off = rows.get(name + "-off")
+    if off and not name.endswith("-off"):
+        pairs = list(zip(rs, off))
+        for label, column, what in ((f"B7m{tag}", S, "wall clock"), (f"B7m{tag}-cpu", SC, "CPU time")):
+            shares = [(on[column] - o[column]) / on[column] for on, o in pairs]
+            m = statistics.median(shares)
+            print(f"| {label} | {name}: what the start-up checks cost, measured ({what}: with them, without them, "
+                  f"PINSET_MEASURE_STARTUP_CHECKS=off) | {statistics.median(on[column] for on, _ in pairs):.2f} s | "
+                  f"{statistics.median(o[column] for _, o in pairs):.2f} s | {m * 100:.0f}% ({min(shares) * 100:.0f}–"
+                  f"{max(shares) * 100:.0f}%) | ≤ 20% | {'PASS' if m <= 0.2 else 'FAIL'} |")
 PY

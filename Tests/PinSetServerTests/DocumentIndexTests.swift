@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import TestSupport
 import Testing
 
@@ -81,6 +82,42 @@ import Testing
             let served = try #require(snapshot.document(host), "\(host)")
             #expect(served.etag == PublishedDocument.etag(for: served.body))
             #expect(!snapshot.isDamaged(host))
+        }
+    }
+
+    /// The load reads the host name, ETag and body as three columns straight from SQLite: an empty body (SQLite
+    /// hands over no buffer at all) or an empty ETag is a damaged document, named, never a crash or a document
+    /// served; a body stored as text (the same bytes) is served as it is.
+    @Test func emptyOrRetypedColumnsAreDamagedDocuments() throws {
+        let fixture = try ServiceFixture()
+        let hosts = (0..<5).map { "h\($0).columns.example" }
+        _ = try fixture.service.replaceMany(hosts.map { ($0, ServiceFixture.validSet()) }, tokenName: "tester")
+        try fixture.store.serializedWrite { db in
+            for (host, change) in [
+                ("h1.columns.example", "body = X''"), ("h2.columns.example", "etag = ''"),
+                ("h3.columns.example", "body = CAST(body AS TEXT)"),
+            ] {
+                try db.execute(
+                    sql: "UPDATE document SET \(change) WHERE hostId = (SELECT id FROM host WHERE name = ?)",
+                    arguments: [host])
+            }
+        }
+        let snapshot = DocumentIndex(maxAge: 60)
+        let loaded = try snapshot.load(from: fixture.store)
+        #expect(loaded.damaged == ["h1.columns.example", "h2.columns.example"])
+        #expect(loaded.hosts == 3)
+        let stored = try fixture.store.read { db in
+            try String.fetchOne(
+                db,
+                sql:
+                    "SELECT typeof(body) FROM document WHERE hostId = (SELECT id FROM host WHERE name = 'h3.columns.example')"
+            )
+        }
+        #expect(stored == "text")
+        for host in ["h0.columns.example", "h3.columns.example", "h4.columns.example"] {
+            let served = try #require(snapshot.document(host), "\(host)")
+            #expect(served.etag == PublishedDocument.etag(for: served.body))
+            #expect(served.version == 1)
         }
     }
 }

@@ -76,10 +76,16 @@ package final class PinSetServerApp: Sendable {
         // SQLite's quick_check reads the whole file: on a thread of its own, beside the load (another reader
         // connection), so that it costs start-up little more than the load alone where a second core is free.
         let loadCPU = QuickCheck.threadCPUSeconds()
-        let integrity = Self.startQuickCheck(store)
+        let checks = !QuickCheck.measurementOnlyChecksOff
+        if !checks {
+            logger.warning(
+                "PINSET_MEASURE_STARTUP_CHECKS=off: the start-up checks are off (for benchmarks only); a damaged database or document will not be noticed and may be served"
+            )
+        }
+        let integrity = checks ? Self.startQuickCheck(store) : QuickCheck.skipped()
         // The log's hashes are read beside the documents too (read-only); its load below then reads what is new.
         let logPreload = logPublisher.map { Self.startLogPreload($0.log, store: store, logger: logger) }
-        let loaded = try snapshot.load(from: store)
+        let loaded = try snapshot.load(from: store, checkingHashes: checks)
         let loadedAt = Date()
         let loadCPUSeconds = QuickCheck.threadCPUSeconds() - loadCPU
         let (problems, quickCheckSeconds) = try integrity.wait()

@@ -1,5 +1,6 @@
 import Foundation
 package import GRDB
+import GRDBSQLite
 import PinSetCore
 
 /// SQL for the transparency log (PROTOCOL §7.1): entries are appended, never changed; the latest signed checkpoint
@@ -20,14 +21,25 @@ package enum LogTable {
 
     /// Calls `body` with every entry's index and leaf hash in index order (start-up), from index `first` on,
     /// without copying the entries' bodies; the hash is valid during the call only.
-    package static func forEachLeafHash(_ db: Database, from first: Int = 0, _ body: (Int, Data) throws -> Void) throws
-    {
-        let rows = try Row.fetchCursor(
-            db, sql: "SELECT leafIndex, leafHash FROM logEntry WHERE leafIndex >= ? ORDER BY leafIndex",
-            arguments: [first])
-        while let row = try rows.next() {
-            let index: Int = row[0]
-            try row.withUnsafeData(atIndex: 1) { try body(index, $0 ?? Data()) }
+    ///
+    /// The rows come from the covering index `logEntryLeafHash` (45 bytes a row, not the entries' bodies), and the
+    /// two columns are read straight from SQLite's statement, as ``HostRecords/forEachDocument(_:_:)`` does: no
+    /// `Data` per row (a third of the log's preload at a million entries).
+    package static func forEachLeafHash(
+        _ db: Database, from first: Int = 0, _ body: (Int, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let statement = try db.makeStatement(
+            sql: "SELECT leafIndex, leafHash FROM logEntry WHERE leafIndex >= ? ORDER BY leafIndex")
+        let row = statement.sqliteStatement
+        let rows = try Row.fetchCursor(statement, arguments: [first])
+        while try rows.next() != nil {
+            let index = Int(sqlite3_column_int64(row, 0))
+            let start = sqlite3_column_blob(row, 1)
+            let count = Int(sqlite3_column_bytes(row, 1))
+            guard start != nil || count == 0 else {
+                throw DatabaseError(resultCode: .SQLITE_NOMEM, message: "reading a log entry's hash")
+            }
+            try body(index, UnsafeRawBufferPointer(start: start, count: count))
         }
     }
 
