@@ -39,16 +39,7 @@ import TransparencyLog
             let log = try LogState(origin: LogServer.origin, signer: signer, crypto: crypto)
             try pool.write { db in
                 for id in 1...3 {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO host (id, name, version, includeSubdomains, enforce, createdAt, updatedAt)
-                            VALUES (?, ?, 1, 0, 1, 0, 0)
-                            """, arguments: [id, "h\(id).example"])
-                    try db.execute(
-                        sql: """
-                            INSERT INTO document (hostId, version, body, etag, kid, issuedAt, expiresAt, logIndex)
-                            VALUES (?, 1, ?, '"e"', 'k', 0, 0, ?)
-                            """, arguments: [id, Data("document \(id)".utf8), id - 1])
+                    try UnloggedDocumentsTests.insertLegacyHost(db, id: id, logIndex: id - 1)
                 }
                 log.didCommit(try log.append((0..<300).map { Array("entry \($0)".utf8) }, in: db))
                 _ = try log.signCheckpoint(in: db, at: Date())

@@ -21,16 +21,7 @@ import Testing
             try PinDatabase.migrator.migrate(pool, upTo: "v9-log-fork-reports")
             try pool.write { db in
                 for id in 1...3 {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO host (id, name, version, includeSubdomains, enforce, createdAt, updatedAt)
-                            VALUES (?, ?, 1, 0, 1, 0, 0)
-                            """, arguments: [id, "h\(id).example"])
-                    try db.execute(
-                        sql: """
-                            INSERT INTO document (hostId, version, body, etag, kid, issuedAt, expiresAt, logIndex)
-                            VALUES (?, 1, ?, '"e"', 'k', 0, 0, ?)
-                            """, arguments: [id, Data("document \(id)".utf8), id == 3 ? nil : id - 1])
+                    try Self.insertLegacyHost(db, id: id, logIndex: id == 3 ? nil : id - 1)
                 }
                 for (index, body) in ["document 1", "document 2, before"].enumerated() {
                     try db.execute(
@@ -52,5 +43,22 @@ import Testing
             try db.execute(sql: "UPDATE document SET logIndex = 0 WHERE hostId = 3")
         }
         #expect(try store.pool.read { db in try ServedLogIndexTable.unloggedHosts(db, after: 0, limit: 10) }.isEmpty)
+    }
+}
+
+extension UnloggedDocumentsTests {
+    /// Inserts host `id` (`h<id>.example`, version 1) and its document (`document <id>`, `logIndex`) with the
+    /// columns of the schema before `v10` (a database an older server left).
+    static func insertLegacyHost(_ db: Database, id: Int, logIndex: Int?) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO host (id, name, version, includeSubdomains, enforce, createdAt, updatedAt)
+                VALUES (?, ?, 1, 0, 1, 0, 0)
+                """, arguments: [id, "h\(id).example"])
+        try db.execute(
+            sql: """
+                INSERT INTO document (hostId, version, body, etag, kid, issuedAt, expiresAt, logIndex)
+                VALUES (?, 1, ?, '"e"', 'k', 0, 0, ?)
+                """, arguments: [id, Data("document \(id)".utf8), logIndex])
     }
 }
