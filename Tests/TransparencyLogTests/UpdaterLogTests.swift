@@ -127,6 +127,22 @@ import TransparencyLog
 
     static func filler(_ n: Int) -> String { #"{"filler":\#(n)}"# }
 
+    /// A client restarted from `storage` (persisted sets and checkpoint loaded) that fetches the host from
+    /// `transport` and must refuse it as a fork; `nil` (an issue recorded) when it accepted the document.
+    func refusedAsAForkAfterARestart(_ world: World, _ transport: LogTransport, _ storage: PinStorage) async throws
+        -> (manager: PinTrustManager, updater: PinSetUpdater)?
+    {
+        let manager = try world.manager()
+        let updater = world.updater(manager, transport, storage: storage)
+        await updater.loadPersisted()
+        guard case .rejected(_, let forked) = await updater.refreshNow(host: Self.host) else {
+            Issue.record("the rogue document was accepted")
+            return nil
+        }
+        #expect(forked.code == .logFork)
+        return (manager, updater)
+    }
+
     @Test func aLoggedDocumentIsAcceptedTheLogGrowsThroughTilesAndAForkIsRefusedAfterARestart() async throws {
         let world = try World()
         defer { try? FileManager.default.removeItem(at: world.directory) }
@@ -183,14 +199,9 @@ import TransparencyLog
             "the honest witnesses will not cosign the rogue history (tlog-witness: same size, another root)")
         let rogueTransport = LogTransport()
         try rogueTransport.serve(rogueDocument, host: Self.host, index: 300, from: rogue)
-        let restarted = try world.manager()
-        let again = world.updater(restarted, rogueTransport, storage: storage)
-        await again.loadPersisted()
-        guard case .rejected(_, let forked) = await again.refreshNow(host: Self.host) else {
-            Issue.record("the rogue document was accepted")
+        guard let (restarted, again) = try await refusedAsAForkAfterARestart(world, rogueTransport, storage) else {
             return
         }
-        #expect(forked.code == .logFork)
         #expect(restarted.pinSet(for: Self.host)?.version == 2)
         let events = await again.stopAndCollect()
         let forks = events.compactMap {
@@ -226,7 +237,7 @@ import TransparencyLog
         let world = try World()
         defer { try? FileManager.default.removeItem(at: world.directory) }
         let storage = PinStorage(directory: world.directory.appendingPathComponent("client"))
-        guard let (honest, v1, transport) = try await acceptVersionOneAtLeaf40(world, storage) else { return }
+        guard try await acceptVersionOneAtLeaf40(world, storage) != nil else { return }
         let held = try Checkpoint(text: try #require(storage.loadCheckpoint(origin: LogServer.origin)).text)
         #expect(held.size == 41)
 
@@ -238,14 +249,7 @@ import TransparencyLog
                 + [String(decoding: rogueDocument, as: UTF8.self)])
         let rogueTransport = LogTransport()
         try rogueTransport.serve(rogueDocument, host: Self.host, index: 299, from: rogue)
-        let restarted = try world.manager()
-        let again = world.updater(restarted, rogueTransport, storage: storage)
-        await again.loadPersisted()
-        guard case .rejected(_, let forked) = await again.refreshNow(host: Self.host) else {
-            Issue.record("the rogue document was accepted")
-            return
-        }
-        #expect(forked.code == .logFork)
+        guard let (_, again) = try await refusedAsAForkAfterARestart(world, rogueTransport, storage) else { return }
         await again.stop()
 
         let reports = storage.loadForks(origin: LogServer.origin)

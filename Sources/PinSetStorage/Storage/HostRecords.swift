@@ -148,26 +148,15 @@ package enum HostRecords {
                 FROM document d JOIN host h ON h.id = d.hostId
                 """)
         let row = statement.sqliteStatement
-        // A column's bytes: SQLite's own buffer, valid until the next step. TEXT columns come back as their UTF-8
-        // bytes, unconverted (the database is UTF-8). `nil` with a length is SQLite out of memory.
-        func column(_ index: Int32) throws -> UnsafeRawBufferPointer {
-            let start = sqlite3_column_blob(row, index)
-            let count = Int(sqlite3_column_bytes(row, index))
-            guard let start else {
-                guard count == 0, sqlite3_errcode(sqlite3_db_handle(row)) != SQLITE_NOMEM else {
-                    throw DatabaseError(resultCode: .SQLITE_NOMEM, message: "reading a document row")
-                }
-                return UnsafeRawBufferPointer(start: nil, count: 0)
-            }
-            return UnsafeRawBufferPointer(start: start, count: count)
-        }
         // GRDB's cursor steps the statement (and turns SQLite's errors into `DatabaseError`); its row is not read.
         let rows = try Row.fetchCursor(statement)
         var newest: Int64?
         while try rows.next() != nil {
             let issuedAt = sqlite3_column_int64(row, 4)
             if newest.map({ $0 < issuedAt }) ?? true { newest = issuedAt }
-            try body(Int(sqlite3_column_int64(row, 0)), try column(1), try column(2), try column(3))
+            try body(
+                Int(sqlite3_column_int64(row, 0)), try statement.columnBytes(1), try statement.columnBytes(2),
+                try statement.columnBytes(3))
         }
         return newest.map(StoredTime.date)
     }

@@ -33,13 +33,7 @@ package enum LogTable {
         let row = statement.sqliteStatement
         let rows = try Row.fetchCursor(statement, arguments: [first])
         while try rows.next() != nil {
-            let index = Int(sqlite3_column_int64(row, 0))
-            let start = sqlite3_column_blob(row, 1)
-            let count = Int(sqlite3_column_bytes(row, 1))
-            guard start != nil || count == 0 else {
-                throw DatabaseError(resultCode: .SQLITE_NOMEM, message: "reading a log entry's hash")
-            }
-            try body(index, UnsafeRawBufferPointer(start: start, count: count))
+            try body(Int(sqlite3_column_int64(row, 0)), try statement.columnBytes(1))
         }
     }
 
