@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
@@ -63,5 +64,30 @@ import Testing
         let error = expectServiceError { try f.service.hosts() }
         #expect(error?.code == .storage && error?.status == 500)
         f.store = try PinDatabase(path: f.databasePath)
+    }
+
+    /// `docker run` then `docker exec ... token create` (docs/CONFIGURATION.md): two openers migrate one new file at
+    /// once. GRDB reads the applied steps once, then runs each in its own transaction, so the slower opener ran a step
+    /// the other had just committed ("table pinReportDay already exists") and the server did not start.
+    @Test func twoOpenersOfANewFileBothMigrateIt() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-race-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let failures = Mutex<[String]>([])
+        for round in 0..<12 {
+            let path = directory.appendingPathComponent("\(round).sqlite").path
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                do {
+                    let store = try PinDatabase(path: path)
+                    try store.close()
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            let store = try PinDatabase(path: path)
+            let applied = try store.pool.read { db in try PinDatabase.migrator.appliedMigrations(db) }
+            #expect(applied == PinDatabase.migrator.migrations)
+            try store.close()
+        }
+        #expect(failures.withLock { $0 } == [])
     }
 }

@@ -125,7 +125,20 @@ package final class DatabaseFiles: Sendable {
     /// on the `-shm`'s "dead man switch" byte. When some process holds the first but nobody holds the second (the
     /// `-shm` was deleted or replaced under it), or the `-wal` is gone, a new connection would rebuild its own index
     /// of the WAL beside that process's: both would write, and one's commits would be lost.
+    ///
+    /// A process that is opening the database, or turning a new file to WAL, holds the first lock for a few
+    /// milliseconds before its `-wal` and `-shm` exist (`docker run`, then `docker exec ... token create`), so only a
+    /// state that lasts 0.5 s is unsafe. The usual answer, nobody else or a safe sharer, costs one look.
     package static func unsafeSharing(path: String) -> String? {
+        var problem = sharingProblem(path: path)
+        for _ in 0..<10 where problem != nil {
+            Thread.sleep(forTimeInterval: 0.05)
+            problem = sharingProblem(path: path)
+        }
+        return problem
+    }
+
+    private static func sharingProblem(path: String) -> String? {
         guard let database = lockHolder(path, start: 0x4000_0002, length: 510) else { return nil }
         let owner = "process \(database)"
         guard FileManager.default.fileExists(atPath: path + "-wal") else {

@@ -1,7 +1,48 @@
+import Foundation
 package import GRDB
 import PinSetAdminAPI
 
 extension PinDatabase {
+    /// Opens the pool, waiting while another process sets up the same new file.
+    ///
+    /// Turning a new file to WAL takes an exclusive lock; when two openers both hold a shared one, SQLite answers
+    /// one of them `SQLITE_BUSY` at once, without its busy handler (waiting could not help). That opener tries
+    /// again, every 50 ms for up to 5 s (the busy timeout the connections use).
+    static func openPool(path: String, configuration: Configuration) throws -> DatabasePool {
+        var attempts = 0
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempts < 100 {
+                attempts += 1
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+    }
+
+    /// Applies every step of ``migrator`` that the database lacks, also when another process opens the same new
+    /// file at the same moment (`docker run`, then `docker exec ... pinset token create`).
+    ///
+    /// GRDB reads the applied steps once, then runs each missing one in its own transaction: a step the other
+    /// opener commits in between fails here ("table ... already exists"). The migrator then runs again, from the
+    /// steps now applied, for as long as each failure finds more of them applied than before; a step that fails
+    /// with nothing applied in between is the error. Bounded: every retry needs a newly applied step.
+    static func migrate(_ pool: DatabasePool) throws {
+        let migrator = Self.migrator
+        var applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
+        for _ in 0...migrator.migrations.count {
+            do {
+                try migrator.migrate(pool)
+                return
+            } catch {
+                let now = try pool.read { db in try migrator.appliedIdentifiers(db) }
+                guard now.isStrictSuperset(of: applied) else { throw error }
+                applied = now
+            }
+        }
+        try migrator.migrate(pool)
+    }
+
     /// The schema, as named, append-only steps. Never edit a step that has shipped; add a new one.
     ///
     /// Times are stored as integer seconds since 1970 (UTC); pin hashes as their base64 text.

@@ -202,6 +202,8 @@ extension PinDatabase {
                 "the file is damaged or not an SQLite database; restore a backup (`pinset backup --check FILE` checks one)"
         case .SQLITE_READONLY?:
             cause = "the file or its directory is read-only (or immutable); pinset needs to write it"
+        case .SQLITE_BUSY?, .SQLITE_LOCKED?:
+            cause = "another process held it locked for more than 5 s (a backup, or a command in a loop); retry"
         case .SQLITE_IOERR?:
             cause = "an I/O error (a failing disk, or no space for the -wal/-shm files: check `df`); details in the log"
         default:

@@ -65,12 +65,12 @@ package final class PinDatabase: Sendable {
         }
         PrivateFiles.protectDatabase(path)
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            pool = try Self.openPool(path: path, configuration: configuration)
             // GRDB's WAL set-up runs `PRAGMA synchronous = NORMAL` on the writer after `prepareDatabase`;
             // the pool keeps that one writer connection for its lifetime, so put FULL back on it here.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try pool.read { db in try Self.checkCompatible(db, path: path) }
-            try Self.migrator.migrate(pool)
+            try Self.migrate(pool)
             try pool.writeWithoutTransaction { db in
                 if try Int32.fetchOne(db, sql: "PRAGMA application_id") == 0 {
                     try db.execute(sql: "PRAGMA application_id = \(Self.applicationID)")
@@ -86,7 +86,8 @@ package final class PinDatabase: Sendable {
         Self.registerOpen(files.key, 1)
     }
 
-    /// Checkpoints the WAL into the main file and closes every connection. The store is unusable afterwards.
+    /// Checkpoints the WAL into the main file (unless another process has it open) and closes every connection. The
+    /// store is unusable afterwards.
     ///
     /// When a file was replaced under the store (``StorageHealth``), nothing is checkpointed or closed: SQLite would
     /// delete the `-wal` and `-shm` at those paths, which may now belong to a restored database. The descriptors go
@@ -99,7 +100,13 @@ package final class PinDatabase: Sendable {
             Self.abandoned.withLock { $0.append(pool) }
             return
         }
-        try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        do {
+            try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+            // Another process has the database open (a CLI command beside the server): the WAL keeps every
+            // commit, and the last connection to close checkpoints it. Closing goes on.
+            logger.debug("the WAL stays: another process has the database open")
+        }
         try pool.close()
         files.stopWatchingContent()
         Self.registerOpen(files.key, -1)
