@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import Synchronization
 import OpenSSLCrypto
 import PinSetAdminAPI
 import PinSetCore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -70,7 +70,8 @@ import Testing
     /// once. GRDB reads the applied steps once, then runs each in its own transaction, so the slower opener ran a step
     /// the other had just committed ("table pinReportDay already exists") and the server did not start.
     @Test func twoOpenersOfANewFileBothMigrateIt() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pinset-race-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("pinset-race-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let failures = Mutex<[String]>([])
         for round in 0..<12 {
