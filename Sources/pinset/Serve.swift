@@ -148,7 +148,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Lock-out protection") var probes: ProbeOptions
     @Flag(
         help:
-            "Start even when the database fails SQLite's quick_check or stored documents do not match their hashes: serve the intact hosts and answer 503 for the damaged ones. Default: refuse to start, naming the hosts (restore a backup; `pinset backup --check FILE` checks one)."
+            "Start even when the database fails SQLite's quick_check or stored documents do not match their hashes: serve the intact hosts and answer 503 for the damaged ones. Default: refuse to start, naming the hosts (restore a backup; `pinset backup --check FILE` checks one); quick_check runs on after the server listens, writes waiting for it, and a failure stops the server before any write."
     )
     var serveDamaged = false
     @Flag(
@@ -214,8 +214,15 @@ struct Serve: AsyncParsableCommand {
         }
         fflush(nil)
         logger.info("started", metadata: ["port": "\(app.port)", "threads": "\(configuration.http.threads)"])
+        // Start-up's integrity check runs on after the server listens (writes wait for it): damage it finds stops
+        // the server as a refused start would.
+        app.whenStartupCheckFails { termination.stop() }
 
         await termination.wait()
+        if let failure = app.startupFailure {
+            app.shutdown(gracePeriod: 1)
+            throw CLIError("cannot start: \(failure)")
+        }
         if drainSeconds > 0, app.readiness.wasAsked {
             app.startDraining()
             logger.info(

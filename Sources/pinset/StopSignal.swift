@@ -30,6 +30,16 @@ final class StopSignal: Sendable {
         }
     }
 
+    /// Stops as a signal would, without counting as one (`pinset serve` when start-up's integrity check fails).
+    func stop() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.fired = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
     private func fire() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.fired = true

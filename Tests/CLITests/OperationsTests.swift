@@ -89,7 +89,7 @@ import Testing
         #expect(try http.request("PUT", "/admin/hosts/a.example", token: server.token, body: Self.body()).status == 201)
         let ready = try http.request("GET", "/readyz")
         #expect(ready.status == 200, "\(ready.body)")
-        let conditions = #"{"status":"ready","conditions":["index","signer","storage","log","draining"]}"#
+        let conditions = #"{"status":"ready","conditions":["index","signer","storage","integrity","log","draining"]}"#
         #expect(ready.body == conditions, "\(ready.body)")
         let health = try CLIRunner.pinset(["health", "--ready", "--server", server.url])
         #expect(health.status == 0 && health.stdout.contains("ready:"), "\(health.stderr)")

@@ -172,6 +172,49 @@ import Testing
         #expect(try http.request("GET", "/pins/h3.example.com").status == 200)
     }
 
+    /// Structural damage only SQLite's `quick_check` sees (a page of the `pin` table; every document still matches
+    /// its hash). The check runs on after the server listens, so the server answers reads meanwhile; writes wait for
+    /// it, and the damage stops the server with the refused start's message before any write is acknowledged.
+    @Test func aDamagedPageStopsTheServerBeforeAnyWriteIsAcknowledgedOrIsServedAroundWithServeDamaged() throws {
+        let d = try Deployment()
+        defer { try? FileManager.default.removeItem(at: d.directory) }
+        var server = try d.start()
+        let url = try #require(server.url, "\(server.process.stderrText)")
+        let acknowledged = try Self.write(Self.hosts, url: url, token: d.token)
+        server.stop()
+        let pageSize = try #require(Int(try Self.sqlite(d.database, "PRAGMA page_size")))
+        let page = try #require(
+            Int(try Self.sqlite(d.database, "SELECT max(pageno) FROM dbstat WHERE name = 'pin' AND pagetype = 'leaf'")))
+        let file = try #require(FileHandle(forUpdatingAtPath: d.database))
+        try file.seek(toOffset: UInt64((page - 1) * pageSize + 8))  // the page's cell pointers
+        try file.write(contentsOf: [UInt8](repeating: 0xFF, count: 16))
+        try file.close()
+        let sqliteCheck = try CLIRunner.run("/usr/bin/sqlite3", [d.database, "PRAGMA quick_check"])
+        #expect(sqliteCheck.status != 0 || sqliteCheck.stdout != "ok\n", "\(sqliteCheck.stdout)")
+
+        server = try d.start()
+        if let url = server.url {
+            let write = try? LoopbackHTTP(url: url).request(
+                "PUT", "/admin/hosts/late.example.com", token: d.token, body: Self.body())
+            #expect(write.map { !(200..<300).contains($0.status) } ?? true, "\(write?.body ?? "")")
+        }
+        #expect(server.exitStatus() == 1)
+        let refusal = server.process.stderrText
+        #expect(
+            refusal.contains("cannot start: the database") && refusal.contains("is damaged: SQLite's quick_check")
+                && refusal.contains("pinset backup --check"), "\(refusal)")
+        #expect(try Self.sqlite(d.database, "SELECT count(*) FROM host WHERE name = 'late.example.com'") == "0")
+
+        server = try d.start(["--serve-damaged", "--drain", "0"])
+        defer { server.stop() }
+        let served = try #require(server.url, "\(server.process.stderrText)")
+        let http = LoopbackHTTP(url: served)
+        try Self.expectServed(acknowledged, url: served)
+        _ = try Self.write(["late.example.com"], url: served, token: d.token)
+        #expect(try http.request("GET", "/readyz").status == 200)
+        #expect(try http.request("GET", "/metrics").body.contains(#"pinset_storage_problem{kind="damaged_hosts"} 1"#))
+    }
+
     // MARK: 2. Files swapped or deleted under the server
 
     @Test(arguments: ["-shm", "-wal"])

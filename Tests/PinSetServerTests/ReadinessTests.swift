@@ -11,7 +11,7 @@ import Testing
         #expect(try server.put("api.example.com", pinPair()).status == 201)
         let ready = try server.client.request("GET", "/readyz")
         #expect(ready.status == 200)
-        let conditions = #"{"status":"ready","conditions":["index","signer","storage","draining"]}"#
+        let conditions = #"{"status":"ready","conditions":["index","signer","storage","integrity","draining"]}"#
         #expect(ready.text == conditions, "\(ready.text)")
         #expect(ready.header("Cache-Control") == "no-store")
         #expect(app.readiness.notReady().isEmpty && !app.readiness.isDraining)
@@ -41,7 +41,7 @@ import Testing
         let app = try #require(server.app)
         let failing = FailingFlag()
         app.readiness.add("backups") { failing.reason }
-        #expect(app.readiness.names == ["index", "signer", "storage", "backups", "draining"])
+        #expect(app.readiness.names == ["index", "signer", "storage", "integrity", "backups", "draining"])
         #expect(try server.client.request("GET", "/readyz").status == 200)
 
         failing.reason = "the backup folder is full"

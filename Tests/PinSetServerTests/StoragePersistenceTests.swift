@@ -66,6 +66,35 @@ import Testing
         f.store = try PinDatabase(path: f.databasePath)
     }
 
+    /// While start-up's integrity check runs, a write waits (nothing is written into a file it has not passed);
+    /// once it passes the write goes on; once it found damage every write is refused with a 503 saying so.
+    @Test func heldWritesWaitForTheIntegrityCheckAndAreRefusedWhenItFails() throws {
+        let f = try ServiceFixture()
+        f.store.holdWrites()
+        let service = f.service
+        let written = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Int?>(nil)
+        Thread.detachNewThread {
+            let write = Result {
+                try service.replace(
+                    host: "a.example", request: ServiceFixture.validSet(), ifMatch: nil, tokenName: "t")
+            }
+            outcome.withLock { $0 = (try? write.get())?.detail.version }
+            written.signal()
+        }
+        #expect(written.wait(timeout: .now() + 0.3) == .timedOut)
+        #expect(try f.store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM host") } == 0)
+        f.store.openWrites()
+        #expect(written.wait(timeout: .now() + 10) == .success)
+        #expect(outcome.withLock { $0 } == 1)
+
+        let g = try ServiceFixture()
+        g.store.holdWrites()
+        g.store.refuseWrites("the database x is damaged")
+        let error = expectServiceError { try g.service.createToken(name: "late") }
+        #expect(error?.status == 503 && error?.detail == "the database x is damaged")
+    }
+
     /// `docker run` then `docker exec ... token create` (docs/CONFIGURATION.md): two openers migrate one new file at
     /// once. GRDB reads the applied steps once, then runs each in its own transaction, so the slower opener ran a step
     /// the other had just committed ("table pinReportDay already exists") and the server did not start.

@@ -18,7 +18,8 @@ package final class PinSetServerApp: Sendable {
     package let service: PinSetService
     /// The trust documents (PROTOCOL §6.3).
     package let trust: TrustService
-    /// What `GET /readyz` checks: `index`, `signer`, `log` (with a transparency log) and `draining`. Another
+    /// What `GET /readyz` checks: `index`, `signer`, `storage`, `integrity` (``StartupIntegrity``), `log` (with a
+    /// transparency log) and `draining`. Another
     /// subsystem adds its condition here (``Readiness/add(_:_:)``).
     package let readiness: Readiness
     private let store: PinDatabase
@@ -32,6 +33,8 @@ package final class PinSetServerApp: Sendable {
     private let witnesses: WitnessWorker?
     private let storageWatch: StorageWatch
     private let logger: Logger
+    /// Start-up's `PRAGMA quick_check`, which runs on after the server listens (``StartupIntegrity``).
+    private let integrity: StartupIntegrity
 
     /// The storage faults in force (a database file replaced under the server, a full disk, damaged hosts), for
     /// readiness probes: ``StorageHealth/problem`` is `nil` while the storage is sound.
@@ -73,8 +76,10 @@ package final class PinSetServerApp: Sendable {
             return problems.isEmpty ? nil : problems.map(\.description).joined(separator: "; ")
         }
         let started = Date()
-        // SQLite's quick_check reads the whole file: on a thread of its own, beside the load (another reader
-        // connection), so that it costs start-up little more than the load alone where a second core is free.
+        // SQLite's quick_check reads the whole file (1.5 s of CPU at a million hosts with a log): on a thread of its
+        // own, beside the load, and on after the server listens. Reads are answered meanwhile from the documents
+        // loaded, each checked against its hash; writes wait for it, `/readyz` says 503 `integrity` until it
+        // passes, and damage it finds stops the server as at start (StartupIntegrity).
         let loadCPU = QuickCheck.threadCPUSeconds()
         let checks = !QuickCheck.measurementOnlyChecksOff
         if !checks {
@@ -82,25 +87,26 @@ package final class PinSetServerApp: Sendable {
                 "PINSET_MEASURE_STARTUP_CHECKS=off: the start-up checks are off (for benchmarks only); a damaged database or document will not be noticed and may be served"
             )
         }
-        let integrity = checks ? Self.startQuickCheck(store) : QuickCheck.skipped()
+        store.holdWrites()
+        let integrity = StartupIntegrity(
+            check: checks ? Self.startQuickCheck(store) : QuickCheck.skipped(), store: store,
+            databasePath: configuration.databasePath, serveDamaged: configuration.serveDamaged, logger: logger)
+        self.integrity = integrity
+        readiness.add("integrity") { integrity.notPassed }
         // The log's hashes are read beside the documents too (read-only); its load below then reads what is new.
         let logPreload = logPublisher.map { Self.startLogPreload($0.log, store: store, logger: logger) }
         let loaded = try snapshot.load(from: store, checkingHashes: checks)
         let loadedAt = Date()
         let loadCPUSeconds = QuickCheck.threadCPUSeconds() - loadCPU
-        let (problems, quickCheckSeconds) = try integrity.wait()
         indexLoaded.withLock { $0 = true }
         logger.info(
             "loaded published documents",
             metadata: [
                 "hosts": "\(loaded.hosts)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
                 "loadMs": "\(Int(loadedAt.timeIntervalSince(started) * 1000))",
-                "quickCheckMs": "\(Int(quickCheckSeconds * 1000))", "hashCheckMs": "\(loaded.checkMilliseconds)",
-                "loadCpuMs": "\(Int(loadCPUSeconds * 1000))", "storeCpuMs": "\(Int(loaded.storeCPUSeconds * 1000))",
-                "quickCheckCpuMs": "\(Int(integrity.cpuSeconds * 1000))",
-                "kid": "\(key.kid)",
+                "hashCheckMs": "\(loaded.checkMilliseconds)", "loadCpuMs": "\(Int(loadCPUSeconds * 1000))",
+                "storeCpuMs": "\(Int(loaded.storeCPUSeconds * 1000))", "kid": "\(key.kid)",
             ])
-        try Self.refuseDamagedFile(problems, store: store, configuration: configuration, logger: logger)
         try Self.refuseDamaged(loaded.damaged, store: store, configuration: configuration, logger: logger)
         if let refusal = try service.clockRefusalAtStart(newestIssuedAt: .some(loaded.newestIssuedAt)) {
             throw StartupError(code: .clockAhead, description: refusal)
@@ -200,6 +206,20 @@ package final class PinSetServerApp: Sendable {
         self.storageWatch = StorageWatch(store: store, interval: configuration.storageWatchInterval, logger: logger)
     }
 
+    /// Calls `body` once, on another thread, if start-up's integrity check finds the database damaged (without
+    /// `--serve-damaged`) or cannot run: `pinset serve` then stops and exits with ``startupFailure``, as when the
+    /// damage is found before listening. At once when it already has.
+    package func whenStartupCheckFails(_ body: @escaping @Sendable () -> Void) {
+        integrity.whenFailed(body)
+    }
+
+    /// Why the server must not go on (start-up's integrity check found damage), `nil` while it passed or runs.
+    package var startupFailure: StartupError? { integrity.failure }
+
+    /// Blocks until start-up's integrity check has ended: `nil` when it passed (or found damage served with
+    /// `--serve-damaged`), else why the server must stop.
+    package func waitForStartupCheck() -> StartupError? { integrity.wait() }
+
     /// The transparency log's vkey (`origin+keyid+base64`), `nil` without a log.
     package var logVerifierKey: String? { logPublisher?.log.verifierKey.description }
 
@@ -226,6 +246,7 @@ package final class PinSetServerApp: Sendable {
         witnesses?.stop()
         logPublisher?.stop()
         logPublisher?.forks.drain(seconds: 5)
+        _ = integrity.wait()  // its reader connection must be done before the pool closes
         do {
             try store.close()
         } catch {
@@ -280,27 +301,6 @@ package final class PinSetServerApp: Sendable {
         thread.name = "pinset.log-preload"
         thread.start()
         return (done, cpuSeconds)
-    }
-
-    /// A damaged file (``PinDatabase/quickCheck()`` found problems) refuses to start unless
-    /// ``PinSetServerConfiguration/serveDamaged``.
-    private static func refuseDamagedFile(
-        _ problems: [String], store: PinDatabase, configuration: PinSetServerConfiguration, logger: Logger
-    ) throws {
-        guard !problems.isEmpty else { return }
-        let summary = problems.prefix(3).joined(separator: "; ")
-        guard configuration.serveDamaged else {
-            throw StartupError(
-                code: .damagedDatabase,
-                description:
-                    "the database \(configuration.databasePath) is damaged: SQLite's quick_check found \(problems.count) problem(s), e.g. \(summary). Restore a backup (`pinset backup --check FILE` tells whether a backup is sound; see the README's restore runbook), or start with --serve-damaged to serve what is intact meanwhile"
-            )
-        }
-        store.health.report(
-            StorageProblem(.damagedHosts, "SQLite's quick_check found \(problems.count) problem(s): \(summary)"))
-        logger.critical(
-            "the database is damaged (--serve-damaged: serving what is intact); restore a backup",
-            metadata: ["problems": "\(problems.count)", "first": "\(summary)"])
     }
 
     /// Refuses to start when stored documents do not match their hashes, naming the hosts, unless

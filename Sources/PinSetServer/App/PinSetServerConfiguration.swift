@@ -54,7 +54,8 @@ package struct PinSetServerConfiguration: Sendable {
     package var log: LogConfiguration?
     /// Start even when SQLite's `quick_check` fails or stored documents do not match their hashes
     /// (`--serve-damaged`): the sound documents are served and the damaged hosts answer `503 document-damaged`.
-    /// Default `false`: such a start is refused, naming the hosts.
+    /// Default `false`: such a start is refused, naming the hosts (a `quick_check` failure, found after the server
+    /// listens, stops it before any write: ``StartupIntegrity``).
     /// - Warning: a damaged database may hold other damage no check sees; restore a backup as soon as possible.
     package var serveDamaged = false
     /// Seconds between checks of the database's files (replaced or deleted under the server), the WAL checkpoint

@@ -18,6 +18,11 @@ package final class PinDatabase: Sendable {
     package let files: DatabaseFiles
     /// The database path.
     package let path: String
+    /// Where writes wait while start-up's integrity check runs (``holdWrites()``).
+    package let writeGate = WriteGate()
+    /// How long a write waits for start-up's integrity check before it is refused with a `503` (the check of a
+    /// 2.5 GB database takes about 1.5 s).
+    package static let writeHoldLimit: Double = 30
     /// WAL checkpoints that failed so far, and whether the last one did (`/metrics`).
     package let checkpoints = Locked((failures: 0, lastFailed: false))
 
@@ -122,6 +127,16 @@ package final class PinDatabase: Sendable {
         }
     }
 
+    /// Makes every later write wait (``serializedWrite(_:)``) until ``openWrites()``: the server holds them while
+    /// start-up's integrity check (``quickCheck()``) runs beside the first reads. Call each once.
+    package func holdWrites() { writeGate.hold() }
+
+    /// Lets the writes held by ``holdWrites()`` through.
+    package func openWrites() { writeGate.open() }
+
+    /// Refuses the writes held by ``holdWrites()``, and every later one, with a `503` saying `reason`.
+    package func refuseWrites(_ reason: String) { writeGate.refuse(reason) }
+
     /// Runs a read, mapping database failures to a logged 500.
     package func read<T>(_ body: (Database) throws -> T) throws(ServiceError) -> T {
         try mappingFailures { try pool.read(body) }
@@ -140,7 +155,12 @@ package final class PinDatabase: Sendable {
     /// The database's files are checked before and after `body` (``checkFiles()``): nothing is written into a
     /// file that is no longer the database, and a write that committed while it was replaced is not acknowledged
     /// (`503 storage-replaced`).
+    ///
+    /// While start-up's integrity check runs (``holdWrites()``), the write waits for it first.
     package func serializedWrite<T>(_ body: (Database) throws -> T) throws(ServiceError) -> T {
+        if let refusal = writeGate.waitOpen(seconds: Self.writeHoldLimit) {
+            throw ServiceError(.unavailable, refusal)
+        }
         try checkFiles()
         let result = try mappingFailures { try pool.writeWithoutTransaction(body) }
         try checkFiles()
