@@ -135,7 +135,7 @@ start() {
     line="$(grep -m1 'loaded published documents' "$DIR/server-$name.log" || true)"
     logline="$(grep -m1 'loaded the transparency log' "$DIR/server-$name.log" || true)"
     # quick_check's figures: on their own line since it runs on after the server listens (older binaries: in $line).
-    checkline="$(grep -m1 -e 'checked the database' -e 'loaded published documents' "$DIR/server-$name.log" || true)"
+    checkline="$(grep -m1 'checked the database' "$DIR/server-$name.log" || echo "$line")"
     python3 - "$t0" "$t1" "$rss" "$warm_rss" "$line" "$cpu" "$logline" "$checkline" "$t2" <<'PY'
 import re, sys
 t0, t1, rss, warm, line, cpu = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]

@@ -24,40 +24,50 @@ extension LogPublisher {
     /// ``LogState/storedIndex(of:)``).
     /// - Throws: ``StartupError`` (``StartupErrorCode/logKeyUnusable``) when the stored log is not this one
     ///   (another origin) or does not match its entries; the database's error otherwise.
+    ///
+    /// The log is read first, outside the writer: most starts write nothing here (every served document is logged,
+    /// the checkpoint covers them), so they do not wait for start-up's integrity check, which every write waits for
+    /// (``PinDatabase/holdWrites()``). A start that must append or sign takes the writer then, and waits for it.
     package func load() throws -> Loaded {
         var appended = 0
         var refused: LogError?
-        try store.serializedWrite { db in
+        let behind = try store.read { db -> Bool in
             do {
                 try log.load(from: db)
             } catch let error as LogError {
                 refused = error
-                return
+                return false
             }
-            var appends: [LogAppend] = []
-            try db.inTransaction {
-                appends = []
-                // A thousand documents at a time, each page one append: the first start of a large database logs
-                // every document, and never holds all their bodies at once.
-                try Self.forEachUnloggedPage(db, ServedLogIndexTable.unloggedHosts) { documents in
-                    let append = try log.append(documents.map(\.body), in: db)
-                    for (document, index) in zip(documents, append.indices) {
-                        try ServedLogIndexTable.setHost(db, hostId: document.id, leafIndex: index)
+            return try !ServedLogIndexTable.unloggedHosts(db, after: 0, limit: 1).isEmpty
+                || !ServedLogIndexTable.unloggedTrust(db, after: 0, limit: 1).isEmpty || log.checkpointIsBehind
+        }
+        if behind {
+            try store.serializedWrite { db in
+                var appends: [LogAppend] = []
+                try db.inTransaction {
+                    appends = []
+                    // A thousand documents at a time, each page one append: the first start of a large database
+                    // logs every document, and never holds all their bodies at once.
+                    try Self.forEachUnloggedPage(db, ServedLogIndexTable.unloggedHosts) { documents in
+                        let append = try log.append(documents.map(\.body), in: db)
+                        for (document, index) in zip(documents, append.indices) {
+                            try ServedLogIndexTable.setHost(db, hostId: document.id, leafIndex: index)
+                        }
+                        appends.append(append)
                     }
-                    appends.append(append)
-                }
-                try Self.forEachUnloggedPage(db, ServedLogIndexTable.unloggedTrust) { documents in
-                    let append = try log.append(documents.map(\.body), in: db)
-                    for (document, index) in zip(documents, append.indices) {
-                        try ServedLogIndexTable.setTrust(db, version: Int(document.id), leafIndex: index)
+                    try Self.forEachUnloggedPage(db, ServedLogIndexTable.unloggedTrust) { documents in
+                        let append = try log.append(documents.map(\.body), in: db)
+                        for (document, index) in zip(documents, append.indices) {
+                            try ServedLogIndexTable.setTrust(db, version: Int(document.id), leafIndex: index)
+                        }
+                        appends.append(append)
                     }
-                    appends.append(append)
+                    return .commit
                 }
-                return .commit
+                for append in appends { log.didCommit(append) }
+                appended = appends.reduce(0) { $0 + $1.indices.count }
+                try signCheckpoint(db)
             }
-            for append in appends { log.didCommit(append) }
-            appended = appends.reduce(0) { $0 + $1.indices.count }
-            try signCheckpoint(db)
         }
         if let refused {
             throw StartupError(

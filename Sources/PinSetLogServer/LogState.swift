@@ -162,6 +162,11 @@ package final class LogState: Sendable {
     /// The latest signed checkpoint, with the cosignatures added so far.
     package var checkpoint: SignedNote? { memory.withLock { $0.checkpoint } }
 
+    /// Whether ``signCheckpoint(in:at:)`` would sign: no checkpoint yet, or entries past the latest one.
+    package var checkpointIsBehind: Bool {
+        memory.withLock { $0.checkpoint == nil || $0.hashes.leafCount > $0.checkpointSize }
+    }
+
     /// Signs a checkpoint of every entry in memory, if there are more than the latest checkpoint covers (or there
     /// is none yet), and stores it in `db` (the caller's write).
     /// - Returns: the new checkpoint, or `nil` when nothing new was logged.

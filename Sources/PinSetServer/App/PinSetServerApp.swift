@@ -77,7 +77,7 @@ package final class PinSetServerApp: Sendable {
         }
         let started = Date()
         // SQLite's quick_check reads the whole file (1.5 s of CPU at a million hosts with a log): on a thread of its
-        // own, beside the load, and on after the server listens. Reads are answered meanwhile from the documents
+        // own, after the load, and on after the server listens. Reads are answered meanwhile from the documents
         // loaded, each checked against its hash; writes wait for it, `/readyz` says 503 `integrity` until it
         // passes, and damage it finds stops the server as at start (StartupIntegrity).
         let loadCPU = QuickCheck.threadCPUSeconds()
@@ -88,17 +88,19 @@ package final class PinSetServerApp: Sendable {
             )
         }
         store.holdWrites()
-        let integrity = StartupIntegrity(
-            check: checks ? Self.startQuickCheck(store) : QuickCheck.skipped(), store: store,
-            databasePath: configuration.databasePath, serveDamaged: configuration.serveDamaged, logger: logger)
-        self.integrity = integrity
-        readiness.add("integrity") { integrity.notPassed }
         // The log's hashes are read beside the documents too (read-only); its load below then reads what is new.
         let logPreload = logPublisher.map { Self.startLogPreload($0.log, store: store, logger: logger) }
         let loaded = try snapshot.load(from: store, checkingHashes: checks)
         let loadedAt = Date()
         let loadCPUSeconds = QuickCheck.threadCPUSeconds() - loadCPU
         indexLoaded.withLock { $0 = true }
+        // Started once the documents are loaded: beside the load it slowed it by a third at a million hosts (two
+        // readers of the whole file on two cores), even at the lowest priority.
+        let integrity = StartupIntegrity(
+            check: checks ? Self.startQuickCheck(store) : QuickCheck.skipped(), store: store,
+            databasePath: configuration.databasePath, serveDamaged: configuration.serveDamaged, logger: logger)
+        self.integrity = integrity
+        readiness.add("integrity") { integrity.notPassed }
         logger.info(
             "loaded published documents",
             metadata: [
@@ -176,7 +178,7 @@ package final class PinSetServerApp: Sendable {
             throw error
         }
         self.adminHTTP = adminHTTP
-        Self.moveToHugePages(snapshot, logger: logger)
+        Self.moveToHugePages(snapshot, after: integrity, logger: logger)
         self.store = store
         store.watchContent()
         self.service = service
@@ -254,10 +256,15 @@ package final class PinSetServerApp: Sendable {
         }
     }
 
-    /// SQLite's `PRAGMA quick_check`, run on a thread of its own; ``QuickCheck/wait()`` gives its result.
+    /// SQLite's `PRAGMA quick_check`, run on a thread of its own at a low CPU priority; ``QuickCheck/wait()`` gives
+    /// its result. The load of the documents, which the server waits for before it listens, and then the requests go
+    /// first: the check takes the CPU they leave (``StartupIntegrity``).
     private static func startQuickCheck(_ store: PinDatabase) -> QuickCheck {
         let check = QuickCheck()
         let thread = Thread {
+            #if os(Linux)
+                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.quickCheckNice)  // this thread only
+            #endif
             let started = Date()
             let startedCPU = QuickCheck.threadCPUSeconds()
             let result: Result<[String], ServiceError>
@@ -326,13 +333,20 @@ package final class PinSetServerApp: Sendable {
             metadata: ["count": "\(damaged.count)", "hosts": "\(names)"])
     }
 
+    /// The nice value of start-up's quick_check thread (``startQuickCheck(_:)``): below the requests', above the
+    /// huge pages' move (19), which waits for it anyway.
+    private static let quickCheckNice: Int32 = 10
+
     /// Backs the loaded documents with huge pages (``DocumentIndex/adviseHugePages()``) on a thread of its own at
-    /// the lowest priority, once, after the server listens: it copies memory for a few seconds at a million
+    /// the lowest priority, once, after the server listens and start-up's integrity check has ended: it copies
+    /// memory for a few seconds at a million
     /// hosts, so it never runs on start-up's path or a request's. Only for 2,048 hosts or more (fewer documents
     /// fit in a few pages).
-    private static func moveToHugePages(_ snapshot: DocumentIndex, logger: Logger) {
+    private static func moveToHugePages(_ snapshot: DocumentIndex, after integrity: StartupIntegrity, logger: Logger) {
         guard snapshot.count >= 2_048 else { return }
         let thread = Thread {
+            // After start-up's integrity check: beside it, both copying through memory, each took half as long again.
+            _ = integrity.wait()
             #if os(Linux)
                 // The lowest CPU priority for this thread only (Linux keeps a nice value per thread, and `0`
                 // names the calling one): on a server with one core, requests always go first.
