@@ -322,7 +322,7 @@ package final class LogState: Sendable {
             guard let bundle = try Self.bundle(tile, size: size, in: db) else {
                 throw LogError(.inconsistent, "the database has fewer entries than the checkpoint of size \(size)")
             }
-            files.append(bundle)
+            files.append(bundle.file)
         }
         return files
     }
@@ -339,19 +339,37 @@ package final class LogState: Sendable {
 
     /// The entry bundle of level-0 `tile` (full or partial), read from `db`, or `nil` when the latest checkpoint
     /// does not cover it.
-    /// - Throws: the database's error.
+    ///
+    /// Each entry read back is checked against its leaf hash in memory (start-up reads the hashes, not the entries),
+    /// so a damaged row is never served, also in the seconds before start-up's integrity check has passed.
+    /// - Throws: `503 document-damaged` naming the entry when one does not match; the database's error.
     package func bundle(_ tile: Tile, in db: Database) throws -> LogFile? {
-        try Self.bundle(tile, size: checkpointSize, in: db)
+        guard let bundle = try Self.bundle(tile, size: checkpointSize, in: db) else { return nil }
+        let start = tile.index * Tile.fullWidth
+        let hashes = bundle.entries.map { hasher.leafHash($0) }
+        let damaged = memory.withLock { memory in
+            hashes.indices.first { !memory.hashes.leafHash(start + $0).elementsEqual(hashes[$0]) }
+        }
+        if let damaged {
+            throw ServiceError(
+                .documentDamaged,
+                "the log's entry \(start + damaged) stored in the database does not match its leaf hash: the database is damaged; restore a backup (`pinset backup --check FILE` checks one)"
+            )
+        }
+        return bundle.file
     }
 
     /// The entry bundle of level-0 `tile` in a log whose checkpoint has `size` entries, or `nil` when `tile` is
     /// beyond it or `db` lacks some of its entries.
-    private static func bundle(_ tile: Tile, size: Int, in db: Database) throws -> LogFile? {
+    private static func bundle(_ tile: Tile, size: Int, in db: Database) throws -> (
+        file: LogFile, entries: [[UInt8]]
+    )? {
         guard tile.level == 0, covers(tile, size: size) else { return nil }
         let start = tile.index * Tile.fullWidth
         let entries = try LogTable.entries(db, start..<(start + tile.width))
         guard entries.count == tile.width else { return nil }
-        return LogFile(path: tile.entriesPath, body: try EntryBundle.encode(entries), isFull: !tile.isPartial)
+        let file = LogFile(path: tile.entriesPath, body: try EntryBundle.encode(entries), isFull: !tile.isPartial)
+        return (file, entries)
     }
 
     /// Whether a tree of `size` leaves has `tile` (at its width, or a wider one).

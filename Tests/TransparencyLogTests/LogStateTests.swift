@@ -103,6 +103,27 @@ import TransparencyLog
     }
 
     /// Start-up indexes the stored entries by leaf hash: a served document's entry is found from its bytes.
+    /// A log row changed on disk is never served: its bundle is checked against the leaf hashes in memory.
+    @Test func anEntryChangedInTheDatabaseIsNotServedInItsBundle() throws {
+        let fixture = try Fixture()
+        try fixture.write((0..<300).map(Self.document))
+        _ = try #require(try fixture.sign())
+        let full = try #require(Tile.parse(path: "tile/entries/000")?.tile)
+        let partial = try #require(Tile.parse(path: "tile/entries/001.p/44")?.tile)
+        #expect(try fixture.store.read { db in try fixture.log.bundle(full, in: db) } != nil)
+        try fixture.store.serializedWrite { db in
+            try db.execute(
+                sql: "UPDATE logEntry SET body = CAST('{\"payload\":\"forged\"}' AS BLOB) WHERE leafIndex = 7")
+        }
+        let error = #expect(throws: ServiceError.self) {
+            try fixture.store.read { db in try fixture.log.bundle(full, in: db) }
+        }
+        #expect(
+            error?.code == .documentDamaged && error?.detail.contains("entry 7 ") == true,
+            "\(String(describing: error))")
+        #expect(try fixture.store.read { db in try fixture.log.bundle(partial, in: db) } != nil, "the other tile")
+    }
+
     @Test func storedEntriesAreFoundByTheirBytes() throws {
         let fixture = try Fixture()
         try fixture.write((0..<300).map(Self.document))
