@@ -107,20 +107,20 @@ start() {
     env "${environment[@]}" taskset -c "$SERVER_CPU" "$binary" serve --db "$db" --key "$DIR/key.pem" --port "$port" --bind 127.0.0.1 \
         --threads 1 --preflight off --monitor-interval 0 "${LOG_ARGS[@]}" >>"$DIR/server-$name.log" 2>&1 &
     PID=$!
-    for _ in $(seq 1 60000); do
-        curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break
-        kill -0 "$PID" 2>/dev/null || { log "$name exited: $(tail -n 3 "$DIR/server-$name.log")"; exit 1; }
-        sleep 0.005
-    done
+    # Waits (5 ms steps, at most 300 s) for PATH to answer 200; stops the run if the server exits first.
+    answers() {
+        for _ in $(seq 1 60000); do
+            curl -sf -o /dev/null "http://127.0.0.1:$port$1" && return 0
+            kill -0 "$PID" 2>/dev/null || { log "$name exited: $(tail -n 3 "$DIR/server-$name.log")"; exit 1; }
+            sleep 0.005
+        done
+    }
+    answers /healthz
     t1=$(date +%s.%N)
     cpu=$(awk '{print ($14 + $15) / 100}' "/proc/$PID/stat")
     curl -sf -o /dev/null "http://127.0.0.1:$port/pins/h1.bench.example" || { log "$name: no document served"; exit 1; }
     # Ready: the integrity check, which runs on after the server listens (writes wait for it), has passed.
-    for _ in $(seq 1 60000); do
-        curl -sf -o /dev/null "http://127.0.0.1:$port/readyz" && break
-        kill -0 "$PID" 2>/dev/null || { log "$name exited: $(tail -n 3 "$DIR/server-$name.log")"; exit 1; }
-        sleep 0.005
-    done
+    answers /readyz
     t2=$(date +%s.%N)
     rss=$(awk '/^VmRSS/ {print $2}' "/proc/$PID/status")
     if [ "$warm" = 1 ]; then

@@ -120,6 +120,15 @@ import Testing
 
     private static let hosts = (0..<20).map { "h\($0).example.com" }
 
+    /// A deployment whose server wrote ``hosts`` and stopped: the database to damage, and what was acknowledged.
+    private static func stoppedDeploymentWithHosts() throws -> (Deployment, [String: Int]) {
+        let d = try Deployment()
+        let server = try d.start()
+        defer { server.stop() }
+        let url = try #require(server.url, "\(server.process.stderrText)")
+        return (d, try Self.write(Self.hosts, url: url, token: d.token))
+    }
+
     // MARK: 4. Downgrades
 
     @Test func aDatabaseFromANewerPinsetIsRefusedByTheServerAndTheCLI() throws {
@@ -139,12 +148,9 @@ import Testing
     // MARK: 1. Nothing corrupt is served
 
     @Test func aDamagedDocumentRefusesTheStartNamingItsHostOrAnswers503WithServeDamaged() throws {
-        let d = try Deployment()
+        let (d, acknowledged) = try Self.stoppedDeploymentWithHosts()
         defer { try? FileManager.default.removeItem(at: d.directory) }
-        var server = try d.start()
-        let url = try #require(server.url, "\(server.process.stderrText)")
-        let acknowledged = try Self.write(Self.hosts, url: url, token: d.token)
-        server.stop()
+        var server: Server
         // Bytes changed on disk inside the document: SQLite's own checks see nothing (issue 41, fault 1).
         _ = try Self.sqlite(
             d.database,
@@ -176,12 +182,9 @@ import Testing
     /// its hash). The check runs on after the server listens, so the server answers reads meanwhile; writes wait for
     /// it, and the damage stops the server with the refused start's message before any write is acknowledged.
     @Test func aDamagedPageStopsTheServerBeforeAnyWriteIsAcknowledgedOrIsServedAroundWithServeDamaged() throws {
-        let d = try Deployment()
+        let (d, acknowledged) = try Self.stoppedDeploymentWithHosts()
         defer { try? FileManager.default.removeItem(at: d.directory) }
-        var server = try d.start()
-        let url = try #require(server.url, "\(server.process.stderrText)")
-        let acknowledged = try Self.write(Self.hosts, url: url, token: d.token)
-        server.stop()
+        var server: Server
         let pageSize = try #require(Int(try Self.sqlite(d.database, "PRAGMA page_size")))
         let page = try #require(
             Int(try Self.sqlite(d.database, "SELECT max(pageno) FROM dbstat WHERE name = 'pin' AND pagetype = 'leaf'")))
