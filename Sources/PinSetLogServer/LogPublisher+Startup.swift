@@ -22,12 +22,12 @@ extension LogPublisher {
     /// and publishes the log's files and the trust documents' proofs, so every document served has a proof from the
     /// first request on: a pin document's is built when first asked for, from the bytes served (``ProofIndex``,
     /// ``LogState/storedIndex(of:)``).
-    /// - Throws: ``StartupError`` (``StartupErrorCode/logKeyUnusable``) when the stored log is not this one
-    ///   (another origin) or does not match its entries; the database's error otherwise.
     ///
     /// The log is read first, outside the writer: most starts write nothing here (every served document is logged,
     /// the checkpoint covers them), so they do not wait for start-up's integrity check, which every write waits for
     /// (``PinDatabase/holdWrites()``). A start that must append or sign takes the writer then, and waits for it.
+    /// - Throws: ``StartupError`` (``StartupErrorCode/logKeyUnusable``) when the stored log is not this one
+    ///   (another origin) or does not match its entries; the database's error otherwise.
     package func load() throws -> Loaded {
         var appended = 0
         var refused: LogError?

@@ -64,19 +64,12 @@ final class StopSignal: Sendable {
     }
 
     /// Stops as a signal would, without counting as one (`pinset serve` when start-up's integrity check fails).
-    func stop() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.fired = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
-    }
+    func stop() { fire(counting: false) }
 
-    private func fire() {
+    private func fire(counting: Bool = true) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.fired = true
-            state.count += 1
+            if counting { state.count += 1 }
             defer { state.waiter = nil }
             return state.waiter
         }

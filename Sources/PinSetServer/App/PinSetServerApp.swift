@@ -19,8 +19,7 @@ package final class PinSetServerApp: Sendable {
     /// The trust documents (PROTOCOL §6.3).
     package let trust: TrustService
     /// What `GET /readyz` checks: `index`, `signer`, `storage`, `integrity` (``StartupIntegrity``), `log` (with a
-    /// transparency log) and `draining`. Another
-    /// subsystem adds its condition here (``Readiness/add(_:_:)``).
+    /// transparency log) and `draining`. Another subsystem adds its condition here (``Readiness/add(_:_:)``).
     package let readiness: Readiness
     private let store: PinDatabase
     private let http: HTTPServer
@@ -218,10 +217,6 @@ package final class PinSetServerApp: Sendable {
     /// Why the server must not go on (start-up's integrity check found damage), `nil` while it passed or runs.
     package var startupFailure: StartupError? { integrity.failure }
 
-    /// Blocks until start-up's integrity check has ended: `nil` when it passed (or found damage served with
-    /// `--serve-damaged`), else why the server must stop.
-    package func waitForStartupCheck() -> StartupError? { integrity.wait() }
-
     /// The transparency log's vkey (`origin+keyid+base64`), `nil` without a log.
     package var logVerifierKey: String? { logPublisher?.log.verifierKey.description }
 
@@ -339,9 +334,8 @@ package final class PinSetServerApp: Sendable {
 
     /// Backs the loaded documents with huge pages (``DocumentIndex/adviseHugePages()``) on a thread of its own at
     /// the lowest priority, once, after the server listens and start-up's integrity check has ended: it copies
-    /// memory for a few seconds at a million
-    /// hosts, so it never runs on start-up's path or a request's. Only for 2,048 hosts or more (fewer documents
-    /// fit in a few pages).
+    /// memory for a few seconds at a million hosts, so it never runs on start-up's path or a request's. Only for
+    /// 2,048 hosts or more (fewer documents fit in a few pages).
     private static func moveToHugePages(_ snapshot: DocumentIndex, after integrity: StartupIntegrity, logger: Logger) {
         guard snapshot.count >= 2_048 else { return }
         let thread = Thread {

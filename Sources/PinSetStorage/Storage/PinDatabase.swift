@@ -19,7 +19,7 @@ package final class PinDatabase: Sendable {
     /// The database path.
     package let path: String
     /// Where writes wait while start-up's integrity check runs (``holdWrites()``).
-    package let writeGate = WriteGate()
+    private let writeGate = WriteGate()
     /// How long a write waits for start-up's integrity check before it is refused with a `503` (the check of a
     /// 2.5 GB database takes about 1.5 s).
     package static let writeHoldLimit: Double = 30
