@@ -102,6 +102,11 @@ row("B5r", f"p99 latency at {conns} connections while junk reports flood /report
     ratio("R", "flood", "c", "p99_ms"), "≤ 1.3x", higher_is_better=False,
     note=f"pinset {p99f:.2f} ms under {flood_rate:,.0f} reports/s, "
          f"{median_of('R', 'flood', 'reports_refused') or 0:,.0f} refused a run" if p99f and flood_rate else "")
+p99cf = median_of("R", "cflood", "p99_ms")
+row("B5rf", f"p99 latency at {conns} connections under that flood vs bare C under the same flood (information: the "
+    "floor any libmicrohttpd server pays to receive it)",
+    ratio("R", "flood", "cflood", "p99_ms"), None, higher_is_better=False,
+    note=f"C under the flood {p99cf:.2f} ms" if p99cf else "")
 row("B1p", "GET /pins/{host} 200 with the admin plane on a listener of its own vs one listener",
     ratio("R", "planes", "pinset", "rps"), "≥ 0.95x", note=f"two planes {rps('R', 'planes')}")
 row("B6", "sequential admin PUTs/s vs sqlite3 CLI (WAL, synchronous=FULL)",

@@ -235,9 +235,18 @@ if want B0 || want B1 || want B2 || want B3 || want B5; then
     done
     # B5r: the same GETs while junk reports flood /reports (bench/reports_flood.lua, 8 connections). Its rounds
     # run after every other round, each followed by a 2 s pause, so that no row is measured on a machine still
-    # busy with a flood (B5 measured 2.52x in rounds that came after a flood, 0.87x without one).
+    # busy with a flood (B5 measured 2.52x in rounds that came after a flood, 0.87x without one). Row B5rf: the
+    # bare C server under the same flood (it answers each report with its document), the floor any server on
+    # libmicrohttpd pays to receive the flood.
     if [ "$HAVE_PINSET" = 1 ] && want B5; then
         for round in $(seq 1 "$ROUNDS"); do
+            taskset -c "$LOAD_CPU" wrk -t1 -c8 -d"$((DURATION + 2))s" -s "$HERE/reports_flood.lua" \
+                "http://127.0.0.1:$C_PORT/" >/dev/null 2>&1 &
+            FLOOD_PID=$!
+            sleep 1
+            SERVER_PID=$C_PID run_wrk R "$round" cflood "http://127.0.0.1:$C_PORT/pins/$HOST"
+            wait "$FLOOD_PID" || true
+            sleep 2
             taskset -c "$LOAD_CPU" wrk -t1 -c8 -d"$((DURATION + 2))s" -s "$HERE/reports_flood.lua" \
                 "http://127.0.0.1:$PLANES_PORT/" >"$TMP/flood-$round.txt" 2>&1 &
             FLOOD_PID=$!

@@ -82,6 +82,47 @@ import Testing
                 == 204)
     }
 
+    /// Junk naming a host without a set spends that budget before it is decoded, so that past it a flood of junk
+    /// costs a one-pass read and a `429`, not a decoder (issue 40's B5r). Junk for a pinned host is still decoded
+    /// (`400`), and a host spelled with escapes counts as a name without a set.
+    @Test func junkForNamesWithoutASetSpendsTheirBudgetBeforeItIsDecoded() throws {
+        let server = try TestServer(reports: ReportConfiguration(perAddressPerMinute: 1_000, otherHostsPerMinute: 3))
+        #expect(try server.put("bank.example.com", pinPair()).status == 201)
+        let pem = try ReportsTests.certificate(in: server.directory, name: "leaf").pem
+        func post(_ body: [UInt8]) throws -> TestHTTPClient.Response {
+            try server.client.request("POST", "/reports", body: body)
+        }
+        for index in 0..<3 {
+            #expect(try post(Self.report("junk\(index).example", chain: ["not a certificate"])).status == 400)
+        }
+        let refused = try post(Self.report("junk9.example", chain: ["not a certificate"]))
+        #expect(refused.status == 429)
+        #expect(Int(refused.header("Retry-After") ?? "") ?? 0 >= 1)
+        #expect(try post(Self.report("real.example", chain: [pem])).status == 429, "the junk spent the budget")
+        #expect(try post(Self.report("bank.example.com", chain: ["not a certificate"])).status == 400)
+        let escaped = String(decoding: Self.report("bank.example.com", chain: [pem]), as: UTF8.self)
+            .replacingOccurrences(of: "\"bank.example.com\"", with: "\"b\\u0061nk.example.com\"")
+        #expect(try post(Array(escaped.utf8)).status == 429, "an escaped name is not known to be pinned")
+        #expect(try post(Self.report("bank.example.com", chain: [pem])).status == 204)
+    }
+
+    /// ``ReportPeek`` reads the two top-level names as the decoder will, and gives up on escapes.
+    @Test func thePeekReadsTheTopLevelNamesOnly() {
+        func host(_ text: String) -> String? { ReportPeek(Array(text.utf8)).host }
+        #expect(host(#"{"hostname":"a.example","noted-hostname":"b.example"}"#) == "b.example")
+        #expect(host(#"{"noted-hostname" : "", "hostname" :"a.example"}"#) == "a.example")
+        #expect(
+            host(#"{"x":{"noted-hostname":"deep.example"},"hostname":"a.example","noted-hostname":""}"#) == "a.example")
+        #expect(host(#"{"c":["\"noted-hostname\":\"s.example\""],"hostname":"a","noted-hostname":"b"}"#) == "b")
+        #expect(host(#"{"hostname":"a.example"}"#) == nil, "noted-hostname missing: the decoder refuses it")
+        #expect(host(#"{"hostname":"a.example","noted-hostname":7}"#) == nil)
+        #expect(host(#"{"hostname":"a.example","noted-hostname":"b\u002eexample"}"#) == nil)
+        #expect(host(#"{"hostname":"a.example","noted\u002dhostname":"b.example"}"#) == nil)
+        #expect(host(#"{"hostname":"a.example","noted-hostname":"b.exa"#) == nil)
+        #expect(ReportPeek(Array(#"{"pinset-report":"log-fork"}"#.utf8)).namesAKind)
+        #expect(!ReportPeek(Array(#"{"x":{"pinset-report":"log-fork"}}"#.utf8)).namesAKind)
+    }
+
     @Test func forwardedForIsBelievedOnlyFromATrustedProxy() throws {
         let pemServer = try TestServer()
         let pem = try ReportsTests.certificate(in: pemServer.directory, name: "leaf").pem

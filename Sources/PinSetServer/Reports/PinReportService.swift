@@ -17,7 +17,8 @@ package final class PinReportService: Sendable {
     let configuration: ReportConfiguration
     /// The log's forks: a fork report is stored only if its notes verify under the log key (`nil`: no log).
     let forks: LogForks?
-    /// Reports naming hosts without a set, from every address together (``ReportConfiguration/otherHostsPerMinute``).
+    /// Reports naming hosts without a set, from every address together (``ReportConfiguration/otherHostsPerMinute``),
+    /// charged by ``admit(json:isPinned:)``.
     private let otherHosts: ReportRateLimiter
     /// Commits pin failure reports in groups.
     private let writer: ReportWriter
@@ -54,9 +55,31 @@ package final class PinReportService: Sendable {
         let stored: Stored
     }
 
-    /// Decodes, checks and stores one report (``check(json:now:)`` then ``store(_:)``).
+    /// Admits, decodes, checks and stores one report (``admit(json:isPinned:)``, ``check(json:now:)``, then
+    /// ``store(_:)``).
     package func submit(json: [UInt8], now: Date = Date()) throws(ServiceError) -> Stored {
-        try store(check(json: json, now: now))
+        try admit(json: json) { host in (try? service.detail(host: host)) != nil }
+        return try store(check(json: json, now: now))
+    }
+
+    /// Charges a report to its budget before it is decoded: a report naming a host without a set (or a host that
+    /// cannot be read without decoding, see ``ReportPeek``) takes one of the reports all addresses share a minute
+    /// (``ReportConfiguration/otherHostsPerMinute``), whether or not it then passes ``check(json:now:)``. Reports
+    /// for hosts with a set, and pinset's own reports, are not charged. Cheap enough for the thread that answers
+    /// `GET /pins`: a flood of junk for invented names is refused here, before it costs a decoder (issue 40).
+    ///
+    /// - Throws: 429 with `Retry-After` when the budget is spent.
+    package func admit(json: [UInt8], isPinned: (String) -> Bool) throws(ServiceError) {
+        let peek = ReportPeek(json)
+        if peek.namesAKind { return }
+        if let name = peek.host, let host = try? HostName.normalize(name), isPinned(host) { return }
+        if let wait = otherHosts.take("") {
+            var error = ServiceError(
+                .tooManyRequests,
+                "too many reports for hosts this server has no pin set for; retry after \(wait) seconds")
+            error.retryAfter = wait
+            throw error
+        }
     }
 
     /// Stores a checked report with the others that arrive meanwhile (one transaction) and returns once it is
@@ -75,7 +98,8 @@ package final class PinReportService: Sendable {
     /// - Throws: 400 when the body is not a TrustKit report: invalid JSON, a missing or mistyped core field, a
     ///   host that is not a DNS name, or a chain whose first certificate is not a PEM certificate; or when it is
     ///   a pinset report of another kind, or a malformed log-fork report; 413 for a report over
-    ///   ``ReportConfiguration/maxReportBytes``; 429 when reports for hosts without a set come too fast.
+    ///   ``ReportConfiguration/maxReportBytes``. (Reports for hosts without a set are limited before, by
+    ///   ``admit(json:isPinned:)``.)
     package func check(json: [UInt8], now: Date = Date()) throws(ServiceError) -> Checked {
         if let name = JSONRepeatedMembers.first(in: json) {
             throw ServiceError(
@@ -119,14 +143,6 @@ package final class PinReportService: Sendable {
         }
         let leafPin = Base64.encode(SHA256Digest.hash(leaf.spkiDER))
         let (pinned, matches) = currentPinsMatch(chain: report.validatedCertificateChain, host: host)
-        // Names without a set share one budget: a flood of invented names cannot crowd out anything else.
-        if !pinned, let wait = otherHosts.take("") {
-            var error = ServiceError(
-                .tooManyRequests,
-                "too many reports for hosts this server has no pin set for; retry after \(wait) seconds")
-            error.retryAfter = wait
-            throw error
-        }
         let stored = ReportTable.NewReport(
             fingerprint: Self.fingerprint(report), host: host, notedHost: report.hostname.lowercased(),
             leafPin: leafPin, matchesCurrentPin: matches, enforce: report.enforcePinning, knownPins: report.knownPins,

@@ -93,6 +93,9 @@ extension PinSetRouter {
             problem.headers = [("Retry-After", String(wait))]
             throw problem
         }
+        // Names without a set share one budget, charged here from a one-pass read of the body (a few µs): a flood of
+        // junk for invented names is refused before it costs a decoder and a hand-off (issue 40's B5r).
+        try reports.admit(json: context.request.body, isPinned: snapshot.contains)
         // Decoding and checking a report (JSON, PEM, X.509: 50-100 µs) runs on the deferred pool too, never on the
         // thread that answers GET /pins (issue 40's B5r: a flood of junk reports must not slow reads); at most
         // `reportAdmission.limit` at once, so that reports never fill the pool's places that writes need.
