@@ -26,18 +26,39 @@ public enum JSONRepeatedMembers {
                 if !stack.isEmpty { stack.removeLast() }
                 index += 1
             case UInt8(ascii: "\""):
-                guard let parsed = string(bytes, from: index + 1) else { return nil }
-                let (name, end) = parsed
-                index = end
-                var next = index
-                while next < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[next]) { next += 1 }
-                // A member name is a string in an object followed by `:`.
-                if next < bytes.count, bytes[next] == UInt8(ascii: ":"), let top = stack.last, var names = top {
-                    guard names.insert(name).inserted else { return String(decoding: name, as: UTF8.self) }
-                    stack[stack.count - 1] = names
+                guard let end = stringEnd(bytes, from: index + 1) else { return nil }
+                var next = end
+                while next < bytes.count,
+                    bytes[next] == 0x20 || bytes[next] == 0x09 || bytes[next] == 0x0A || bytes[next] == 0x0D
+                {
+                    next += 1
                 }
+                // A member name is a string in an object followed by `:`; only names are decoded (a value such as
+                // a 2 KB certificate is only skipped).
+                if next < bytes.count, bytes[next] == UInt8(ascii: ":"), let top = stack.indices.last,
+                    stack[top] != nil
+                {
+                    guard let (name, _) = string(bytes, from: index + 1) else { return nil }
+                    // In place: the set is not copied.
+                    guard stack[top]!.insert(name).inserted else { return String(decoding: name, as: UTF8.self) }
+                }
+                index = end
             default:
                 index += 1
+            }
+        }
+        return nil
+    }
+
+    /// The index after the closing quote of the string whose contents start at `start`; `nil` when it is not
+    /// closed.
+    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        var index = start
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""): return index + 1
+            case UInt8(ascii: "\\"): index += 2
+            default: index += 1
             }
         }
         return nil

@@ -62,6 +62,9 @@ import Testing
         #expect(JSONRepeatedMembers.first(in: Array(#"{"a":1,"b":{"x":2,"x":3}}"#.utf8)) == "x")
         #expect(JSONRepeatedMembers.first(in: Array(#"{"\u00e9":1,"é":2}"#.utf8)) == "é")
         #expect(JSONRepeatedMembers.first(in: Array(#"{"\ud83d\ude00":1,"😀":2}"#.utf8)) == "😀")
+        // Values are skipped, not decoded: an escaped quote or a colon inside one is not a name.
+        #expect(JSONRepeatedMembers.first(in: Array(#"{"a":"x\":\\","b":["a:",":"],"a":1}"#.utf8)) == "a")
+        #expect(JSONRepeatedMembers.first(in: Array(#"{"a":"\"a\":1","b":2}"#.utf8)) == nil)
         #expect(JSONRepeatedMembers.first(in: Array(#"{"a":"\"a\":","b":"a"}"#.utf8)) == nil)
         #expect(JSONRepeatedMembers.first(in: Array(#"["a","a"]"#.utf8)) == nil)
     }
