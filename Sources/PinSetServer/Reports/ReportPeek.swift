@@ -2,7 +2,7 @@
 /// of a TrustKit report, and whether it names a `pinset-report` kind. One pass over the bytes, no allocation but
 /// the two names, so that it can run on the thread that answers `GET /pins`: it decides which budget a report is
 /// charged to before the report costs a decoder, a PEM parser and a hand-off to the pool (issue 40's B5r: a flood of
-/// junk for invented names is then refused with `429` for about a quarter of the CPU of decoding it).
+/// junk for invented names is then refused with `429` for about a third of the CPU that decoding it took).
 ///
 /// Not a validator: the decoder still reads every report that is admitted, and refuses what is not JSON. A member
 /// name or one of the two values spelled with an escape makes the host unknown (``host`` is `nil`); such a report
