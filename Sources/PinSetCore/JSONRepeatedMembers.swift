@@ -26,13 +26,9 @@ public enum JSONRepeatedMembers {
                 if !stack.isEmpty { stack.removeLast() }
                 index += 1
             case UInt8(ascii: "\""):
-                guard let end = stringEnd(bytes, from: index + 1) else { return nil }
-                var next = end
-                while next < bytes.count,
-                    bytes[next] == 0x20 || bytes[next] == 0x09 || bytes[next] == 0x0A || bytes[next] == 0x0D
-                {
-                    next += 1
-                }
+                guard let (close, _) = JSONScan.stringEnd(bytes, from: index + 1) else { return nil }
+                let end = close + 1
+                let next = JSONScan.skipSpace(bytes, from: end)
                 // A member name is a string in an object followed by `:`; only names are decoded (a value such as
                 // a 2 KB certificate is only skipped).
                 if next < bytes.count, bytes[next] == UInt8(ascii: ":"), let top = stack.indices.last,
@@ -45,20 +41,6 @@ public enum JSONRepeatedMembers {
                 index = end
             default:
                 index += 1
-            }
-        }
-        return nil
-    }
-
-    /// The index after the closing quote of the string whose contents start at `start`; `nil` when it is not
-    /// closed.
-    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int? {
-        var index = start
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "\""): return index + 1
-            case UInt8(ascii: "\\"): index += 2
-            default: index += 1
             }
         }
         return nil

@@ -1,3 +1,5 @@
+import PinSetCore
+
 /// What `POST /reports` reads of a body before decoding it: the top-level `noted-hostname` and `hostname` members
 /// of a TrustKit report, and whether it names a `pinset-report` kind. One pass over the bytes, no allocation but
 /// the two names, so that it can run on the thread that answers `GET /pins`: it decides which budget a report is
@@ -9,17 +11,17 @@
 /// counts as naming a host without a set, which is what a client that escapes its host name gets.
 struct ReportPeek {
     /// `hostname`'s bytes as sent, when it is a string without escapes.
-    private(set) var hostname: ArraySlice<UInt8>?
+    private var hostname: ArraySlice<UInt8>?
     /// `noted-hostname`'s bytes as sent, when it is a string without escapes.
-    private(set) var notedHostname: ArraySlice<UInt8>?
+    private var notedHostname: ArraySlice<UInt8>?
     /// Whether the top-level object has a `pinset-report` member (pinset's own reports, checked by their rules).
     private(set) var namesAKind = false
     /// Whether a top-level member name, or one of the two values, could not be read as plain bytes.
-    private(set) var unclear = false
+    private var unclear = false
 
     /// Reads the top-level members of `json`.
     init(_ json: [UInt8]) {
-        json.withUnsafeBufferPointer { scan($0, json: json) }
+        scan(json)
     }
 
     /// The name the report counts under, as the decoder will read it: `noted-hostname` unless it is empty, else
@@ -30,7 +32,7 @@ struct ReportPeek {
         return String(decoding: notedHostname.isEmpty ? hostname : notedHostname, as: UTF8.self)
     }
 
-    private mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, json: [UInt8]) {
+    private mutating func scan(_ bytes: [UInt8]) {
         var depth = 0
         var index = 0
         while index < bytes.count {
@@ -42,32 +44,32 @@ struct ReportPeek {
                 depth -= 1
                 index += 1
             case UInt8(ascii: "\""):
-                guard let (end, escaped) = Self.stringEnd(bytes, from: index + 1) else {
+                guard let (end, escaped) = JSONScan.stringEnd(bytes, from: index + 1) else {
                     unclear = true
                     return
                 }
                 let name = index + 1..<end
                 index = end + 1
                 guard depth == 1 else { continue }
-                let colon = Self.skipSpace(bytes, from: index)
+                let colon = JSONScan.skipSpace(bytes, from: index)
                 // A string at the top level not followed by `:` is a value; the members' values are read below.
                 guard colon < bytes.count, bytes[colon] == UInt8(ascii: ":") else { continue }
                 guard !escaped else {
                     unclear = true
                     continue
                 }
-                let member = Self.member(UnsafeBufferPointer(rebasing: bytes[name]))
+                let member = Self.member(bytes[name])
                 if member == .kind { namesAKind = true }
                 guard member == .hostname || member == .notedHostname else { continue }
-                let start = Self.skipSpace(bytes, from: colon + 1)
+                let start = JSONScan.skipSpace(bytes, from: colon + 1)
                 guard start < bytes.count, bytes[start] == UInt8(ascii: "\""),
-                    let (valueEnd, valueEscaped) = Self.stringEnd(bytes, from: start + 1), !valueEscaped
+                    let (valueEnd, valueEscaped) = JSONScan.stringEnd(bytes, from: start + 1), !valueEscaped
                 else {
                     unclear = true
                     index = colon + 1
                     continue
                 }
-                let value = json[(start + 1)..<valueEnd]
+                let value = bytes[(start + 1)..<valueEnd]
                 if member == .hostname { hostname = value } else { notedHostname = value }
                 index = valueEnd + 1
             default:
@@ -78,38 +80,10 @@ struct ReportPeek {
 
     private enum Member { case hostname, notedHostname, kind, other }
 
-    private static func member(_ name: UnsafeBufferPointer<UInt8>) -> Member {
+    private static func member(_ name: ArraySlice<UInt8>) -> Member {
         if name.elementsEqual("hostname".utf8) { return .hostname }
         if name.elementsEqual("noted-hostname".utf8) { return .notedHostname }
         if name.elementsEqual("pinset-report".utf8) { return .kind }
         return .other
-    }
-
-    /// The index of the quote that closes the string whose contents start at `start`, and whether it holds an
-    /// escape; `nil` when it is not closed.
-    private static func stringEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (Int, Bool)? {
-        var index = start
-        var escaped = false
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "\""): return (index, escaped)
-            case UInt8(ascii: "\\"):
-                escaped = true
-                index += 2
-            default: index += 1
-            }
-        }
-        return nil
-    }
-
-    private static func skipSpace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        var index = start
-        while index < bytes.count,
-            bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A
-                || bytes[index] == 0x0D
-        {
-            index += 1
-        }
-        return index
     }
 }

@@ -47,42 +47,18 @@ struct Problem: Error, Sendable {
         return Self.coreBody(type: "urn:pinset:problem:\(slug)", title: title, status: status, detail: detail)
     }
 
-    /// The body of a problem with only the four core members, written directly: the bytes `AdminJSON.encoder`
-    /// writes (sorted keys, slashes not escaped; a test compares the two), for a fraction of its CPU. A flood's
-    /// refusals are mostly this (issue 40's B5r: the encoder was a third of a refused junk report's own work).
+    /// The body of a problem with only the four core members, written by ``JSONWriter`` (the bytes
+    /// `AdminJSON.encoder` writes; a test compares the two) for a fraction of the encoder's CPU: a flood's refusals
+    /// are mostly this (issue 40's B5r: `JSONEncoder` was a third of the handler's CPU for a refused junk report).
     static func coreBody(type: String, title: String, status: Int, detail: String) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(64 + type.utf8.count + title.utf8.count + detail.utf8.count)
-        out.append(contentsOf: #"{"detail":"#.utf8)
-        appendString(detail, to: &out)
-        out.append(contentsOf: #","status":"#.utf8)
-        out.append(contentsOf: String(status).utf8)
-        out.append(contentsOf: #","title":"#.utf8)
-        appendString(title, to: &out)
-        out.append(contentsOf: #","type":"#.utf8)
-        appendString(type, to: &out)
-        out.append(UInt8(ascii: "}"))
-        return out
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// `text` as a JSON string: `"` and `\` escaped, control characters as `JSONEncoder` writes them.
-    private static func appendString(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
-            case 0x08: out += Array(#"\b"#.utf8)
-            case 0x09: out += Array(#"\t"#.utf8)
-            case 0x0A: out += Array(#"\n"#.utf8)
-            case 0x0C: out += Array(#"\f"#.utf8)
-            case 0x0D: out += Array(#"\r"#.utf8)
-            case 0x00..<0x20: out += Array(#"\u00"#.utf8) + [hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
-            default: out.append(byte)
-            }
+        var json = JSONWriter(capacity: 64 + type.utf8.count + title.utf8.count + detail.utf8.count)
+        json.object { json in
+            json.member("detail", detail)
+            json.member("status", status)
+            json.member("title", title)
+            json.member("type", type)
         }
-        out.append(UInt8(ascii: "\""))
+        return json.bytes
     }
 
     // The problems that are also a ``ServiceError``'s take their slug, title and status from it: one table.
